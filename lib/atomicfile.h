@@ -1,0 +1,26 @@
+/*
+ * atomicfile.h: write a file so that readers see either nothing or all of it.
+ *
+ * ps_atomic_open() creates "PATH.tmp.PID" beside PATH; ps_atomic_commit()
+ * flushes, fsyncs, renames it over PATH and fsyncs the directory;
+ * ps_atomic_abort() removes the temporary.  Either of the last two closes
+ * the stream and frees the handle.
+ */
+#ifndef PS_ATOMICFILE_H
+#define PS_ATOMICFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct ps_atomic {
+	FILE	*fp;		/* write the contents here */
+	char	*path;		/* final name */
+	char	*tmppath;	/* temporary name */
+};
+
+/* Returns NULL with a message in err ("cannot create 'x': reason"). */
+struct ps_atomic *ps_atomic_open(const char *path, char *err, size_t errlen);
+int	ps_atomic_commit(struct ps_atomic *af, char *err, size_t errlen);
+void	ps_atomic_abort(struct ps_atomic *af);
+
+#endif
