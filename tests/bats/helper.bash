@@ -77,3 +77,52 @@ ps_data() {
 	fi
 	echo "$dir/$name"
 }
+
+# ll_objective MODEL DATA [LAMBDA]: F(w) = sum log(1+exp(-y w.x)) + lambda |w|_1
+# for a LIBLINEAR model file, printed with %.10g.  Labels as LIBLINEAR: the
+# model's first label is the positive class.
+ll_objective() {
+	awk -v lambda="${3:-1}" '
+	FNR == NR {
+		if ($1 == "label") first = $2
+		else if ($1 == "nr_feature") n = $2
+		else if ($1 == "w") inw = 1
+		else if (inw) { w[++k] = $1; l1 += ($1 < 0 ? -$1 : $1) }
+		next
+	}
+	{
+		y = ($1 == first) ? 1 : -1; m = 0
+		for (i = 2; i <= NF; i++) {
+			split($i, p, ":")
+			if (p[1] <= n) m += w[p[1]] * p[2]
+		}
+		z = y * m
+		F += (z > 0) ? log(1 + exp(-z)) : -z + log(1 + exp(z))
+	}
+	END { printf "%.10g\n", F + lambda * l1 }' "$1" "$2"
+}
+
+# final_objective TSV: the objective column of the last progress line.
+final_objective() {
+	tail -n 1 "$1" | cut -f 3
+}
+
+# rel_gap OURS THEIRS: (ours - theirs) / theirs.
+rel_gap() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g\n", (a - b) / b }'
+}
+
+# start_servers N: start N servers with model output in $BATS_TEST_TMPDIR;
+# sets SERVER_ADDRS and SERVER_PIDS, writes $BATS_TEST_TMPDIR/ring.
+start_servers() {
+	local n=$1 k addr
+	SERVER_ADDRS= SERVER_PIDS=
+	for k in $(seq 0 $((n - 1))); do
+		ps_start_daemon "$BATS_TEST_TMPDIR/server-$k.out" \
+		    ps-server -o "$BATS_TEST_TMPDIR/part-$k.psm"
+		SERVER_PIDS="$SERVER_PIDS $PS_LAST_PID"
+		addr=$(ps_wait_line "$BATS_TEST_TMPDIR/server-$k.out" '^listening ' 10) || return 1
+		SERVER_ADDRS="$SERVER_ADDRS ${addr#listening }"
+	done
+	ps-ring init -o "$BATS_TEST_TMPDIR/ring" $SERVER_ADDRS
+}

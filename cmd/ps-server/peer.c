@@ -1,0 +1,345 @@
+/*
+ * peer.c: connections to ps-server: accepting them, the HELLO that makes a
+ * connection a worker of the job, dispatch of each message by type, the
+ * plain-text "stats" command, and what happens when a peer goes away.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <event2/util.h>
+
+#include "log.h"
+#include "server.h"
+#include "xmalloc.h"
+
+static void peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg);
+static void peer_text_cb(struct ps_conn *c, const char *line, void *arg);
+static void peer_close_cb(struct ps_conn *c, const char *reason, void *arg);
+
+/* "addr:port" of a socket address, "[addr]:port" for IPv6. */
+static void
+peer_name(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof host);
+		snprintf(buf, len, "[%s]:%u", host, ntohs(s6->sin6_port));
+	} else if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)sa;
+
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof host);
+		snprintf(buf, len, "%s:%u", host, ntohs(s4->sin_port));
+	} else {
+		snprintf(buf, len, "local peer");
+	}
+}
+
+void
+peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct server *srv = arg;
+	char name[128];
+	struct peer *p;
+
+	srv->stats.conns_total++;
+	peer_name(sa, name, sizeof name);
+	if (srv->nconns >= srv->max_conns) {
+		log_warnx("%s: refused: %d connections already", name,
+		    srv->nconns);
+		srv->stats.conns_refused++;
+		evutil_closesocket(fd);
+		return;
+	}
+	p = xcalloc(1, sizeof *p);
+	p->srv = srv;
+	p->conn = ps_conn_new(srv->base, fd, name, peer_msg_cb, peer_text_cb,
+	    peer_close_cb, p);
+	srv->nconns++;
+	TAILQ_INSERT_TAIL(&srv->peers, p, entry);
+	log_debug("%s: connected", name);
+}
+
+/* Fold a connection's byte counters into the server totals. */
+static void
+peer_count(struct server *srv, struct peer *p)
+{
+	const struct ps_conn_stats *cs = ps_conn_stats(p->conn);
+
+	srv->stats.bytes_in += cs->bytes_in;
+	srv->stats.bytes_out += cs->bytes_out;
+	srv->stats.msgs_in += cs->msgs_in;
+	srv->stats.msgs_out += cs->msgs_out;
+}
+
+static void
+peer_free(struct peer *p)
+{
+	struct server *srv = p->srv;
+
+	peer_count(srv, p);
+	if (p->is_worker && srv->job.workers != NULL &&
+	    srv->job.workers[p->worker_id] == p)
+		srv->job.workers[p->worker_id] = NULL;
+	TAILQ_REMOVE(&srv->peers, p, entry);
+	ps_conn_free(p->conn);
+	srv->nconns--;
+	free(p);
+}
+
+void
+server_free_peers(struct server *srv)
+{
+	struct peer *p;
+
+	while ((p = TAILQ_FIRST(&srv->peers)) != NULL)
+		peer_free(p);
+}
+
+int
+peer_send(struct peer *p, const struct ps_msg *m)
+{
+	return ps_conn_send(p->conn, m);
+}
+
+/* Send an ERROR frame with the text and close once it is flushed. */
+static void
+peer_send_error(struct peer *p, const char *text)
+{
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_ERROR;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.blob = (char *)text;
+	m.bloblen = strlen(text);
+	ps_conn_send(p->conn, &m);
+	ps_conn_close_after_flush(p->conn);
+}
+
+/* A peer broke the protocol: log it, tell it why, drop it (and the job). */
+void
+peer_fail(struct peer *p, const char *fmt, ...)
+{
+	char why[512], *msg;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	log_warnx("%s: %s", ps_conn_peer(p->conn), why);
+	peer_send_error(p, why);
+	if (p->is_worker && p->srv->job.active) {
+		msg = xasprintf("worker %u (%s) broke the protocol: %s",
+		    p->worker_id, ps_conn_peer(p->conn), why);
+		p->is_worker = 0;
+		job_abort(p->srv, msg);
+		free(msg);
+	}
+	p->is_worker = 0;
+}
+
+/* End the job: every worker is told why and disconnected; weights stay. */
+void
+job_abort(struct server *srv, const char *why)
+{
+	struct job *job = &srv->job;
+	uint32_t i;
+
+	log_warnx("aborting the job: %s", why);
+	for (i = 0; i < job->nworkers; i++) {
+		struct peer *w = job->workers[i];
+
+		if (w == NULL)
+			continue;
+		w->is_worker = 0;
+		peer_send_error(w, why);
+	}
+	rounds_clear(srv);
+	free(job->workers);
+	job->workers = NULL;
+	job->active = 0;
+	job->nhello = job->nbye = 0;
+}
+
+/* Check a HELLO against the job, starting the job with the first one. */
+static void
+peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
+{
+	struct job *job = &srv->job;
+	struct ps_msg ok;
+	uint32_t id, n;
+
+	if (m->naux < 6 || m->aux[0] < 0 || m->aux[1] < 1 ||
+	    m->aux[1] > 65536 || m->aux[0] >= m->aux[1] || !(m->aux[5] >= 0)) {
+		peer_fail(p, "malformed hello");
+		return;
+	}
+	id = (uint32_t)m->aux[0];
+	n = (uint32_t)m->aux[1];
+	if (!job->active) {
+		job->active = 1;
+		job->nworkers = n;
+		job->server_index = (uint32_t)m->aux[2];
+		job->nservers = (uint32_t)m->aux[3];
+		job->ring_version = (uint32_t)m->aux[4];
+		job->lambda = m->aux[5];
+		job->workers = xcalloc(n, sizeof *job->workers);
+		job->rounds_done = 0;
+		log_info("job started: %u workers, lambda %g", n, job->lambda);
+	} else if (n != job->nworkers || m->aux[5] != job->lambda) {
+		peer_fail(p, "hello does not match the job: %u workers and "
+		    "lambda %g, the job has %u and %g", n, m->aux[5],
+		    job->nworkers, job->lambda);
+		return;
+	}
+	if (job->workers[id] != NULL || p->is_worker) {
+		peer_fail(p, "worker %u is already connected", id);
+		return;
+	}
+	job->workers[id] = p;
+	job->nhello++;
+	p->is_worker = 1;
+	p->worker_id = id;
+	log_info("%s: worker %u of %u", ps_conn_peer(p->conn), id, n);
+	memset(&ok, 0, sizeof ok);
+	ok.type = PS_MSG_HELLO_OK;
+	ok.flags = PS_MSG_F_NOKEYS;
+	ok.ring_version = job->ring_version;
+	peer_send(p, &ok);
+}
+
+/* A worker finished; the job ends when all of them did. */
+static void
+peer_bye(struct server *srv, struct peer *p)
+{
+	struct job *job = &srv->job;
+
+	p->said_bye = 1;
+	if (++job->nbye < job->nworkers)
+		return;
+	log_info("job finished after %llu rounds: %llu keys, %llu non-zero",
+	    (unsigned long long)job->rounds_done,
+	    (unsigned long long)ps_keytab_count(&srv->store.keys),
+	    (unsigned long long)srv->store.nnz);
+	rounds_clear(srv);
+	free(job->workers);
+	job->workers = NULL;
+	job->active = 0;
+	job->nhello = job->nbye = 0;
+}
+
+/* SAVE: write this server's model part now. */
+static void
+peer_save(struct server *srv, struct peer *p)
+{
+	char err[512];
+	struct ps_msg reply;
+
+	if (srv->model_path == NULL) {
+		peer_fail(p, "cannot save: server started without -o");
+		return;
+	}
+	if (store_save(&srv->store, &srv->job, srv->model_path, err,
+	    sizeof err) != 0) {
+		log_warnx("%s", err);
+		peer_fail(p, "cannot save: %s", err);
+		return;
+	}
+	memset(&reply, 0, sizeof reply);
+	reply.type = PS_MSG_SAVE_OK;
+	reply.flags = PS_MSG_F_NOKEYS;
+	peer_send(p, &reply);
+}
+
+static void
+peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	struct peer *p = arg;
+	struct server *srv = p->srv;
+	int worker_only = m->type == PS_MSG_PUSH ||
+	    (m->type == PS_MSG_PULL && !(m->flags & PS_MSG_F_CURRENT)) ||
+	    m->type == PS_MSG_BYE;
+
+	if (worker_only && !p->is_worker) {
+		peer_fail(p, "%s before hello", ps_msg_type_name(m->type));
+		ps_msg_release(m);
+		return;
+	}
+	switch (m->type) {
+	case PS_MSG_HELLO:
+		peer_hello(srv, p, m);
+		break;
+	case PS_MSG_PUSH:
+		round_push(srv, p, m);
+		return;
+	case PS_MSG_PULL:
+		if (m->flags & PS_MSG_F_CURRENT)
+			round_pull_current(srv, p, m);
+		else
+			round_pull(srv, p, m);
+		return;
+	case PS_MSG_BYE:
+		peer_bye(srv, p);
+		break;
+	case PS_MSG_SAVE:
+		peer_save(srv, p);
+		break;
+	default:
+		peer_fail(p, "unexpected %s message", ps_msg_type_name(m->type));
+		break;
+	}
+	ps_msg_release(m);
+}
+
+/* Text protocol: "stats" answers memcached-style STAT lines. */
+static void
+peer_text_cb(struct ps_conn *c, const char *line, void *arg)
+{
+	struct peer *p = arg;
+	char *text;
+
+	if (strcmp(line, "stats") == 0) {
+		text = server_stats_text(p->srv);
+		ps_conn_send_text(c, text);
+		free(text);
+	} else if (strcmp(line, "quit") == 0) {
+		ps_conn_close_after_flush(c);
+	} else {
+		ps_conn_send_text(c, "ERROR unknown command\r\n");
+	}
+}
+
+static void
+peer_close_cb(struct ps_conn *c, const char *reason, void *arg)
+{
+	struct peer *p = arg;
+	struct server *srv = p->srv;
+	char *why;
+
+	if (p->is_worker && srv->job.active && !p->said_bye) {
+		why = xasprintf("worker %u (%s) went away: %s", p->worker_id,
+		    ps_conn_peer(c), reason);
+		p->is_worker = 0;
+		job_abort(srv, why);
+		free(why);
+	} else if (reason != NULL && *reason != '\0') {
+		if (ps_conn_is_protocol_error(c)) {
+			srv->stats.frames_rejected++;
+			log_warnx("%s: %s", ps_conn_peer(c), reason);
+		} else {
+			log_debug("%s: closed: %s", ps_conn_peer(c), reason);
+		}
+	}
+	peer_free(p);
+}

@@ -1,0 +1,214 @@
+/*
+ * ps-server.c: the parameter server daemon: options, the listening socket,
+ * signals, the text stats report, and the model written at exit.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "blas.h"
+#include "log.h"
+#include "server.h"
+#include "xmalloc.h"
+
+static const char usage_text[] =
+"usage: ps-server [-hVv] [-c max-conns] [-l addr:port] [-o model.psm]\n";
+
+static void
+usage(int status)
+{
+	fputs(usage_text, status == 0 ? stdout : stderr);
+	if (status == 0)
+		fputs("\n"
+		    "  -l, --listen addr:port  listen here (default 127.0.0.1:0, any free port)\n"
+		    "  -o, --output file       write this server's model part here on SAVE and at exit\n"
+		    "  -c, --max-conns n       refuse connections beyond n (default 1024)\n"
+		    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
+		    "  -V, --version           print the version and exit\n"
+		    "  -h, --help              print this help and exit\n"
+		    "\nThe first line on stdout is \"listening ADDR:PORT\"; "
+		    "`echo stats | nc ADDR PORT` reports counters.\n", stdout);
+	exit(status);
+}
+
+/* Append one "STAT name value" line. */
+static void
+stat_line(char **buf, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+stat_line(char **buf, const char *name, const char *fmt, ...)
+{
+	char val[128], *next;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof val, fmt, ap);
+	va_end(ap);
+	next = xasprintf("%sSTAT %s %s\r\n", *buf, name, val);
+	free(*buf);
+	*buf = next;
+}
+
+char *
+server_stats_text(struct server *srv)
+{
+	struct server_stats *s = &srv->stats;
+	struct job *job = &srv->job;
+	uint64_t bin = s->bytes_in, bout = s->bytes_out;
+	uint64_t min = s->msgs_in, mout = s->msgs_out;
+	struct peer *p;
+	char *buf = xstrdup(""), *out;
+
+	TAILQ_FOREACH(p, &srv->peers, entry) {
+		const struct ps_conn_stats *cs = ps_conn_stats(p->conn);
+
+		bin += cs->bytes_in;
+		bout += cs->bytes_out;
+		min += cs->msgs_in;
+		mout += cs->msgs_out;
+	}
+	stat_line(&buf, "pid", "%ld", (long)getpid());
+	stat_line(&buf, "uptime", "%lld", (long long)(time(NULL) - srv->started));
+	stat_line(&buf, "version", "%s", PACKAGE_VERSION);
+	stat_line(&buf, "listen", "%s", srv->bound);
+	stat_line(&buf, "curr_connections", "%d", srv->nconns);
+	stat_line(&buf, "total_connections", "%llu", (unsigned long long)s->conns_total);
+	stat_line(&buf, "rejected_connections", "%llu", (unsigned long long)s->conns_refused);
+	stat_line(&buf, "rejected_frames", "%llu", (unsigned long long)s->frames_rejected);
+	stat_line(&buf, "job_active", "%d", job->active);
+	stat_line(&buf, "job_workers", "%u", job->nworkers);
+	stat_line(&buf, "job_lambda", "%.17g", job->lambda);
+	stat_line(&buf, "rounds_done", "%llu", (unsigned long long)job->rounds_done);
+	stat_line(&buf, "keys", "%zu", ps_keytab_count(&srv->store.keys));
+	stat_line(&buf, "nnz", "%llu", (unsigned long long)srv->store.nnz);
+	stat_line(&buf, "l1_norm", "%.17g", srv->store.l1);
+	stat_line(&buf, "pushes", "%llu", (unsigned long long)s->pushes);
+	stat_line(&buf, "pulls", "%llu", (unsigned long long)s->pulls);
+	stat_line(&buf, "keys_pushed", "%llu", (unsigned long long)s->keys_pushed);
+	stat_line(&buf, "keys_pulled", "%llu", (unsigned long long)s->keys_pulled);
+	stat_line(&buf, "bytes_read", "%llu", (unsigned long long)bin);
+	stat_line(&buf, "bytes_written", "%llu", (unsigned long long)bout);
+	stat_line(&buf, "msgs_read", "%llu", (unsigned long long)min);
+	stat_line(&buf, "msgs_written", "%llu", (unsigned long long)mout);
+	out = xasprintf("%sEND\r\n", buf);
+	free(buf);
+	return out;
+}
+
+/* SIGTERM, SIGINT: leave the loop; main() saves and cleans up. */
+static void
+server_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *srv = arg;
+
+	log_info("signal %d: shutting down", (int)sig);
+	event_base_loopbreak(srv->base);
+}
+
+static void
+server_parse_args(struct server *srv, int argc, char **argv,
+    const char **listen, int *verbose)
+{
+	static const struct option longopts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "max-conns", required_argument, NULL, 'c' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	long n;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "c:hl:o:Vv", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			n = strtol(optarg, &end, 10);
+			if (*end != '\0' || n < 1 || n > 65536) {
+				fprintf(stderr, "ps-server: bad connection limit '%s'\n", optarg);
+				usage(EX_USAGE);
+			}
+			srv->max_conns = (int)n;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		case 'l':
+			*listen = optarg;
+			break;
+		case 'o':
+			srv->model_path = optarg;
+			break;
+		case 'V':
+			printf("ps-server %s\n", PACKAGE_VERSION);
+			exit(0);
+		case 'v':
+			(*verbose)++;
+			break;
+		default:
+			usage(EX_USAGE);
+		}
+	}
+	if (optind != argc)
+		usage(EX_USAGE);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct server srv;
+	struct event *sigterm, *sigint;
+	const char *listen = "127.0.0.1:0";
+	char err[512];
+	int verbose = 0, status = 0;
+
+	memset(&srv, 0, sizeof srv);
+	srv.max_conns = 1024;
+	server_parse_args(&srv, argc, argv, &listen, &verbose);
+	log_init("ps-server", verbose);
+	log_route_libevent();
+	ps_blas_init();
+	signal(SIGPIPE, SIG_IGN);
+	srv.started = time(NULL);
+	TAILQ_INIT(&srv.peers);
+	TAILQ_INIT(&srv.job.rounds);
+	store_init(&srv.store);
+	if ((srv.base = event_base_new()) == NULL)
+		fatalx(EX_OSERR, "cannot create event loop");
+	if (ps_listen(srv.base, listen, peer_accept_cb, &srv, &srv.listener,
+	    srv.bound, sizeof srv.bound, err, sizeof err) != 0)
+		fatalx(EX_UNAVAILABLE, "%s", err);
+	printf("listening %s\n", srv.bound);
+	fflush(stdout);
+	log_info("listening on %s", srv.bound);
+	sigterm = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
+	sigint = evsignal_new(srv.base, SIGINT, server_signal_cb, &srv);
+	event_add(sigterm, NULL);
+	event_add(sigint, NULL);
+	event_base_dispatch(srv.base);
+	if (srv.model_path != NULL &&
+	    store_save(&srv.store, &srv.job, srv.model_path, err, sizeof err) != 0) {
+		log_warnx("%s", err);
+		status = EX_CANTCREAT;
+	}
+	rounds_clear(&srv);
+	free(srv.job.workers);
+	server_free_peers(&srv);
+	evconnlistener_free(srv.listener);
+	event_free(sigterm);
+	event_free(sigint);
+	event_base_free(srv.base);
+	store_release(&srv.store);
+	return status;
+}

@@ -1,0 +1,241 @@
+/*
+ * round.c: aggregation of one timestamp's pushes and the proximal step.
+ *
+ * Invariants:
+ *  1. A round t completes only when every worker of the job pushed for t.
+ *     The gradients and curvatures are then summed in worker-id order, so
+ *     the result does not depend on arrival order and a run at tau = 0 is
+ *     bit-for-bit repeatable.
+ *  2. Each key's update w <- prox(w, G, U) (prox.h) is applied once, when
+ *     the round completes; the loss the workers reported is summed the same
+ *     way, and the l1 norm and nnz before and after are kept as the round's
+ *     result, sent with every pull reply.
+ *  3. A worker's PULL for t names no keys: it asks for the keys of its own
+ *     PUSH for t.  A pull that comes before the round completes waits; the
+ *     round is freed once every worker pulled.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "prox.h"
+#include "server.h"
+#include "xmalloc.h"
+
+struct pending_pull {
+	struct peer	*peer;
+	uint32_t	 worker_id;
+};
+
+/* The round for t, created if absent; NULL if t is already past. */
+static struct round *
+round_get(struct server *srv, uint64_t t, int create)
+{
+	struct job *job = &srv->job;
+	struct round *r;
+
+	TAILQ_FOREACH(r, &job->rounds, entry)
+		if (r->t == t)
+			return r;
+	if (!create)
+		return NULL;
+	r = xcalloc(1, sizeof *r);
+	r->t = t;
+	r->pushes = xcalloc(job->nworkers, sizeof *r->pushes);
+	r->waiting = xcalloc(job->nworkers, sizeof *r->waiting);
+	TAILQ_INSERT_TAIL(&job->rounds, r, entry);
+	return r;
+}
+
+static void
+round_free(struct server *srv, struct round *r)
+{
+	uint32_t i;
+
+	TAILQ_REMOVE(&srv->job.rounds, r, entry);
+	for (i = 0; i < srv->job.nworkers; i++)
+		ps_msg_release(&r->pushes[i]);
+	free(r->pushes);
+	free(r->waiting);
+	free(r);
+}
+
+void
+rounds_clear(struct server *srv)
+{
+	struct round *r;
+
+	while ((r = TAILQ_FIRST(&srv->job.rounds)) != NULL)
+		round_free(srv, r);
+}
+
+/* Sum every worker's push into the store's g/u scratch, in worker order. */
+static uint32_t *
+round_sum(struct server *srv, struct round *r, size_t *nslots, double *loss)
+{
+	struct store *st = &srv->store;
+	size_t total = 0, n = 0, k;
+	uint32_t i, *slots;
+
+	for (i = 0; i < srv->job.nworkers; i++)
+		total += r->pushes[i].nkeys;
+	slots = xcalloc(total, sizeof *slots);
+	*loss = 0;
+	for (i = 0; i < srv->job.nworkers; i++) {
+		const struct ps_msg *m = &r->pushes[i];
+
+		*loss += m->aux[0];
+		for (k = 0; k < m->nkeys; k++) {
+			uint32_t s = store_slot(st, m->keys[k]);
+
+			if (st->mark[s] != r->t + 1) {
+				st->mark[s] = r->t + 1;
+				slots[n++] = s;
+			}
+			st->g[s] += m->vals[2 * k];
+			st->u[s] += m->vals[2 * k + 1];
+		}
+	}
+	*nslots = n;
+	return slots;
+}
+
+/* Apply the proximal step to every key the round touched (invariant 2). */
+static void
+round_apply(struct server *srv, struct round *r)
+{
+	struct store *st = &srv->store;
+	double loss;
+	size_t n, k;
+	uint32_t *slots = round_sum(srv, r, &n, &loss);
+
+	r->result[0] = loss;
+	r->result[1] = st->l1;
+	r->result[2] = (double)st->nnz;
+	for (k = 0; k < n; k++) {
+		uint32_t s = slots[k];
+		float w = ps_prox_step(st->w[s], st->g[s], st->u[s],
+		    srv->job.lambda, &st->trust[s]);
+
+		store_set(st, s, w);
+		st->g[s] = 0;
+		st->u[s] = 0;
+	}
+	free(slots);
+	r->result[3] = st->l1;
+	r->result[4] = (double)st->nnz;
+	r->done = 1;
+	srv->job.rounds_done++;
+	srv->job.last_round = r->t;
+}
+
+/* Answer worker w's pull for a completed round; free the round when all did. */
+static void
+round_answer(struct server *srv, struct round *r, struct peer *p)
+{
+	const struct ps_msg *push = &r->pushes[p->worker_id];
+	struct ps_msg reply;
+	size_t k;
+
+	memset(&reply, 0, sizeof reply);
+	reply.type = PS_MSG_PULL_REPLY;
+	reply.flags = PS_MSG_F_NOKEYS;
+	reply.width = 1;
+	reply.timestamp = r->t;
+	reply.ring_version = srv->job.ring_version;
+	reply.nkeys = push->nkeys;
+	reply.naux = 5;
+	memcpy(reply.aux, r->result, sizeof r->result);
+	reply.vals = xcalloc(push->nkeys, sizeof *reply.vals);
+	for (k = 0; k < push->nkeys; k++)
+		reply.vals[k] = store_get(&srv->store, push->keys[k]);
+	srv->stats.keys_pulled += push->nkeys;
+	peer_send(p, &reply);
+	free(reply.vals);
+	if (++r->npulls == srv->job.nworkers)
+		round_free(srv, r);
+}
+
+void
+round_push(struct server *srv, struct peer *p, struct ps_msg *m)
+{
+	struct round *r;
+	uint32_t i;
+
+	if (m->width != 2 || m->naux < 1 || (m->flags & PS_MSG_F_NOKEYS)) {
+		peer_fail(p, "malformed push: width %u, %u scalars", m->width,
+		    m->naux);
+		ps_msg_release(m);
+		return;
+	}
+	if (srv->job.rounds_done > 0 && m->timestamp <= srv->job.last_round &&
+	    round_get(srv, m->timestamp, 0) == NULL) {
+		peer_fail(p, "push for finished round %llu",
+		    (unsigned long long)m->timestamp);
+		ps_msg_release(m);
+		return;
+	}
+	r = round_get(srv, m->timestamp, 1);
+	if (r->pushes[p->worker_id].type != 0) {
+		peer_fail(p, "second push for round %llu",
+		    (unsigned long long)m->timestamp);
+		ps_msg_release(m);
+		return;
+	}
+	srv->stats.pushes++;
+	srv->stats.keys_pushed += m->nkeys;
+	r->pushes[p->worker_id] = *m;	/* the round now owns the arrays */
+	memset(m, 0, sizeof *m);
+	if (++r->npushes < srv->job.nworkers)
+		return;
+	round_apply(srv, r);
+	for (i = 0; i < r->nwaiting; i++)
+		round_answer(srv, r, r->waiting[i].peer);
+}
+
+void
+round_pull(struct server *srv, struct peer *p, struct ps_msg *m)
+{
+	struct round *r = round_get(srv, m->timestamp, 0);
+
+	srv->stats.pulls++;
+	if (r == NULL || r->pushes[p->worker_id].type == 0) {
+		peer_fail(p, "pull for round %llu without a push",
+		    (unsigned long long)m->timestamp);
+	} else if (r->done) {
+		round_answer(srv, r, p);
+	} else {
+		r->waiting[r->nwaiting].peer = p;
+		r->waiting[r->nwaiting++].worker_id = p->worker_id;
+	}
+	ps_msg_release(m);
+}
+
+/* A pull of current weights for the keys it names, answered at once. */
+void
+round_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
+{
+	struct ps_msg reply;
+	size_t k;
+
+	memset(&reply, 0, sizeof reply);
+	reply.type = PS_MSG_PULL_REPLY;
+	reply.flags = PS_MSG_F_NOKEYS | PS_MSG_F_CURRENT;
+	reply.width = 1;
+	reply.timestamp = m->timestamp;
+	reply.ring_version = srv->job.ring_version;
+	reply.nkeys = m->nkeys;
+	reply.naux = 2;
+	reply.aux[0] = srv->store.l1;
+	reply.aux[1] = (double)srv->store.nnz;
+	reply.vals = xcalloc(m->nkeys, sizeof *reply.vals);
+	for (k = 0; k < m->nkeys; k++)
+		reply.vals[k] = store_get(&srv->store, m->keys[k]);
+	srv->stats.pulls++;
+	srv->stats.keys_pulled += m->nkeys;
+	peer_send(p, &reply);
+	free(reply.vals);
+	ps_msg_release(m);
+}

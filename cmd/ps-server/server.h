@@ -1,0 +1,128 @@
+/*
+ * server.h: the parts of ps-server and what they share.
+ *
+ * A server holds the weights of the keys workers send it (store.c), takes
+ * connections and dispatches their messages (peer.c), and aggregates each
+ * round's pushes from every worker of the job before applying the proximal
+ * step and answering the round's pulls (round.c).  All of it runs on one
+ * libevent loop in one thread.
+ */
+#ifndef PS_SERVER_H
+#define PS_SERVER_H
+
+#include <sys/queue.h>
+
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "conn.h"
+#include "keytab.h"
+#include "wire.h"
+
+struct server;
+
+/* One connection: a worker once it said HELLO, else an anonymous client. */
+struct peer {
+	struct server		*srv;
+	struct ps_conn		*conn;
+	int			 is_worker;
+	uint32_t		 worker_id;
+	int			 said_bye;
+	TAILQ_ENTRY(peer)	 entry;
+};
+TAILQ_HEAD(peer_list, peer);
+
+/* store.c: the server's keys and per-key state, in slot order. */
+struct store {
+	struct ps_keytab	 keys;
+	float			*w;		/* weight */
+	double			*trust;		/* trust radius (prox.h) */
+	double			*g, *u;		/* aggregation scratch, 0 between rounds */
+	uint64_t		*mark;		/* last round (t + 1) that touched the slot */
+	size_t			 cap;		/* allocated entries per array */
+	double			 l1;		/* sum |w| */
+	uint64_t		 nnz;		/* count of w != 0 */
+};
+
+/*
+ * round.c: one timestamp of the job.  A round completes when every worker
+ * pushed; its pulls are answered from then on and it is freed once every
+ * worker pulled.
+ */
+struct round {
+	uint64_t		 t;
+	uint32_t		 npushes, npulls;
+	struct ps_msg		*pushes;	/* [nworkers], by worker id */
+	int			 done;
+	double			 result[5];	/* loss, l1 and nnz before, after */
+	struct pending_pull	*waiting;	/* pulls that came before done */
+	size_t			 nwaiting;
+	TAILQ_ENTRY(round)	 entry;
+};
+TAILQ_HEAD(round_list, round);
+
+/* The job the connected workers run; set by the first HELLO. */
+struct job {
+	int			 active;
+	uint32_t		 nworkers;
+	double			 lambda;
+	uint32_t		 server_index, nservers, ring_version;
+	struct peer		**workers;	/* [nworkers], NULL until HELLO */
+	uint32_t		 nhello, nbye;
+	uint64_t		 rounds_done;
+	uint64_t		 last_round;
+	struct round_list	 rounds;
+};
+
+struct server_stats {
+	uint64_t	conns_total, conns_refused, frames_rejected;
+	uint64_t	bytes_in, bytes_out, msgs_in, msgs_out;
+	uint64_t	pushes, pulls, keys_pushed, keys_pulled;
+};
+
+struct server {
+	struct event_base	*base;
+	struct evconnlistener	*listener;
+	char			 bound[128];
+	const char		*model_path;	/* -o, or NULL */
+	int			 max_conns;
+	int			 nconns;
+	time_t			 started;
+	struct store		 store;
+	struct job		 job;
+	struct peer_list	 peers;
+	struct server_stats	 stats;
+};
+
+/* store.c */
+void	store_init(struct store *st);
+void	store_release(struct store *st);
+uint32_t store_slot(struct store *st, uint64_t key);
+float	store_get(const struct store *st, uint64_t key);
+void	store_set(struct store *st, uint32_t slot, float w);
+int	store_save(const struct store *st, const struct job *job,
+	    const char *path, char *err, size_t errlen);
+
+/* peer.c */
+void	peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
+	    struct sockaddr *sa, int salen, void *arg);
+void	peer_fail(struct peer *p, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+int	peer_send(struct peer *p, const struct ps_msg *m);
+void	server_free_peers(struct server *srv);
+void	job_abort(struct server *srv, const char *why);
+
+/* ps-server.c */
+char	*server_stats_text(struct server *srv);
+
+/* round.c */
+void	round_push(struct server *srv, struct peer *p, struct ps_msg *m);
+void	round_pull(struct server *srv, struct peer *p, struct ps_msg *m);
+void	round_pull_current(struct server *srv, struct peer *p,
+	    struct ps_msg *m);
+void	rounds_clear(struct server *srv);
+
+#endif

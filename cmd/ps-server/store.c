@@ -1,0 +1,139 @@
+/*
+ * store.c: the server's key store: a hash index from feature id to slot and
+ * per-slot arrays for the weight, its trust radius and the aggregation
+ * scratch; and writing the non-zero weights as a model part file.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "prox.h"
+#include "server.h"
+#include "xmalloc.h"
+
+void
+store_init(struct store *st)
+{
+	memset(st, 0, sizeof *st);
+	ps_keytab_init(&st->keys);
+}
+
+void
+store_release(struct store *st)
+{
+	ps_keytab_release(&st->keys);
+	free(st->w);
+	free(st->trust);
+	free(st->g);
+	free(st->u);
+	free(st->mark);
+	memset(st, 0, sizeof *st);
+}
+
+/* Make room for slot n in every per-slot array. */
+static void
+store_grow(struct store *st, size_t n)
+{
+	size_t cap = st->cap ? st->cap : 1024, i;
+
+	while (cap <= n)
+		cap *= 2;
+	st->w = xreallocarray(st->w, cap, sizeof *st->w);
+	st->trust = xreallocarray(st->trust, cap, sizeof *st->trust);
+	st->g = xreallocarray(st->g, cap, sizeof *st->g);
+	st->u = xreallocarray(st->u, cap, sizeof *st->u);
+	st->mark = xreallocarray(st->mark, cap, sizeof *st->mark);
+	for (i = st->cap; i < cap; i++) {
+		st->w[i] = 0;
+		st->trust[i] = PS_TRUST_INIT;
+		st->g[i] = 0;
+		st->u[i] = 0;
+		st->mark[i] = 0;
+	}
+	st->cap = cap;
+}
+
+/* Slot of key, creating the key with weight 0 on first touch. */
+uint32_t
+store_slot(struct store *st, uint64_t key)
+{
+	int created;
+	uint32_t slot = ps_keytab_insert(&st->keys, key, &created);
+
+	if (slot >= st->cap)
+		store_grow(st, slot);
+	return slot;
+}
+
+/* Weight of key; 0 for a key never seen. */
+float
+store_get(const struct store *st, uint64_t key)
+{
+	long slot = ps_keytab_find(&st->keys, key);
+
+	return slot < 0 ? 0.0f : st->w[slot];
+}
+
+/* Set a weight, keeping the l1 norm and nnz counts current. */
+void
+store_set(struct store *st, uint32_t slot, float w)
+{
+	float old = st->w[slot];
+
+	st->l1 += fabs((double)w) - fabs((double)old);
+	st->nnz += (w != 0) - (old != 0);
+	st->w[slot] = w;
+}
+
+/* qsort order of (fid, weight) records by feature id. */
+static int
+fid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct fidw {
+	uint64_t	fid;
+	float		w;
+};
+
+int
+store_save(const struct store *st, const struct job *job, const char *path,
+    char *err, size_t errlen)
+{
+	size_t n = ps_keytab_count(&st->keys), i, k = 0;
+	struct fidw *rec = xcalloc(n, sizeof *rec);
+	struct ps_model m;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (st->w[i] == 0)
+			continue;
+		rec[k].fid = st->keys.bykey[i];
+		rec[k++].w = st->w[i];
+	}
+	qsort(rec, k, sizeof *rec, fid_cmp);
+	memset(&m, 0, sizeof m);
+	m.server_id = job->server_index;
+	m.nservers = job->nservers ? job->nservers : 1;
+	m.ring_version = job->ring_version;
+	m.iteration = job->rounds_done;
+	m.lambda = job->lambda;
+	m.n = k;
+	m.fids = xcalloc(k, sizeof *m.fids);
+	m.w = xcalloc(k, sizeof *m.w);
+	for (i = 0; i < k; i++) {
+		m.fids[i] = rec[i].fid;
+		m.w[i] = rec[i].w;
+	}
+	free(rec);
+	rc = ps_model_write(path, &m, err, errlen);
+	free(m.fids);
+	free(m.w);
+	return rc;
+}

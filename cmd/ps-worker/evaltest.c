@@ -1,0 +1,106 @@
+/*
+ * evaltest.c: scoring the test shard (-T) with the servers' current weights:
+ * pull every test feature's weight (PULL with the CURRENT flag, answered at
+ * once), compute margins, report mean log loss and AUC.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "shard.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+/* Load the test shard and group its features by server. */
+void
+evaltest_init(struct worker *w)
+{
+	struct evaltest *ev = &w->test;
+	size_t n, j, s, *fill, *srv;
+	char err[512];
+
+	if (ps_shard_read(w->conf.test_path, &ev->ds, err, sizeof err) != 0)
+		fatalx(EX_DATAERR, "%s", err);
+	n = ev->ds.nfeat;
+	ev->off = xcalloc(w->ring.nservers + 1, sizeof *ev->off);
+	ev->keys = xcalloc(n, sizeof *ev->keys);
+	ev->local = xcalloc(n, sizeof *ev->local);
+	ev->w = xcalloc(n, sizeof *ev->w);
+	ev->margin = xcalloc(ev->ds.nrows, sizeof *ev->margin);
+	srv = xcalloc(n, sizeof *srv);
+	for (j = 0; j < n; j++) {
+		srv[j] = ps_ring_lookup(&w->ring, ev->ds.fids[j]);
+		ev->off[srv[j] + 1]++;
+	}
+	for (s = 0; s < w->ring.nservers; s++)
+		ev->off[s + 1] += ev->off[s];
+	fill = xcalloc(w->ring.nservers, sizeof *fill);
+	memcpy(fill, ev->off, w->ring.nservers * sizeof *fill);
+	for (j = 0; j < n; j++) {
+		size_t at = fill[srv[j]]++;
+
+		ev->keys[at] = ev->ds.fids[j];
+		ev->local[at] = (uint32_t)j;
+	}
+	free(fill);
+	free(srv);
+	w->have_test = 1;
+}
+
+void
+evaltest_release(struct evaltest *ev)
+{
+	ps_dataset_release(&ev->ds);
+	free(ev->off);
+	free(ev->keys);
+	free(ev->local);
+	free(ev->w);
+	free(ev->margin);
+	memset(ev, 0, sizeof *ev);
+}
+
+/* A server's current weights for its share of the test features. */
+void
+evaltest_reply(struct worker *w, struct link *l, struct ps_msg *m)
+{
+	struct evaltest *ev = &w->test;
+	size_t a = ev->off[l->index], z = ev->off[l->index + 1], k;
+
+	if (!w->have_test || ev->pending == 0 || m->width != 1 ||
+	    m->nkeys != z - a)
+		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected "
+		    "weights reply", l->index, l->addr);
+	for (k = a; k < z; k++)
+		ev->w[ev->local[k]] = m->vals[k - a];
+	ev->pending--;
+}
+
+void
+evaltest_run(struct worker *w, double *logloss, double *auc)
+{
+	struct evaltest *ev = &w->test;
+	struct ps_msg m;
+	size_t s;
+
+	ev->pending = (uint32_t)w->ring.nservers;
+	for (s = 0; s < w->ring.nservers; s++) {
+		memset(&m, 0, sizeof m);
+		m.type = PS_MSG_PULL;
+		m.flags = PS_MSG_F_CURRENT;
+		m.sender = w->conf.id;
+		m.ring_version = w->ring.version;
+		m.nkeys = (uint32_t)(ev->off[s + 1] - ev->off[s]);
+		m.keys = ev->keys + ev->off[s];
+		links_send(w, s, &m);
+	}
+	while (ev->pending > 0)
+		links_step(w, "test-set weights");
+	ps_l1lr_margins(&ev->ds, ev->w, ev->margin);
+	*logloss = ps_logloss(ev->margin, ev->ds.y, ev->ds.nrows);
+	*auc = ps_auc(ev->margin, ev->ds.y, ev->ds.nrows);
+}

@@ -1,0 +1,162 @@
+/*
+ * links.c: the worker's connections to the servers of the ring: connect,
+ * HELLO, sending, and routing what comes back.  A server that goes away or
+ * answers ERROR ends the worker at once with a message naming it: no
+ * waiting on a peer that cannot answer.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "log.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+/* Seconds allowed for connecting to one server. */
+#define LINK_CONNECT_TIMEOUT	10.0
+
+static void
+link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	struct link *l = arg;
+	struct worker *w = l->w;
+
+	l->last_rx = l->w->last_progress = worker_now();
+	switch (m->type) {
+	case PS_MSG_HELLO_OK:
+		l->hello_ok = 1;
+		break;
+	case PS_MSG_PULL_REPLY:
+		if (m->flags & PS_MSG_F_CURRENT)
+			evaltest_reply(w, l, m);
+		else
+			dbpg_reply(w, l, m);
+		break;
+	case PS_MSG_ERROR:
+		fatalx(EX_UNAVAILABLE, "server %u (%s) stopped the job: %.*s",
+		    l->index, l->addr, (int)m->bloblen,
+		    m->blob != NULL ? m->blob : "");
+	default:
+		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected %s",
+		    l->index, l->addr, ps_msg_type_name(m->type));
+	}
+	ps_msg_release(m);
+}
+
+static int links_all_hello(const struct worker *w);
+
+static void
+link_close_cb(struct ps_conn *c, const char *reason, void *arg)
+{
+	struct link *l = arg;
+
+	fatalx(EX_UNAVAILABLE, "server %u (%s) went away: %s", l->index,
+	    l->addr, reason != NULL ? reason : "connection closed");
+}
+
+/* Connect to every server and say HELLO; wait for all the answers. */
+void
+links_open(struct worker *w)
+{
+	struct ps_msg hello;
+	char err[512];
+	size_t i;
+
+	w->nlinks = w->ring.nservers;
+	w->links = xcalloc(w->nlinks, sizeof *w->links);
+	for (i = 0; i < w->nlinks; i++) {
+		struct link *l = &w->links[i];
+
+		l->w = w;
+		l->index = (uint32_t)i;
+		l->addr = w->ring.servers[i].addr;
+		l->last_rx = worker_now();
+		l->conn = ps_conn_connect(w->base, l->addr,
+		    LINK_CONNECT_TIMEOUT, link_msg_cb, link_close_cb, l, err,
+		    sizeof err);
+		if (l->conn == NULL)
+			fatalx(EX_UNAVAILABLE, "server %zu: %s", i, err);
+		ps_conn_set_lz4(l->conn, w->conf.lz4);
+		memset(&hello, 0, sizeof hello);
+		hello.type = PS_MSG_HELLO;
+		hello.flags = PS_MSG_F_NOKEYS;
+		hello.sender = w->conf.id;
+		hello.ring_version = w->ring.version;
+		hello.naux = 6;
+		hello.aux[0] = w->conf.id;
+		hello.aux[1] = w->conf.nworkers;
+		hello.aux[2] = (double)i;
+		hello.aux[3] = (double)w->nlinks;
+		hello.aux[4] = w->ring.version;
+		hello.aux[5] = w->conf.lambda;
+		links_send(w, i, &hello);
+	}
+	while (!links_all_hello(w))
+		links_step(w, "the servers' hello");
+}
+
+void
+links_close(struct worker *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++)
+		ps_conn_free(w->links[i].conn);
+	free(w->links);
+	w->links = NULL;
+	w->nlinks = 0;
+}
+
+void
+links_send(struct worker *w, size_t server, const struct ps_msg *m)
+{
+	if (ps_conn_send(w->links[server].conn, m) < 0)
+		fatalx(EX_SOFTWARE, "cannot encode %s for server %zu (%s)",
+		    ps_msg_type_name(m->type), server, w->links[server].addr);
+}
+
+void
+links_bytes(const struct worker *w, uint64_t *sent, uint64_t *recv)
+{
+	size_t i;
+
+	*sent = *recv = 0;
+	for (i = 0; i < w->nlinks; i++) {
+		const struct ps_conn_stats *cs = ps_conn_stats(w->links[i].conn);
+
+		*sent += cs->bytes_out;
+		*recv += cs->bytes_in;
+	}
+}
+
+/* Run the loop once; give up, naming the quietest server, after a timeout. */
+void
+links_step(struct worker *w, const char *what)
+{
+	struct link *quiet;
+	size_t i;
+
+	event_base_loop(w->base, EVLOOP_ONCE);
+	if (worker_now() - w->last_progress <= w->conf.timeout)
+		return;
+	quiet = &w->links[0];
+	for (i = 1; i < w->nlinks; i++)
+		if (w->links[i].last_rx < quiet->last_rx)
+			quiet = &w->links[i];
+	fatalx(EX_UNAVAILABLE, "no answer for %.0f s from server %u (%s) while "
+	    "waiting for %s", w->conf.timeout, quiet->index, quiet->addr, what);
+}
+
+/* True when every server answered HELLO. */
+static int
+links_all_hello(const struct worker *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++)
+		if (!w->links[i].hello_ok)
+			return 0;
+	return 1;
+}

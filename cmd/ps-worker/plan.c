@@ -1,0 +1,95 @@
+/*
+ * plan.c: which of the worker's features go in which block and to which
+ * server, and the seeded order in which blocks are visited.
+ *
+ * A feature's block is a hash of its id and the job's seed, so every worker
+ * puts a feature in the same block without talking; its server is the ring's
+ * primary for it.  Within a (block, server) slice features stay in ascending
+ * id order, which is what the wire's sorted key lists need.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "keyhash.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+/* Block of feature fid: the same on every worker of a job. */
+static uint32_t
+plan_block(uint64_t fid, uint32_t nblocks, uint64_t seed)
+{
+	return (uint32_t)(ps_key_mix(fid ^ ps_key_mix(seed + 1)) % nblocks);
+}
+
+void
+plan_build(struct plan *pl, const struct ps_dataset *ds,
+    const struct ps_ring *ring, uint32_t nblocks, uint64_t seed)
+{
+	size_t nslice = (size_t)nblocks * ring->nservers, j, *fill;
+	uint32_t *slice = xcalloc(ds->nfeat, sizeof *slice);
+
+	memset(pl, 0, sizeof *pl);
+	pl->nblocks = nblocks;
+	pl->nservers = (uint32_t)ring->nservers;
+	pl->off = xcalloc(nslice + 1, sizeof *pl->off);
+	pl->feats = xcalloc(ds->nfeat, sizeof *pl->feats);
+	pl->keys = xcalloc(ds->nfeat, sizeof *pl->keys);
+	for (j = 0; j < ds->nfeat; j++) {
+		uint64_t fid = ds->fids[j];
+
+		slice[j] = plan_block(fid, nblocks, seed) * pl->nservers +
+		    (uint32_t)ps_ring_lookup(ring, fid);
+		pl->off[slice[j] + 1]++;
+	}
+	for (j = 0; j < nslice; j++)
+		pl->off[j + 1] += pl->off[j];
+	fill = xcalloc(nslice, sizeof *fill);
+	memcpy(fill, pl->off, nslice * sizeof *fill);
+	for (j = 0; j < ds->nfeat; j++) {
+		size_t at = fill[slice[j]]++;
+
+		pl->feats[at] = (uint32_t)j;
+		pl->keys[at] = ds->fids[j];
+	}
+	free(fill);
+	free(slice);
+}
+
+void
+plan_release(struct plan *pl)
+{
+	free(pl->off);
+	free(pl->feats);
+	free(pl->keys);
+	memset(pl, 0, sizeof *pl);
+}
+
+/*
+ * Block visited at iteration t: pass p = t / nblocks visits every block once
+ * in an order shuffled by (seed, p) with Fisher-Yates over splitmix64.
+ */
+uint32_t
+plan_block_of(const struct plan *pl, uint64_t t, uint64_t seed)
+{
+	uint32_t n = pl->nblocks, i, pos = (uint32_t)(t % n), *perm;
+	uint64_t pass = t / n, state = ps_key_mix(seed ^ ps_key_mix(pass + 7));
+	uint32_t b;
+
+	perm = xcalloc(n, sizeof *perm);
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		uint32_t k;
+
+		state = ps_key_mix(state + 0x9e3779b97f4a7c15ULL);
+		k = (uint32_t)(state % (i + 1));
+		b = perm[i];
+		perm[i] = perm[k];
+		perm[k] = b;
+	}
+	b = perm[pos];
+	free(perm);
+	return b;
+}

@@ -1,0 +1,194 @@
+/*
+ * ps-worker.c: a worker of an l1-regularised logistic regression job:
+ * options, loading the shard and the ring, then the iterations (dbpg.c).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+
+#include "blas.h"
+#include "log.h"
+#include "shard.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+static const char usage_text[] =
+"usage: ps-worker [-hVvz] [-b blocks] [-e epsilon] [-i id] [-l lambda]\n"
+"                 [-m max-iter] [-n workers] [-S seed] [-t tau]\n"
+"                 [-T test.pss] [--timeout secs] -r ring shard.pss\n";
+
+static void
+usage(int status)
+{
+	fputs(usage_text, status == 0 ? stdout : stderr);
+	if (status == 0)
+		fputs("\n"
+		    "  -r, --ring file        the ring naming the servers (required)\n"
+		    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
+		    "  -n, --workers n        workers in the job (default 1)\n"
+		    "  -l, --lambda x         l1 penalty (default 1)\n"
+		    "  -t, --tau n            bounded delay; 0 is sequential (default 0)\n"
+		    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
+		    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
+		    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
+		    "  -S, --seed n           seed of block assignment and order (default 1)\n"
+		    "  -T, --test file        score this test shard at the end of each pass\n"
+		    "  -z, --lz4              compress messages with LZ4 when it helps\n"
+		    "      --timeout secs     give up when servers are silent this long (default 60)\n"
+		    "  -v, --verbose          more messages on stderr\n"
+		    "  -V, --version          print the version and exit\n"
+		    "  -h, --help             print this help and exit\n"
+		    "\nProgress goes to stdout as TSV: iter secs objective rel_change nnz\n"
+		    "bytes_sent bytes_recv test_logloss test_auc.\n", stdout);
+	exit(status);
+}
+
+double
+worker_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Parse a number in [lo, hi] or exit with usage. */
+static double
+parse_num(const char *what, const char *s, double lo, double hi)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end != '\0' || !(v >= lo && v <= hi)) {
+		fprintf(stderr, "ps-worker: bad %s '%s'\n", what, s);
+		usage(EX_USAGE);
+	}
+	return v;
+}
+
+static void
+worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
+{
+	static const struct option longopts[] = {
+		{ "blocks", required_argument, NULL, 'b' },
+		{ "epsilon", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "lambda", required_argument, NULL, 'l' },
+		{ "max-iter", required_argument, NULL, 'm' },
+		{ "workers", required_argument, NULL, 'n' },
+		{ "ring", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "tau", required_argument, NULL, 't' },
+		{ "test", required_argument, NULL, 'T' },
+		{ "timeout", required_argument, NULL, 1 },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "lz4", no_argument, NULL, 'z' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "b:e:hi:l:m:n:r:S:t:T:vVz",
+	    longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'b': c->nblocks = (uint32_t)parse_num("block count", optarg, 1, 1 << 20); break;
+		case 'e': c->eps = parse_num("epsilon", optarg, 0, 1); break;
+		case 'h': usage(0); break;
+		case 'i': c->id = (uint32_t)parse_num("worker id", optarg, 0, 65535); break;
+		case 'l': c->lambda = parse_num("lambda", optarg, 0, 1e12); break;
+		case 'm': c->max_iter = (uint64_t)parse_num("iteration limit", optarg, 1, 1e15); break;
+		case 'n': c->nworkers = (uint32_t)parse_num("worker count", optarg, 1, 65536); break;
+		case 'r': c->ring_path = optarg; break;
+		case 'S': c->seed = (uint64_t)parse_num("seed", optarg, 0, 1e18); break;
+		case 't': c->tau = (uint32_t)parse_num("tau", optarg, 0, 1 << 16); break;
+		case 'T': c->test_path = optarg; break;
+		case 1: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
+		case 'v': (*verbose)++; break;
+		case 'V': printf("ps-worker %s\n", PACKAGE_VERSION); exit(0);
+		case 'z': c->lz4 = 1; break;
+		default: usage(EX_USAGE);
+		}
+	}
+	if (argc - optind != 1 || c->ring_path == NULL)
+		usage(EX_USAGE);
+	if (c->id >= c->nworkers) {
+		fprintf(stderr, "ps-worker: worker id %u is not below the "
+		    "worker count %u\n", c->id, c->nworkers);
+		usage(EX_USAGE);
+	}
+	c->shard_path = argv[optind];
+}
+
+/* Load the ring and shards, build the plan and the margins. */
+static void
+worker_load(struct worker *w)
+{
+	char err[512];
+
+	if (ps_ring_load(w->conf.ring_path, &w->ring, err, sizeof err) != 0)
+		fatalx(EX_DATAERR, "%s", err);
+	if (ps_shard_read(w->conf.shard_path, &w->ds, err, sizeof err) != 0)
+		fatalx(EX_DATAERR, "%s", err);
+	if (w->conf.nblocks > w->ds.nfeat && w->ds.nfeat > 0)
+		log_info("%u blocks for %zu features: some blocks are empty",
+		    w->conf.nblocks, w->ds.nfeat);
+	ps_l1lr_init(&w->lr, &w->ds, w->conf.beta);
+	plan_build(&w->plan, &w->ds, &w->ring, w->conf.nblocks, w->conf.seed);
+	if (w->conf.test_path != NULL)
+		evaltest_init(w);
+	log_info("shard %s: %zu rows, %zu features, %zu non-zeros",
+	    w->conf.shard_path, w->ds.nrows, w->ds.nfeat, w->ds.nnz);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct worker w;
+	int verbose = 0, status;
+
+	memset(&w, 0, sizeof w);
+	w.conf.nworkers = 1;
+	w.conf.lambda = 1;
+	w.conf.nblocks = 16;
+	w.conf.eps = 1e-6;
+	w.conf.max_iter = 100000;
+	w.conf.seed = 1;
+	w.conf.timeout = 60;
+	w.conf.beta = 1;
+	worker_parse_args(&w.conf, argc, argv, &verbose);
+	log_init("ps-worker", verbose);
+	log_route_libevent();
+	ps_blas_init();
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	w.started = w.last_progress = worker_now();
+	if ((w.base = event_base_new()) == NULL)
+		fatalx(EX_OSERR, "cannot create event loop");
+	worker_load(&w);
+	links_open(&w);
+	status = dbpg_run(&w);
+	/* Let the BYE frames leave before closing. */
+	event_base_loop(w.base, EVLOOP_NONBLOCK);
+	links_close(&w);
+	if (w.have_test)
+		evaltest_release(&w.test);
+	plan_release(&w.plan);
+	ps_l1lr_release(&w.lr);
+	ps_dataset_release(&w.ds);
+	ps_ring_release(&w.ring);
+	free(w.gu);
+	free(w.inflight);
+	free(w.objective);
+	event_base_free(w.base);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		fatal(EX_IOERR, "stdout");
+	return status;
+}

@@ -1,0 +1,126 @@
+/*
+ * worker.h: the parts of ps-worker and what they share.
+ *
+ * A worker loads its shard (ps-worker.c), splits its features into blocks
+ * and servers (plan.c), connects to every server of the ring (links.c) and
+ * runs the Delayed Block Proximal Gradient iterations (dbpg.c), scoring a
+ * test shard now and then (evaltest.c).  One thread, one libevent loop; all
+ * computation happens in the main loop, callbacks only record replies.
+ */
+#ifndef PS_WORKER_H
+#define PS_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+
+#include "conn.h"
+#include "dataset.h"
+#include "l1lr.h"
+#include "ring.h"
+#include "wire.h"
+
+struct worker_conf {
+	const char	*ring_path, *shard_path, *test_path;
+	uint32_t	 id, nworkers;
+	double		 lambda;
+	uint32_t	 tau;
+	uint32_t	 nblocks;
+	double		 eps;
+	uint64_t	 max_iter;
+	uint64_t	 seed;
+	double		 timeout;	/* seconds without progress before giving up */
+	double		 beta;		/* row-count factor of the curvature bound */
+	int		 lz4;
+};
+
+/* plan.c: local features by block, then by server, ascending within. */
+struct plan {
+	uint32_t	 nblocks, nservers;
+	size_t		*off;		/* [nblocks * (nservers + 1)] */
+	uint32_t	*feats;		/* local feature indices */
+	uint64_t	*keys;		/* their feature ids, same order */
+};
+
+struct worker;
+
+/* links.c: one connection per server of the ring. */
+struct link {
+	struct worker	*w;
+	uint32_t	 index;
+	const char	*addr;
+	struct ps_conn	*conn;
+	int		 hello_ok;
+	double		 last_rx;	/* when it last sent us anything */
+};
+
+/* dbpg.c: one iteration in flight or finished. */
+struct iter {
+	uint64_t	 t;
+	uint32_t	 block;
+	uint32_t	 pending;	/* servers yet to answer */
+	double		 loss, l1, nnz;	/* as the servers report them */
+};
+
+/* evaltest.c: the test shard and its features split by server. */
+struct evaltest {
+	struct ps_dataset ds;
+	size_t		*off;		/* [nservers + 1] into keys */
+	uint64_t	*keys;		/* test features grouped by server */
+	uint32_t	*local;		/* their local index in ds */
+	float		*w;		/* pulled weights by local index */
+	double		*margin;
+	uint32_t	 pending;
+	double		 l1, nnz;
+};
+
+struct worker {
+	struct worker_conf	 conf;
+	struct event_base	*base;
+	struct event		*tick;
+	struct ps_ring		 ring;
+	struct ps_dataset	 ds;
+	struct ps_l1lr		 lr;
+	struct plan		 plan;
+	struct link		*links;
+	size_t			 nlinks;
+	struct iter		*inflight;	/* [tau + 1], by t % (tau + 1) */
+	double			*objective;	/* by iteration */
+	size_t			 objcap;
+	uint64_t		 t_next;	/* next iteration to start */
+	uint64_t		 t_done;	/* iterations < t_done have finished */
+	uint64_t		 t_printed;	/* iterations < t_printed were reported */
+	float			*gu;		/* push scratch */
+	double			 started, last_progress;
+	int			 have_test;
+	struct evaltest		 test;
+};
+
+/* plan.c */
+void	plan_build(struct plan *pl, const struct ps_dataset *ds,
+	    const struct ps_ring *ring, uint32_t nblocks, uint64_t seed);
+void	plan_release(struct plan *pl);
+uint32_t plan_block_of(const struct plan *pl, uint64_t t, uint64_t seed);
+
+/* links.c */
+void	links_open(struct worker *w);
+void	links_close(struct worker *w);
+void	links_send(struct worker *w, size_t server, const struct ps_msg *m);
+void	links_bytes(const struct worker *w, uint64_t *sent, uint64_t *recv);
+void	links_step(struct worker *w, const char *what);
+
+/* dbpg.c */
+int	dbpg_run(struct worker *w);
+void	dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m);
+
+/* evaltest.c */
+void	evaltest_init(struct worker *w);
+void	evaltest_release(struct evaltest *ev);
+void	evaltest_run(struct worker *w, double *logloss, double *auc);
+void	evaltest_reply(struct worker *w, struct link *l, struct ps_msg *m);
+
+/* ps-worker.c */
+double	worker_now(void);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * keytab.h: an open-addressing hash table from feature id (uint64, never 0)
+ * to a dense slot index, the server's index of the keys it holds.
+ *
+ * Slots are numbered 0, 1, 2, ... in order of insertion and never move, so
+ * callers keep per-key state in parallel arrays of ps_keytab_count() entries
+ * (grow them when ps_keytab_insert() reports a new slot).
+ */
+#ifndef PS_KEYTAB_H
+#define PS_KEYTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ps_keytab {
+	uint64_t	*keys;		/* bucket -> key, 0 = empty */
+	uint32_t	*slots;		/* bucket -> slot index */
+	size_t		 mask;		/* number of buckets - 1 */
+	size_t		 count;		/* keys held */
+	uint64_t	*bykey;		/* slot -> key, in insertion order */
+	size_t		 bykey_cap;
+};
+
+void	ps_keytab_init(struct ps_keytab *t);
+void	ps_keytab_release(struct ps_keytab *t);
+/* Slot of key, or -1 when absent. */
+long	ps_keytab_find(const struct ps_keytab *t, uint64_t key);
+/* Slot of key, inserting it if absent; *created tells which. */
+uint32_t ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created);
+static inline size_t
+ps_keytab_count(const struct ps_keytab *t)
+{
+	return t->count;
+}
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * l1lr.h: the worker's side of l1-regularised logistic regression by the
+ * Delayed Block Proximal Gradient method: a column view of the shard, the
+ * margins m_i = w.x_i of its rows, and per block the gradient and the
+ * diagonal curvature bound that the worker pushes.
+ *
+ * For the features J of one block, with trust radii delta_j (see prox.h):
+ *   r_i = sum_{j in J} |x_ij| delta_j         how far margin i can move
+ *   h_i = max curvature of the loss on [m_i - r_i, m_i + r_i]
+ *   k_i = 1 + beta (|J cap row i| - 1)        how many block features row i
+ *                                             has (beta = 1: a safe bound for
+ *                                             updating them all at once)
+ *   g_j = sum_i x_ij * (-y_i sigma(-y_i m_i)) gradient of the loss
+ *   u_j = sum_i x_ij^2 h_i k_i                curvature bound
+ * The struct owns every array it allocates; the data set stays the caller's.
+ */
+#ifndef PS_L1LR_H
+#define PS_L1LR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dataset.h"
+
+struct ps_l1lr {
+	const struct ps_dataset *ds;	/* the shard, not owned */
+	uint64_t	*colptr;	/* nfeat + 1: column j is [colptr[j], colptr[j+1]) */
+	uint32_t	*colrow;	/* nnz: row of each column entry */
+	float		*colval;	/* nnz: value of each column entry */
+	double		*margin;	/* nrows: m_i */
+	double		*rowloss;	/* nrows: log(1 + exp(-y_i m_i)) */
+	double		 loss;		/* sum of rowloss */
+	float		*w;		/* nfeat: the worker's copy of its weights */
+	double		*trust;		/* nfeat: trust radius delta_j */
+	double		 beta;		/* weight of the row-count factor k_i */
+	/* Scratch for one block: rows it touches, marked by stamp. */
+	double		*rowa, *rowb;	/* nrows */
+	uint32_t	*rowk;		/* nrows */
+	uint32_t	*stamp;		/* nrows */
+	uint32_t	 curstamp;
+	uint32_t	*touched;	/* rows touched by the current block */
+	size_t		 ntouched;
+};
+
+/* Build the column view; all weights 0, trust radii PS_TRUST_INIT. */
+void	ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds,
+	    double beta);
+void	ps_l1lr_release(struct ps_l1lr *lr);
+/*
+ * Gradient and curvature bound of the n local features feats[] into
+ * gu[2k] and gu[2k+1].
+ */
+void	ps_l1lr_block_grad(struct ps_l1lr *lr, const uint32_t *feats,
+	    size_t n, float *gu);
+/*
+ * Take new weights for the n local features feats[]: update margins, row
+ * losses, the total loss and trust radii.  Returns how many weights changed.
+ */
+size_t	ps_l1lr_apply(struct ps_l1lr *lr, const uint32_t *feats, size_t n,
+	    const float *wnew);
+/* Recompute the total loss from scratch (bounds rounding drift). */
+double	ps_l1lr_loss(struct ps_l1lr *lr);
+/* Margins of the rows of another data set under weights given per fid. */
+void	ps_l1lr_margins(const struct ps_dataset *ds, const float *wlocal,
+	    double *margin);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * prox.h: the server-side proximal step of the Delayed Block Proximal
+ * Gradient method for l1-regularised problems.
+ *
+ * Invariants, for one coordinate j with weight w, aggregated gradient G and
+ * curvature bound U (sums over all workers) and trust radius delta:
+ *  1. The step minimises G d + U/2 d^2 + lambda |w + d| over |d| <= delta.
+ *     For this one-dimensional convex problem the constrained minimiser is
+ *     the unconstrained one (soft thresholding) clipped to the interval.
+ *  2. The new weight is rounded to float32, the precision every worker holds,
+ *     and d is recomputed from the rounded value, so servers and workers
+ *     agree on every bit.
+ *  3. The trust radius then becomes max(2 |d|, delta / 2) (Genkin, Lewis and
+ *     Madigan's BBR rule); workers apply the same rule to the weights they
+ *     pull, so both sides hold the same radius without sending it.
+ */
+#ifndef PS_PROX_H
+#define PS_PROX_H
+
+/* Initial trust radius of every coordinate. */
+#define PS_TRUST_INIT	1.0
+
+/* soft_threshold(z, t) = sign(z) max(|z| - t, 0). */
+double	ps_soft_threshold(double z, double t);
+/* One proximal step; returns the new weight and updates *delta. */
+float	ps_prox_step(float w, double g, double u, double lambda, double *delta);
+/* The trust-radius rule of invariant 3, for a step from w_old to w_new. */
+double	ps_trust_next(float w_old, float w_new, double delta);
+
+#endif

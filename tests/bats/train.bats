@@ -1,0 +1,160 @@
+#!/usr/bin/env bats
+# train.bats: end-to-end training against Debian's LIBLINEAR, and the
+# failure cases of a running job (a worker or a server dying, bad input).
+
+load helper
+
+setup_file() {
+	export BATS_FILE_TMPDIR
+	ps_data a9a >/dev/null
+	ps_data w8a >/dev/null
+}
+
+teardown() {
+	ps_reap
+}
+
+# liblinear_ref NAME: LIBLINEAR -s 6 -c 1 -e 0.0001 objective, cached.
+liblinear_ref() {
+	local data="$BATS_FILE_TMPDIR/$1"
+	if [ ! -f "$data.llobj" ]; then
+		liblinear-train -s 6 -c 1 -e 0.0001 "$data" "$data.llmodel" >/dev/null
+		ll_objective "$data.llmodel" "$data" 1 >"$data.llobj"
+	fi
+	cat "$data.llobj"
+}
+
+@test "ps-train matches LIBLINEAR on a9a within 1e-3 (2 servers, 2 workers, tau 0)" {
+	ref=$(liblinear_ref a9a)
+	run ps-train -q -s 2 -w 2 -o "$BATS_TEST_TMPDIR/model" "$BATS_FILE_TMPDIR/a9a"
+	assert_success
+	ours=$(final_objective "$BATS_TEST_TMPDIR/model/progress.tsv")
+	gap=$(rel_gap "$ours" "$ref")
+	echo "ours $ours liblinear $ref gap $gap"
+	awk -v g="$gap" 'BEGIN { exit !(g < 1e-3) }'
+	[ -f "$BATS_TEST_TMPDIR/model/part-0.psm" ]
+	[ -f "$BATS_TEST_TMPDIR/model/part-1.psm" ]
+}
+
+@test "ps-train matches LIBLINEAR on a9a with 1 server, 3 workers, tau 4" {
+	ref=$(liblinear_ref a9a)
+	run ps-train -q -s 1 -w 3 -t 4 -o "$BATS_TEST_TMPDIR/model" "$BATS_FILE_TMPDIR/a9a"
+	assert_success
+	ours=$(final_objective "$BATS_TEST_TMPDIR/model/progress.tsv")
+	gap=$(rel_gap "$ours" "$ref")
+	echo "ours $ours liblinear $ref gap $gap"
+	awk -v g="$gap" 'BEGIN { exit !(g < 1e-3) }'
+}
+
+@test "ps-train matches LIBLINEAR on w8a with 3 servers, 1 worker, tau 2" {
+	ref=$(liblinear_ref w8a)
+	run ps-train -q -s 3 -w 1 -t 2 -o "$BATS_TEST_TMPDIR/model" "$BATS_FILE_TMPDIR/w8a"
+	assert_success
+	ours=$(final_objective "$BATS_TEST_TMPDIR/model/progress.tsv")
+	gap=$(rel_gap "$ours" "$ref")
+	echo "ours $ours liblinear $ref gap $gap"
+	awk -v g="$gap" 'BEGIN { exit !(g < 1e-3) }'
+}
+
+@test "the exported model scores like LIBLINEAR's on the test rows" {
+	run ps-train -q -s 2 -w 2 -o "$BATS_TEST_TMPDIR/model" "$BATS_FILE_TMPDIR/w8a"
+	assert_success
+	run ps-ckpt export -f liblinear -o "$BATS_TEST_TMPDIR/m.liblinear" "$BATS_TEST_TMPDIR/model"
+	assert_success
+	run liblinear-predict "$BATS_FILE_TMPDIR/w8a" "$BATS_TEST_TMPDIR/m.liblinear" "$BATS_TEST_TMPDIR/pred"
+	assert_success
+	acc=$(echo "$output" | sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p')
+	echo "accuracy $acc"
+	awk -v a="$acc" 'BEGIN { exit !(a > 97) }'
+}
+
+@test "progress TSV has a header, increasing iterations and test metrics" {
+	head -n 3000 "$BATS_FILE_TMPDIR/a9a" > "$BATS_TEST_TMPDIR/train"
+	tail -n 1000 "$BATS_FILE_TMPDIR/a9a" > "$BATS_TEST_TMPDIR/test"
+	run ps-train -s 1 -w 2 -T "$BATS_TEST_TMPDIR/test" -o "$BATS_TEST_TMPDIR/model" "$BATS_TEST_TMPDIR/train"
+	assert_success
+	assert_line --index 0 --regexp '^iter	secs	objective	rel_change	nnz	bytes_sent	bytes_recv	test_logloss	test_auc$'
+	tsv="$BATS_TEST_TMPDIR/model/progress.tsv"
+	awk -F'\t' 'NR > 1 && $1 != NR - 2 { exit 1 }' "$tsv"
+	auc=$(tail -n 1 "$tsv" | cut -f 9)
+	echo "auc $auc"
+	awk -v a="$auc" 'BEGIN { exit !(a > 0.85 && a <= 1) }'
+}
+
+@test "a worker killed mid-run stops the job with a message naming it" {
+	start_servers 2
+	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$BATS_FILE_TMPDIR/a9a"
+	ps_start_daemon "$BATS_TEST_TMPDIR/w0.tsv" ps-worker -r "$BATS_TEST_TMPDIR/ring" \
+	    -i 0 -n 2 -b 14 -e 0 -m 1000000 "$BATS_TEST_TMPDIR/train-0.pss"
+	w0=$PS_LAST_PID
+	ps_start_daemon "$BATS_TEST_TMPDIR/w1.tsv" ps-worker -r "$BATS_TEST_TMPDIR/ring" \
+	    -i 1 -n 2 -b 14 -e 0 -m 1000000 "$BATS_TEST_TMPDIR/train-1.pss"
+	w1=$PS_LAST_PID
+	ps_wait_line "$BATS_TEST_TMPDIR/w0.tsv" '^20	' 20
+	kill -9 "$w1"
+	ps_wait_pid "$w0" 10
+	[ "$PS_WAIT_STATUS" -ne 0 ]
+	grep -q 'worker 1 .* went away' "$BATS_TEST_TMPDIR/w0.tsv.err"
+	# The servers keep serving.
+	kill -0 ${SERVER_PIDS%% *}
+}
+
+@test "a server killed mid-run makes the workers exit, naming it" {
+	start_servers 2
+	ps-shard-data -q -n 1 -o "$BATS_TEST_TMPDIR/train" "$BATS_FILE_TMPDIR/a9a"
+	ps_start_daemon "$BATS_TEST_TMPDIR/w0.tsv" ps-worker -r "$BATS_TEST_TMPDIR/ring" \
+	    -b 14 -e 0 -m 1000000 "$BATS_TEST_TMPDIR/train-0.pss"
+	w0=$PS_LAST_PID
+	ps_wait_line "$BATS_TEST_TMPDIR/w0.tsv" '^20	' 20
+	victim=$(echo $SERVER_PIDS | cut -d' ' -f2)
+	kill -9 "$victim"
+	ps_wait_pid "$w0" 10
+	[ "$PS_WAIT_STATUS" -eq 69 ]
+	grep -q 'server 1 (127.0.0.1:[0-9]*) went away' "$BATS_TEST_TMPDIR/w0.tsv.err"
+}
+
+@test "a worker refuses a corrupt shard with the reason" {
+	start_servers 1
+	ps-shard-data -q -n 1 -o "$BATS_TEST_TMPDIR/train" "$BATS_FILE_TMPDIR/a9a"
+	f="$BATS_TEST_TMPDIR/train-0.pss"
+	size=$(stat -c %s "$f")
+	printf '\377' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+	run ps-worker -r "$BATS_TEST_TMPDIR/ring" "$f"
+	assert_failure 65
+	assert_output --partial "$f"
+}
+
+@test "ps-train on malformed data exits 65 and leaves no model" {
+	printf '+1 1:1 2:x\n' > "$BATS_TEST_TMPDIR/bad"
+	run ps-train -q -o "$BATS_TEST_TMPDIR/model" "$BATS_TEST_TMPDIR/bad"
+	assert_failure 65
+	assert_output --partial 'bad:1:'
+	[ ! -e "$BATS_TEST_TMPDIR/model" ]
+}
+
+@test "ps-train and ps-worker reject bad command lines with 64" {
+	run ps-train -s x foo
+	assert_failure 64
+	assert_output --partial 'usage: ps-train'
+	run ps-worker -t -1 -r ring shard
+	assert_failure 64
+	assert_output --partial 'usage: ps-worker'
+	run ps-worker shard
+	assert_failure 64
+	run ps-train -h
+	assert_success
+	assert_output --partial 'usage: ps-train'
+}
+
+@test "tau 0 with a fixed seed gives the same model twice" {
+	head -n 4000 "$BATS_FILE_TMPDIR/a9a" > "$BATS_TEST_TMPDIR/train"
+	run ps-train -q -s 2 -w 2 -o "$BATS_TEST_TMPDIR/m1" "$BATS_TEST_TMPDIR/train"
+	assert_success
+	run ps-train -q -s 2 -w 2 -o "$BATS_TEST_TMPDIR/m2" "$BATS_TEST_TMPDIR/train"
+	assert_success
+	ps-ckpt dump "$BATS_TEST_TMPDIR/m1" > "$BATS_TEST_TMPDIR/d1"
+	ps-ckpt dump "$BATS_TEST_TMPDIR/m2" > "$BATS_TEST_TMPDIR/d2"
+	[ -s "$BATS_TEST_TMPDIR/d1" ]
+	cmp "$BATS_TEST_TMPDIR/d1" "$BATS_TEST_TMPDIR/d2"
+	[ "$(final_objective "$BATS_TEST_TMPDIR/m1/progress.tsv")" = "$(final_objective "$BATS_TEST_TMPDIR/m2/progress.tsv")" ]
+}

@@ -1,0 +1,176 @@
+/*
+ * test_core.c: unit tests of the algorithm core: soft thresholding and the
+ * trust-region proximal step, the key hash and key table, AUC and log loss.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "keyhash.h"
+#include "keytab.h"
+#include "logistic.h"
+#include "metrics.h"
+#include "prox.h"
+
+static void
+test_soft_threshold(void **state)
+{
+	assert_true(ps_soft_threshold(3, 1) == 2);
+	assert_true(ps_soft_threshold(-3, 1) == -2);
+	assert_true(ps_soft_threshold(0.5, 1) == 0);
+	assert_true(ps_soft_threshold(-1, 1) == 0);
+}
+
+/* Brute-force minimiser of g d + u/2 d^2 + lambda |w + d| over |d| <= delta. */
+static double
+prox_brute(double w, double g, double u, double lambda, double delta)
+{
+	double best = 0, bestf = INFINITY, d;
+	int i;
+
+	for (i = -200000; i <= 200000; i++) {
+		double f;
+
+		d = delta * i / 200000.0;
+		f = g * d + u / 2 * d * d + lambda * fabs(w + d);
+		if (f < bestf) {
+			bestf = f;
+			best = d;
+		}
+	}
+	return w + best;
+}
+
+static void
+test_prox_matches_brute_force(void **state)
+{
+	static const double cases[][5] = {	/* w, g, u, lambda, delta */
+		{ 0, -3, 2, 1, 10 }, { 0, 0.5, 2, 1, 10 }, { 1, 4, 1, 1, 10 },
+		{ -2, -1, 3, 0.5, 10 }, { 0.5, -10, 1, 1, 0.25 },
+		{ 0, 5, 0.1, 1, 1 }, { 2, 0, 1, 3, 10 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double delta = cases[i][4];
+		float got = ps_prox_step((float)cases[i][0], cases[i][1],
+		    cases[i][2], cases[i][3], &delta);
+		double want = prox_brute(cases[i][0], cases[i][1], cases[i][2],
+		    cases[i][3], cases[i][4]);
+
+		assert_true(fabs(got - want) < 1e-4);
+		assert_true(delta >= cases[i][4] / 2);
+	}
+}
+
+static void
+test_prox_trust_rule(void **state)
+{
+	double delta = 1;
+	float w = ps_prox_step(0, -100, 1, 1, &delta);
+
+	assert_true(w == 1.0f);		/* clipped to the radius */
+	assert_true(delta == 2);	/* max(2 |d|, delta / 2) */
+	w = ps_prox_step(w, 0, 1, 0, &delta);
+	assert_true(w == 1.0f);		/* no gradient, no penalty: stays */
+	assert_true(delta == 1);	/* halves */
+	assert_true(ps_prox_step(0.0f, 0, 0, 1, &delta) == 0.0f);
+}
+
+static void
+test_keyhash_bijection(void **state)
+{
+	uint64_t x = 1;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		assert_true(ps_key_unmix(ps_key_mix(x)) == x);
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	}
+	assert_true(ps_key_mix(1) != ps_key_mix(2));
+}
+
+static void
+test_keytab(void **state)
+{
+	struct ps_keytab t;
+	uint64_t k;
+	int created;
+
+	ps_keytab_init(&t);
+	for (k = 1; k <= 100000; k++) {
+		assert_int_equal(ps_keytab_insert(&t, k * 7919, &created), k - 1);
+		assert_true(created);
+	}
+	assert_int_equal(ps_keytab_count(&t), 100000);
+	for (k = 1; k <= 100000; k++) {
+		assert_int_equal(ps_keytab_find(&t, k * 7919), (long)(k - 1));
+		assert_int_equal(ps_keytab_insert(&t, k * 7919, &created), k - 1);
+		assert_false(created);
+		assert_true(t.bykey[k - 1] == k * 7919);
+	}
+	assert_int_equal(ps_keytab_find(&t, 3), -1);
+	ps_keytab_release(&t);
+}
+
+static void
+test_auc(void **state)
+{
+	const double m[] = { 0.1, 0.4, 0.35, 0.8 };
+	const int8_t y[] = { -1, -1, 1, 1 };
+	const double tie[] = { 1, 1, 1, 1 };
+	const int8_t one[] = { 1, 1, 1, 1 };
+
+	assert_true(fabs(ps_auc(m, y, 4) - 0.75) < 1e-12);
+	assert_true(fabs(ps_auc(tie, y, 4) - 0.5) < 1e-12);
+	assert_true(isnan(ps_auc(m, one, 4)));
+}
+
+static void
+test_logistic(void **state)
+{
+	const double z[] = { -800, -3, 0, 2.5, 800 };
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		double l = ps_logistic_loss(z[i]);
+
+		assert_true(isfinite(l) && l >= 0);
+		if (fabs(z[i]) < 30)
+			assert_true(fabs(l - log(1 + exp(-z[i]))) < 1e-12);
+	}
+	assert_true(fabs(ps_logistic_loss(0) - log(2)) < 1e-15);
+	assert_true(fabs(ps_sigmoid_neg(0) - 0.5) < 1e-15);
+	assert_true(ps_logistic_curv_bound(0.5, 1) == 0.25);
+	assert_true(fabs(ps_logistic_curv_bound(3, 1) -
+	    exp(-2) / ((1 + exp(-2)) * (1 + exp(-2)))) < 1e-15);
+	{
+		const double m[] = { 0 };
+		const int8_t y[] = { 1 };
+
+		assert_true(fabs(ps_logloss(m, y, 1) - log(2)) < 1e-15);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_soft_threshold),
+		cmocka_unit_test(test_prox_matches_brute_force),
+		cmocka_unit_test(test_prox_trust_rule),
+		cmocka_unit_test(test_keyhash_bijection),
+		cmocka_unit_test(test_keytab),
+		cmocka_unit_test(test_auc),
+		cmocka_unit_test(test_logistic),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,166 @@
+/*
+ * test_l1lr.c: unit tests of the worker-side l1-LR computations on a small
+ * random data set: the block gradient against finite differences, the
+ * curvature bound as a true majoriser inside the trust region, and margin
+ * and loss bookkeeping after an update.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "l1lr.h"
+#include "xmalloc.h"
+
+#define NROWS	60
+#define NFEAT	12
+
+/* A random data set with about half the entries present. */
+static void
+make_data(struct ps_dataset *ds, unsigned seed)
+{
+	size_t i, j, k = 0;
+
+	srand(seed);
+	memset(ds, 0, sizeof *ds);
+	ds->nrows = NROWS;
+	ds->nfeat = NFEAT;
+	ds->fids = xcalloc(NFEAT, sizeof *ds->fids);
+	ds->y = xcalloc(NROWS, sizeof *ds->y);
+	ds->rowptr = xcalloc(NROWS + 1, sizeof *ds->rowptr);
+	ds->col = xcalloc(NROWS * NFEAT, sizeof *ds->col);
+	ds->val = xcalloc(NROWS * NFEAT, sizeof *ds->val);
+	for (j = 0; j < NFEAT; j++)
+		ds->fids[j] = 3 * j + 1;
+	for (i = 0; i < NROWS; i++) {
+		ds->y[i] = rand() % 2 ? 1 : -1;
+		for (j = 0; j < NFEAT; j++) {
+			if (rand() % 2)
+				continue;
+			ds->col[k] = (uint32_t)j;
+			ds->val[k++] = (float)(rand() % 2000) / 1000.0f - 1;
+		}
+		ds->rowptr[i + 1] = k;
+	}
+	ds->nnz = k;
+}
+
+static void
+free_data(struct ps_dataset *ds)
+{
+	free(ds->fids);
+	free(ds->y);
+	free(ds->rowptr);
+	free(ds->col);
+	free(ds->val);
+}
+
+/* Loss of the data set at weights w (dense, by local index). */
+static double
+loss_at(const struct ps_dataset *ds, const double *w)
+{
+	double sum = 0;
+	size_t i;
+	uint64_t k;
+
+	for (i = 0; i < ds->nrows; i++) {
+		double m = 0, z;
+
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++)
+			m += ds->val[k] * w[ds->col[k]];
+		z = ds->y[i] * m;
+		sum += z > 0 ? log1p(exp(-z)) : -z + log1p(exp(z));
+	}
+	return sum;
+}
+
+static void
+test_gradient(void **state)
+{
+	struct ps_dataset ds;
+	struct ps_l1lr lr;
+	uint32_t feats[NFEAT];
+	float gu[2 * NFEAT], wnew[NFEAT];
+	double w[NFEAT], h = 1e-6;
+	size_t j;
+
+	make_data(&ds, 1);
+	ps_l1lr_init(&lr, &ds, 1);
+	for (j = 0; j < NFEAT; j++) {
+		feats[j] = (uint32_t)j;
+		wnew[j] = (float)(0.1 * ((int)j - 5));
+		w[j] = wnew[j];
+	}
+	ps_l1lr_apply(&lr, feats, NFEAT, wnew);
+	assert_true(fabs(lr.loss - loss_at(&ds, w)) < 1e-9);
+	assert_true(fabs(ps_l1lr_loss(&lr) - loss_at(&ds, w)) < 1e-9);
+	ps_l1lr_block_grad(&lr, feats, NFEAT, gu);
+	for (j = 0; j < NFEAT; j++) {
+		double fd;
+
+		w[j] += h;
+		fd = loss_at(&ds, w);
+		w[j] -= 2 * h;
+		fd = (fd - loss_at(&ds, w)) / (2 * h);
+		w[j] += h;
+		assert_true(fabs(fd - gu[2 * j]) < 1e-4 * (1 + fabs(fd)));
+		assert_true(gu[2 * j + 1] > 0);
+	}
+	ps_l1lr_release(&lr);
+	free_data(&ds);
+}
+
+/*
+ * With beta = 1 the bound majorises: for any step d with |d_j| <= delta_j,
+ * loss(w + d) <= loss(w) + g.d + 1/2 sum u_j d_j^2.
+ */
+static void
+test_majoriser(void **state)
+{
+	struct ps_dataset ds;
+	struct ps_l1lr lr;
+	uint32_t feats[NFEAT];
+	float gu[2 * NFEAT];
+	double w[NFEAT], l0, model;
+	size_t j;
+	int trial;
+
+	make_data(&ds, 2);
+	ps_l1lr_init(&lr, &ds, 1);
+	for (j = 0; j < NFEAT; j++) {
+		feats[j] = (uint32_t)j;
+		w[j] = 0;
+	}
+	ps_l1lr_block_grad(&lr, feats, NFEAT, gu);
+	l0 = loss_at(&ds, w);
+	for (trial = 0; trial < 200; trial++) {
+		double d[NFEAT];
+
+		model = l0;
+		for (j = 0; j < NFEAT; j++) {
+			d[j] = lr.trust[j] * ((double)(rand() % 2001) / 1000 - 1);
+			model += gu[2 * j] * d[j] + gu[2 * j + 1] * d[j] * d[j] / 2;
+		}
+		assert_true(loss_at(&ds, d) <= model + 1e-4);
+	}
+	ps_l1lr_release(&lr);
+	free_data(&ds);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gradient),
+		cmocka_unit_test(test_majoriser),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
