@@ -54,6 +54,7 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta)
 	l1lr_columns(lr);
 	lr->margin = xcalloc(ds->nrows, sizeof *lr->margin);
 	lr->rowloss = xcalloc(ds->nrows, sizeof *lr->rowloss);
+	lr->rowexp = xcalloc(ds->nrows, sizeof *lr->rowexp);
 	lr->w = xcalloc(ds->nfeat, sizeof *lr->w);
 	lr->trust = xcalloc(ds->nfeat, sizeof *lr->trust);
 	for (i = 0; i < ds->nfeat; i++)
@@ -74,6 +75,7 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	free(lr->colval);
 	free(lr->margin);
 	free(lr->rowloss);
+	free(lr->rowexp);
 	free(lr->w);
 	free(lr->trust);
 	free(lr->rowa);
@@ -84,14 +86,24 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	memset(lr, 0, sizeof *lr);
 }
 
+/* Refresh row i's cached exp(-|m_i|) and loss; return the new loss. */
+static inline double
+l1lr_row_update(struct ps_l1lr *lr, size_t i)
+{
+	double m = lr->margin[i], e = exp(-fabs(m)), z = lr->ds->y[i] * m;
+
+	lr->rowexp[i] = e;
+	lr->rowloss[i] = log1p(e) + (z < 0 ? -z : 0);
+	return lr->rowloss[i];
+}
+
 double
 ps_l1lr_loss(struct ps_l1lr *lr)
 {
-	const int8_t *y = lr->ds->y;
 	size_t i;
 
 	for (i = 0; i < lr->ds->nrows; i++)
-		lr->rowloss[i] = ps_logistic_loss(y[i] * lr->margin[i]);
+		l1lr_row_update(lr, i);
 	/* Every row loss is positive, so their sum is their absolute sum. */
 	lr->loss = lr->ds->nrows == 0 ? 0 :
 	    cblas_dasum((int)lr->ds->nrows, lr->rowloss, 1);
@@ -152,11 +164,13 @@ l1lr_block_rowcoef(struct ps_l1lr *lr)
 
 	for (t = 0; t < lr->ntouched; t++) {
 		uint32_t i = lr->touched[t];
-		double m = lr->margin[i];
+		double e = lr->rowexp[i];
 		double kfac = 1 + lr->beta * ((double)lr->rowk[i] - 1);
+		/* sigma(-y m) from e = exp(-|m|): e/(1+e) if y m > 0, else 1/(1+e) */
+		double s = (y[i] * lr->margin[i] > 0 ? e : 1) / (1 + e);
 
-		lr->rowb[i] = -y[i] * ps_sigmoid_neg(y[i] * m);
-		lr->rowa[i] = ps_logistic_curv_bound(m, lr->rowa[i]) * kfac;
+		lr->rowb[i] = -y[i] * s;
+		lr->rowa[i] = ps_logistic_curv_bound_e(e, lr->rowa[i]) * kfac;
 	}
 }
 
@@ -189,7 +203,6 @@ size_t
 ps_l1lr_apply(struct ps_l1lr *lr, const uint32_t *feats, size_t n,
     const float *wnew)
 {
-	const int8_t *y = lr->ds->y;
 	size_t f, t, changed = 0;
 	uint64_t k;
 
@@ -212,10 +225,9 @@ ps_l1lr_apply(struct ps_l1lr *lr, const uint32_t *feats, size_t n,
 	}
 	for (t = 0; t < lr->ntouched; t++) {
 		uint32_t i = lr->touched[t];
-		double l = ps_logistic_loss(y[i] * lr->margin[i]);
+		double old = lr->rowloss[i];
 
-		lr->loss += l - lr->rowloss[i];
-		lr->rowloss[i] = l;
+		lr->loss += l1lr_row_update(lr, i) - old;
 	}
 	return changed;
 }

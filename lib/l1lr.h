@@ -29,6 +29,7 @@ struct ps_l1lr {
 	float		*colval;	/* nnz: value of each column entry */
 	double		*margin;	/* nrows: m_i */
 	double		*rowloss;	/* nrows: log(1 + exp(-y_i m_i)) */
+	double		*rowexp;	/* nrows: exp(-|m_i|) */
 	double		 loss;		/* sum of rowloss */
 	float		*w;		/* nfeat: the worker's copy of its weights */
 	double		*trust;		/* nfeat: trust radius delta_j */

@@ -4,7 +4,7 @@
  *
  * For a row with label y in {-1,+1} and margin m = w.x, the loss is
  * log(1 + exp(-y m)); its derivative in m is -y * sigma(-y m) and its second
- * derivative sigma(m) * (1 - sigma(m)).
+ * derivative sigma(m) * (1 - sigma(m)), at most 1/4.
  */
 #ifndef PS_LOGISTIC_H
 #define PS_LOGISTIC_H
@@ -20,31 +20,23 @@ ps_logistic_loss(double z)
 	return -z + log1p(exp(z));
 }
 
-/* sigma(-z) = 1 / (1 + exp(z)). */
-static inline double
-ps_sigmoid_neg(double z)
-{
-	if (z > 0) {
-		double e = exp(-z);
-		return e / (1 + e);
-	}
-	return 1 / (1 + exp(z));
-}
-
 /*
  * The largest second derivative of the logistic loss over margins in
- * [m - r, m + r]: 1/4 if the interval holds 0, else sigma'(|m| - r).  This
- * is what makes a step inside a trust region of radius r a true majoriser.
+ * [m - r, m + r] is 1/4 if the interval holds 0, else sigma'(|m| - r) =
+ * x / (1 + x)^2 with x = exp(-|m|) exp(r): a step inside a trust region of
+ * radius r is then bounded by a true majoriser.  This computes it from
+ * e = exp(-|m|) without calling exp() when r <= 1: there exp(r) <= 1 + r +
+ * r^2, and x / (1 + x)^2 grows on [0, 1], so the larger x still bounds the
+ * curvature from above.
  */
 static inline double
-ps_logistic_curv_bound(double m, double r)
+ps_logistic_curv_bound_e(double e, double r)
 {
-	double a = fabs(m) - r, e;
+	double x = e * (r <= 1 ? 1 + r + r * r : exp(r));
 
-	if (a <= 0)
+	if (x >= 1)
 		return 0.25;
-	e = exp(-a);
-	return e / ((1 + e) * (1 + e));
+	return x / ((1 + x) * (1 + x));
 }
 
 #endif

@@ -147,10 +147,20 @@ test_logistic(void **state)
 			assert_true(fabs(l - log(1 + exp(-z[i]))) < 1e-12);
 	}
 	assert_true(fabs(ps_logistic_loss(0) - log(2)) < 1e-15);
-	assert_true(fabs(ps_sigmoid_neg(0) - 0.5) < 1e-15);
-	assert_true(ps_logistic_curv_bound(0.5, 1) == 0.25);
-	assert_true(fabs(ps_logistic_curv_bound(3, 1) -
-	    exp(-2) / ((1 + exp(-2)) * (1 + exp(-2)))) < 1e-15);
+	/* The cheap curvature bound is above the exact one, and 1/4 at most. */
+	{
+		double m, r;
+
+		for (m = 0; m < 20; m += 0.37)
+			for (r = 0; r < 3; r += 0.11) {
+				double a = m - r, ex = exp(-a), exact;
+				double got = ps_logistic_curv_bound_e(exp(-m), r);
+
+				exact = a <= 0 ? 0.25 : ex / ((1 + ex) * (1 + ex));
+				assert_true(got >= exact * (1 - 1e-12));
+				assert_true(got <= 0.25);
+			}
+	}
 	{
 		const double m[] = { 0 };
 		const int8_t y[] = { 1 };

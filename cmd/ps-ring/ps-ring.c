@@ -1,0 +1,388 @@
+/*
+ * ps-ring.c: create, show and query ring files (pskit-ring(5)).
+ *
+ * A table of subcommands in the style of git builtins; each parses its own
+ * options and calls into lib/ring.c.  show separates what is shown from how
+ * through a small output vtable (TSV or JSON lines).
+ */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdnoreturn.h>
+#include <sysexits.h>
+
+#include "ring.h"
+
+static const char usage_text[] =
+"usage: ps-ring [-hV] command [argument ...]\n"
+"       ps-ring init [-v vnodes] [-k replicas] [-o ringfile] host:port ...\n"
+"       ps-ring show [-j] ringfile\n"
+"       ps-ring lookup ringfile [fid ...]\n";
+
+/* Print the usage (and help for status 0) and exit. */
+static noreturn void
+usage(int status)
+{
+	fputs(usage_text, status == 0 ? stdout : stderr);
+	if (status == 0)
+		fputs("\n"
+		    "  init    write a ring over these servers (to stdout without -o)\n"
+		    "          -v vnodes   points per server (default 64)\n"
+		    "          -k replicas extra copies of each segment (default 0)\n"
+		    "  show    print segments and each server's share; -j for JSON lines\n"
+		    "  lookup  print fid, server id and address for each feature id\n"
+		    "          (read one per line from stdin when none are given)\n"
+		    "  -V, --version  print the version and exit\n"
+		    "  -h, --help     print this help and exit\n"
+		    "\nexample: ps-ring init -o ring 127.0.0.1:7001 127.0.0.1:7002\n",
+		    stdout);
+	exit(status);
+}
+
+/* Parse a decimal number in [lo, hi] or exit with a usage error. */
+static uint32_t
+parse_count(const char *s, const char *what, uint32_t lo, uint32_t hi)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v < lo ||
+	    v > hi) {
+		warnx("invalid %s '%s' (expected %u-%u)", what, s, lo, hi);
+		usage(EX_USAGE);
+	}
+	return (uint32_t)v;
+}
+
+/* Exit 74 if anything written to stdout was lost. */
+static int
+finish_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		err(EX_IOERR, "cannot write to stdout");
+	return 0;
+}
+
+/* Load a ring or exit 65 (bad contents) or 66 (cannot open). */
+static void
+load_or_exit(const char *path, struct ps_ring *r)
+{
+	char msg[1024];
+	int rc;
+
+	if ((rc = ps_ring_load(path, r, msg, sizeof msg)) != 0)
+		errx(rc == PS_RING_EDATA ? EX_DATAERR : EX_NOINPUT, "%s", msg);
+}
+
+/* ps-ring init: build a ring over the given addresses and write it. */
+static int
+cmd_init(int argc, char **argv)
+{
+	uint32_t vnodes = 64, replicas = 0;
+	const char *out = "-";
+	struct ps_ring r;
+	char msg[1024];
+	int ch;
+
+	while ((ch = getopt(argc, argv, "+hk:o:v:")) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(0);
+		case 'k':
+			replicas = parse_count(optarg, "replicas", 0,
+			    PS_RING_MAX_SERVERS - 1);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'v':
+			vnodes = parse_count(optarg, "vnodes", 1,
+			    PS_RING_MAX_VNODES);
+			break;
+		default:
+			usage(EX_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage(EX_USAGE);
+	if (ps_ring_build(&r, (const char *const *)argv, (size_t)argc, vnodes,
+	    replicas, msg, sizeof msg) != 0) {
+		warnx("%s", msg);
+		usage(EX_USAGE);
+	}
+	if (ps_ring_save(out, &r, msg, sizeof msg) != 0)
+		errx(EX_CANTCREAT, "%s", msg);
+	ps_ring_release(&r);
+	return finish_stdout();
+}
+
+/* How show prints: one callback per kind of line. */
+struct show_ops {
+	void	(*ring)(const struct ps_ring *);
+	void	(*segment)(const struct ps_ring *, uint64_t, uint64_t, size_t,
+		    const size_t *, size_t);
+	void	(*server)(const struct ps_ring *, size_t, size_t, double);
+};
+
+/* TSV: "ring VERSION VNODES REPLICAS SERVERS". */
+static void
+tsv_ring(const struct ps_ring *r)
+{
+	printf("ring\t%u\t%u\t%u\t%zu\n", r->version, r->vnodes, r->replicas,
+	    r->nservers);
+}
+
+/* TSV: "segment START END ID ADDR REPLICA-IDS". */
+static void
+tsv_segment(const struct ps_ring *r, uint64_t start, uint64_t end,
+    size_t server, const size_t *rep, size_t nrep)
+{
+	size_t i;
+
+	printf("segment\t%016llx\t%016llx\t%u\t%s\t",
+	    (unsigned long long)start, (unsigned long long)end,
+	    r->servers[server].id, r->servers[server].addr);
+	for (i = 0; i < nrep; i++)
+		printf("%s%u", i ? "," : "", r->servers[rep[i]].id);
+	printf("%s\n", nrep ? "" : "-");
+}
+
+/* TSV: "server ID ADDR POINTS SHARE". */
+static void
+tsv_server(const struct ps_ring *r, size_t s, size_t points, double share)
+{
+	printf("server\t%u\t%s\t%zu\t%.6f\n", r->servers[s].id,
+	    r->servers[s].addr, points, share);
+}
+
+/* JSON line for the ring itself. */
+static void
+json_ring(const struct ps_ring *r)
+{
+	printf("{\"type\":\"ring\",\"format\":%u,\"version\":%u,\"vnodes\":%u,"
+	    "\"replicas\":%u,\"servers\":%zu}\n", r->format, r->version,
+	    r->vnodes, r->replicas, r->nservers);
+}
+
+/* JSON line for a segment; addresses need no escaping (see ring.c). */
+static void
+json_segment(const struct ps_ring *r, uint64_t start, uint64_t end,
+    size_t server, const size_t *rep, size_t nrep)
+{
+	size_t i;
+
+	printf("{\"type\":\"segment\",\"start\":\"%016llx\",\"end\":\"%016llx\","
+	    "\"server\":%u,\"addr\":\"%s\",\"replicas\":[",
+	    (unsigned long long)start, (unsigned long long)end,
+	    r->servers[server].id, r->servers[server].addr);
+	for (i = 0; i < nrep; i++)
+		printf("%s%u", i ? "," : "", r->servers[rep[i]].id);
+	printf("]}\n");
+}
+
+/* JSON line for a server's summary. */
+static void
+json_server(const struct ps_ring *r, size_t s, size_t points, double share)
+{
+	printf("{\"type\":\"server\",\"id\":%u,\"addr\":\"%s\",\"points\":%zu,"
+	    "\"share\":%.6f}\n", r->servers[s].id, r->servers[s].addr, points,
+	    share);
+}
+
+static const struct show_ops show_tsv = { tsv_ring, tsv_segment, tsv_server };
+static const struct show_ops show_json = { json_ring, json_segment,
+    json_server };
+
+/* Print every non-empty segment and add its size to its owner's share. */
+static void
+show_segments(const struct ps_ring *r, const struct show_ops *ops,
+    double *share)
+{
+	size_t i, nrep, rep[PS_RING_MAX_SERVERS];
+
+	for (i = 0; i < r->npoints; i++) {
+		const struct ps_ring_point *pt = &r->points[i];
+		uint64_t prev = r->points[(i + r->npoints - 1) % r->npoints].pos;
+		double size = r->npoints == 1 ? 18446744073709551616.0 :
+		    (double)(pt->pos - prev);
+
+		if (r->npoints > 1 && pt->pos == prev)
+			continue;
+		nrep = ps_ring_point_replicas(r, i, rep, PS_RING_MAX_SERVERS);
+		ops->segment(r, prev + 1, pt->pos, pt->server, rep + 1,
+		    nrep - 1);
+		share[pt->server] += size / 18446744073709551616.0;
+	}
+}
+
+/* ps-ring show: segments and per-server shares. */
+static int
+cmd_show(int argc, char **argv)
+{
+	const struct show_ops *ops = &show_tsv;
+	struct ps_ring r;
+	double *share;
+	size_t s;
+	int ch;
+
+	while ((ch = getopt(argc, argv, "+hj")) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(0);
+		case 'j':
+			ops = &show_json;
+			break;
+		default:
+			usage(EX_USAGE);
+		}
+	}
+	if (argc - optind != 1)
+		usage(EX_USAGE);
+	load_or_exit(argv[optind], &r);
+	if ((share = calloc(r.nservers, sizeof *share)) == NULL)
+		err(EX_OSERR, "calloc");
+	ops->ring(&r);
+	show_segments(&r, ops, share);
+	for (s = 0; s < r.nservers; s++)
+		ops->server(&r, s, r.vnodes, share[s]);
+	free(share);
+	ps_ring_release(&r);
+	return finish_stdout();
+}
+
+/* Parse a feature id: decimal, 1 to 2^64-1. */
+static int
+parse_fid(const char *s, uint64_t *fid)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end != '\0' || errno != 0 || v == 0)
+		return -1;
+	*fid = v;
+	return 0;
+}
+
+/* Print one lookup result. */
+static void
+lookup_print(const struct ps_ring *r, uint64_t fid)
+{
+	size_t s = ps_ring_lookup(r, fid);
+
+	printf("%llu\t%u\t%s\n", (unsigned long long)fid, r->servers[s].id,
+	    r->servers[s].addr);
+}
+
+/* Look up feature ids read from stdin, one per line. */
+static void
+lookup_stdin(const struct ps_ring *r)
+{
+	char buf[64];
+	unsigned long line = 0;
+	uint64_t fid;
+	size_t len;
+
+	while (fgets(buf, sizeof buf, stdin) != NULL) {
+		line++;
+		len = strlen(buf);
+		if (len > 0 && buf[len - 1] != '\n' && !feof(stdin))
+			errx(EX_DATAERR, "<stdin>:%lu: line too long", line);
+		buf[strcspn(buf, "\r\n")] = '\0';
+		if (parse_fid(buf, &fid) != 0)
+			errx(EX_DATAERR, "<stdin>:%lu: invalid feature id '%s'",
+			    line, buf);
+		lookup_print(r, fid);
+	}
+	if (ferror(stdin))
+		err(EX_IOERR, "cannot read stdin");
+}
+
+/* ps-ring lookup: map feature ids to servers. */
+static int
+cmd_lookup(int argc, char **argv)
+{
+	struct ps_ring r;
+	uint64_t fid;
+	int ch, i;
+
+	while ((ch = getopt(argc, argv, "+h")) != -1) {
+		if (ch == 'h')
+			usage(0);
+		usage(EX_USAGE);
+	}
+	if (argc - optind < 1)
+		usage(EX_USAGE);
+	for (i = optind + 1; i < argc; i++)
+		if (parse_fid(argv[i], &fid) != 0) {
+			warnx("invalid feature id '%s'", argv[i]);
+			usage(EX_USAGE);
+		}
+	load_or_exit(argv[optind], &r);
+	if (argc - optind == 1)
+		lookup_stdin(&r);
+	for (i = optind + 1; i < argc; i++) {
+		parse_fid(argv[i], &fid);
+		lookup_print(&r, fid);
+	}
+	ps_ring_release(&r);
+	return finish_stdout();
+}
+
+static const struct command {
+	const char	*name;
+	int		(*fn)(int, char **);
+} commands[] = {
+	{ "init", cmd_init },
+	{ "show", cmd_show },
+	{ "lookup", cmd_lookup },
+};
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	size_t i;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(0);
+		case 'V':
+			printf("ps-ring %s\n", PACKAGE_VERSION);
+			return finish_stdout();
+		default:
+			usage(EX_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage(EX_USAGE);
+	for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(argv[0], commands[i].name) == 0) {
+			optind = 0;
+			return commands[i].fn(argc, argv);
+		}
+	}
+	warnx("unknown command '%s'", argv[0]);
+	usage(EX_USAGE);
+}

@@ -1,0 +1,118 @@
+/*
+ * conn.h: framed pskit connections on libevent bufferevents.
+ *
+ * A struct ps_conn owns one TCP socket and its bufferevent.  Incoming
+ * frames are checked and decoded (wire.h) and handed to the owner's
+ * message callback; outgoing messages are encoded straight into the output
+ * buffer.  A connection made with a text callback (a server's accepted
+ * connection) also speaks a line protocol: when the first bytes are not the
+ * frame magic, every line (CRLF or LF, at most PS_CONN_LINE_MAX bytes, no
+ * control characters) goes to the text callback instead.
+ *
+ * Life cycle: the owner creates a conn with ps_conn_new() or
+ * ps_conn_connect() and frees it with ps_conn_free().  On EOF, a socket
+ * error, a malformed frame or after ps_conn_close_after_flush() has
+ * flushed, the conn stops reading and writing and calls the close callback,
+ * which must call ps_conn_free() (possibly after looking at the conn).  The
+ * conn never logs; the reason goes to the close callback.  Calling
+ * ps_conn_free() from inside any of the callbacks is safe.
+ *
+ * Back-pressure: the conn never buffers more input than one maximal frame.
+ * An accepted conn (ps_conn_new) whose output exceeds PS_CONN_OUT_HIGH
+ * stops reading until the output drains below PS_CONN_OUT_LOW, so a peer
+ * that does not read cannot make the server queue without bound.  A conn
+ * from ps_conn_connect() always keeps reading, so two peers that both
+ * stopped reading cannot deadlock.
+ */
+#ifndef PS_CONN_H
+#define PS_CONN_H
+
+#include <sys/socket.h>
+
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "wire.h"
+
+#define PS_CONN_LINE_MAX	1024
+#define PS_CONN_OUT_HIGH	(64u << 20)
+#define PS_CONN_OUT_LOW		(16u << 20)
+
+struct ps_conn;
+
+/* Traffic counted by a conn: whole frames and text lines. */
+struct ps_conn_stats {
+	uint64_t	bytes_in, bytes_out;
+	uint64_t	msgs_in, msgs_out;
+};
+
+/* A decoded message; the callback owns m and must ps_msg_release() it. */
+typedef void ps_conn_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg);
+/* One text line without its end of line; valid during the call only. */
+typedef void ps_conn_text_cb(struct ps_conn *c, const char *line, void *arg);
+/* The conn is finished (reason says why); the callback must free it. */
+typedef void ps_conn_close_cb(struct ps_conn *c, const char *reason,
+    void *arg);
+
+/*
+ * Wrap the connected socket fd (which the conn then owns and closes) and
+ * start reading.  peer names the other end in reasons and logs.  text_cb
+ * NULL means binary frames only.  Never fails (exits on OOM).
+ */
+struct ps_conn	*ps_conn_new(struct event_base *base, evutil_socket_t fd,
+		    const char *peer, ps_conn_msg_cb *msg_cb,
+		    ps_conn_text_cb *text_cb, ps_conn_close_cb *close_cb,
+		    void *arg);
+
+/*
+ * Connect to hostport ("127.0.0.1:7000", "[::1]:7000", "localhost:7000"),
+ * waiting at most timeout_s seconds; return a binary-only conn, or NULL
+ * with e.g. "cannot connect to '127.0.0.1:7000': Connection refused" in err.
+ */
+struct ps_conn	*ps_conn_connect(struct event_base *base, const char *hostport,
+		    double timeout_s, ps_conn_msg_cb *msg_cb,
+		    ps_conn_close_cb *close_cb, void *arg, char *err,
+		    size_t errlen);
+
+/* Queue m as one frame; return its size, or -1 (closing, or unencodable). */
+int		 ps_conn_send(struct ps_conn *c, const struct ps_msg *m);
+/* Queue text as is (the caller supplies line ends); 0 or -1 if closing. */
+int		 ps_conn_send_text(struct ps_conn *c, const char *text);
+/*
+ * Stop reading, flush the output, then call the close callback (also if
+ * the peer has not taken the output within 10 seconds).
+ */
+void		 ps_conn_close_after_flush(struct ps_conn *c);
+/* Close the socket and free the conn; NULL is fine. */
+void		 ps_conn_free(struct ps_conn *c);
+
+/* The peer name given at creation; owned by the conn. */
+const char	*ps_conn_peer(const struct ps_conn *c);
+/* LZ4-compress outgoing payloads when that makes them smaller (default off). */
+void		 ps_conn_set_lz4(struct ps_conn *c, int on);
+/* Counters so far; the pointer stays valid until ps_conn_free(). */
+const struct ps_conn_stats *ps_conn_stats(const struct ps_conn *c);
+/* True when the conn closed because the peer broke the protocol. */
+int		 ps_conn_is_protocol_error(const struct ps_conn *c);
+
+/*
+ * Parse "host:port" or "[v6addr]:port" (an empty host or "*" is the IPv4
+ * wildcard) into *ss and *len.  Host names are resolved.  0, or -1 with
+ * the reason in err.
+ */
+int		 ps_hostport_parse(const char *s, struct sockaddr_storage *ss,
+		    socklen_t *len, char *err, size_t errlen);
+
+/*
+ * Listen on hostport (port 0: any free port), accepting with cb(arg).  On
+ * success store the listener (the caller frees it with evconnlistener_free)
+ * in *out, the bound "addr:port" in bound, and return 0; else -1 with
+ * "cannot listen on 'x': reason" in err.
+ */
+int		 ps_listen(struct event_base *base, const char *hostport,
+		    evconnlistener_cb cb, void *arg, struct evconnlistener **out,
+		    char *bound, size_t boundlen, char *err, size_t errlen);
+
+#endif

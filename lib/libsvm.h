@@ -1,0 +1,70 @@
+/*
+ * libsvm.h: a streaming reader of libsvm/svmlight text ("label idx:val ...").
+ *
+ * The reader pulls 1 MiB chunks with read(2) from a file or stdin ("-") and
+ * hands out one row at a time.  Feature ids are 1-based in the file; with
+ * zero_based the file's ids start at 0 and are stored plus one, so the ids
+ * a caller sees are always >= 1 and strictly ascending within a row.
+ *
+ * Labels: by default +1 and 1 give +1, -1 and 0 give -1, anything else is an
+ * error.  With has_positive, a label equal to positive gives +1 and every
+ * other label -1 (one-vs-rest).
+ *
+ * The default accepts the svmlight superset: '#' comment lines and trailing
+ * "# info", "qid:N" (ignored), blank lines, CRLF, tabs and runs of blanks.
+ * strict applies LIBLINEAR's rules and rejects comments, qid and blank lines.
+ * Always rejected: index 0 (unless zero_based), non-ascending or repeated
+ * indices, bad numbers, nan/inf, NUL bytes, a last line without a newline,
+ * lines over PS_LIBSVM_MAXLINE bytes and input without any data row.
+ * Explicit zero values are kept, as LIBLINEAR does.
+ */
+#ifndef PS_LIBSVM_H
+#define PS_LIBSVM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PS_LIBSVM_MAXLINE	(256UL << 20)	/* longest line accepted */
+
+struct ps_libsvm_opts {
+	int	strict;		/* LIBLINEAR's rules */
+	int	zero_based;	/* the file's ids start at 0 */
+	int	has_positive;	/* one-vs-rest: positive is the +1 class */
+	double	positive;
+};
+
+/* One row; all pointers are into reader memory valid until the next call. */
+struct ps_libsvm_row {
+	int		 y;		/* +1 or -1 */
+	size_t		 nnz;
+	const uint64_t	*fid;		/* nnz ids, >= 1, strictly ascending */
+	const float	*val;		/* nnz values, finite */
+	size_t		 lineno;	/* 1-based line of this row */
+	const char	*line;		/* the line's text without "\r\n" */
+	size_t		 linelen;
+};
+
+struct ps_libsvm_reader;
+
+/*
+ * Open path ("-" = stdin, shown as "<stdin>" in messages).  o may be NULL
+ * for the defaults.  Returns NULL with "cannot open 'x': reason" in err.
+ * Free with ps_libsvm_close().
+ */
+struct ps_libsvm_reader *ps_libsvm_open(const char *path,
+	    const struct ps_libsvm_opts *o, char *err, size_t errlen);
+
+#define PS_LIBSVM_EDATA	(-1)	/* malformed input: "file:line: reason" */
+#define PS_LIBSVM_EIO	(-2)	/* read error: "cannot read 'x': reason" */
+
+/* Next row: 1 = row, 0 = end of input, PS_LIBSVM_EDATA or PS_LIBSVM_EIO. */
+int	ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
+	    char *err, size_t errlen);
+/* Bytes consumed so far (for progress reports). */
+uint64_t ps_libsvm_tell(const struct ps_libsvm_reader *r);
+/* The name used in messages: the path or "<stdin>". */
+const char *ps_libsvm_name(const struct ps_libsvm_reader *r);
+/* Close the file (not stdin) and free the reader; NULL is a no-op. */
+void	ps_libsvm_close(struct ps_libsvm_reader *r);
+
+#endif

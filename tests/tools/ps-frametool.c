@@ -1,0 +1,300 @@
+/*
+ * ps-frametool.c: send one good or deliberately malformed frame to a pskit
+ * server, for the server's Bats tests.
+ *
+ *   ps-frametool HOST:PORT KIND
+ *
+ * KIND is one of good-hello, bad-magic, bad-version, bad-header-crc,
+ * bad-payload-crc, oversize, truncated, unknown-type, garbage.  Each bad
+ * kind starts from a valid HELLO frame and breaks one thing, recomputing
+ * the header checksum where needed so that only that one thing is wrong.
+ * "oversize" sends just a header announcing a payload over the limit;
+ * "truncated" sends half a frame and then shuts down its sending side;
+ * "garbage" sends 4 KiB of pseudo-random bytes.
+ *
+ * It then reads whatever the server answers until end of file or for at
+ * most 2 seconds, and prints it on stdout: one line per frame ("HELLO_OK
+ * sender=0 nkeys=0 naux=0" and the blob text if any), or the raw bytes of
+ * a text answer.
+ *
+ * Exit status: 0 if the peer closed the connection, 1 if it stayed open
+ * for the 2 seconds, 64 on a bad command line, 69 if it cannot connect,
+ * 70 on an internal error.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+
+#include "conn.h"
+#include "crc32c.h"
+#include "wire.h"
+
+#define FT_WAIT_MS	2000
+#define FT_GARBAGE	4096
+#define FT_ANSWER_MAX	(1u << 20)
+
+/* A frame being built: bytes and length; how much of it to send. */
+struct ft_frame {
+	uint8_t		*buf;
+	size_t		 len;
+	size_t		 send_len;
+	int		 shut_wr;
+};
+
+/* Print the usage line to f and exit with status. */
+static void
+usage(FILE *f, int status)
+{
+	fprintf(f, "usage: ps-frametool host:port kind\n"
+	    "kinds: good-hello bad-magic bad-version bad-header-crc "
+	    "bad-payload-crc\n       oversize truncated unknown-type garbage\n");
+	exit(status);
+}
+
+/* Encode the valid HELLO every kind starts from into fr. */
+static void
+ft_hello(struct ft_frame *fr)
+{
+	struct evbuffer *eb = evbuffer_new();
+	struct ps_msg m;
+	char err[200];
+	int n;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_HELLO;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.naux = 6;
+	m.aux[1] = 1;		/* worker 0 of 1, server 0 of 1, ring 0 */
+	m.aux[3] = 1;
+	m.aux[5] = 1.0;		/* lambda */
+	if (eb == NULL || (n = ps_msg_encode(&m, eb, 0, err, sizeof err)) < 0) {
+		fprintf(stderr, "ps-frametool: cannot encode hello\n");
+		exit(EX_SOFTWARE);
+	}
+	fr->len = fr->send_len = (size_t)n;
+	if ((fr->buf = malloc(fr->len)) == NULL)
+		exit(EX_OSERR);
+	evbuffer_remove(eb, fr->buf, fr->len);
+	evbuffer_free(eb);
+}
+
+/* Recompute the header checksum after a change to the header. */
+static void
+ft_reseal(struct ft_frame *fr)
+{
+	uint32_t crc = ps_crc32c(0, fr->buf, 48);
+
+	memcpy(fr->buf + 48, &crc, 4);
+}
+
+/* Replace fr by FT_GARBAGE deterministic pseudo-random bytes. */
+static void
+ft_garbage(struct ft_frame *fr)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+
+	free(fr->buf);
+	if ((fr->buf = malloc(FT_GARBAGE)) == NULL)
+		exit(EX_OSERR);
+	for (i = 0; i < FT_GARBAGE; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		fr->buf[i] = (uint8_t)(x >> 32);
+	}
+	fr->len = fr->send_len = FT_GARBAGE;
+}
+
+/* Build the frame of the given kind; -1 for an unknown kind. */
+static int
+ft_build(const char *kind, struct ft_frame *fr)
+{
+	uint32_t v;
+
+	ft_hello(fr);
+	if (strcmp(kind, "good-hello") == 0)
+		return 0;
+	if (strcmp(kind, "bad-magic") == 0) {
+		v = 0xdeadbeef;
+		memcpy(fr->buf, &v, 4);
+		ft_reseal(fr);
+	} else if (strcmp(kind, "bad-version") == 0) {
+		fr->buf[4] = 7;
+		ft_reseal(fr);
+	} else if (strcmp(kind, "bad-header-crc") == 0) {
+		fr->buf[48] ^= 0x01;
+	} else if (strcmp(kind, "bad-payload-crc") == 0) {
+		fr->buf[PS_FRAME_HDR_LEN] ^= 0x01;
+	} else if (strcmp(kind, "oversize") == 0) {
+		v = PS_FRAME_MAX_PAYLOAD + 1;
+		memcpy(fr->buf + 36, &v, 4);
+		memcpy(fr->buf + 40, &v, 4);
+		ft_reseal(fr);
+		fr->send_len = PS_FRAME_HDR_LEN;
+	} else if (strcmp(kind, "truncated") == 0) {
+		fr->send_len = PS_FRAME_HDR_LEN + (fr->len - PS_FRAME_HDR_LEN) / 2;
+		fr->shut_wr = 1;
+	} else if (strcmp(kind, "unknown-type") == 0) {
+		fr->buf[5] = 99;
+		ft_reseal(fr);
+	} else if (strcmp(kind, "garbage") == 0) {
+		ft_garbage(fr);
+	} else
+		return -1;
+	return 0;
+}
+
+/* Connect to hostport with a blocking socket; exit 69 on failure. */
+static int
+ft_connect(const char *hostport)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[300];
+	int fd;
+
+	if (ps_hostport_parse(hostport, &ss, &len, err, sizeof err) != 0) {
+		fprintf(stderr, "ps-frametool: %s\n", err);
+		exit(EX_USAGE);
+	}
+	if ((fd = socket(ss.ss_family, SOCK_STREAM, 0)) < 0 ||
+	    connect(fd, (struct sockaddr *)&ss, len) != 0) {
+		fprintf(stderr, "ps-frametool: cannot connect to '%s': %s\n",
+		    hostport, strerror(errno));
+		exit(EX_UNAVAILABLE);
+	}
+	return fd;
+}
+
+/* Send the chosen bytes; a peer that already closed is not an error. */
+static void
+ft_send(int fd, const struct ft_frame *fr)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < fr->send_len) {
+		n = write(fd, fr->buf + off, fr->send_len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	if (fr->shut_wr)
+		shutdown(fd, SHUT_WR);
+}
+
+/* Milliseconds on the monotonic clock. */
+static long long
+ft_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read into eb until EOF (return 1) or the deadline (return 0). */
+static int
+ft_read(int fd, struct evbuffer *eb)
+{
+	long long end = ft_now_ms() + FT_WAIT_MS, left;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint8_t buf[65536];
+	ssize_t n;
+
+	while ((left = end - ft_now_ms()) > 0) {
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 1;	/* EOF or reset: the peer closed */
+		if (evbuffer_get_length(eb) < FT_ANSWER_MAX)
+			evbuffer_add(eb, buf, (size_t)n);
+	}
+	return 0;
+}
+
+/* Print one decoded frame as a line. */
+static void
+ft_print_msg(const struct ps_msg *m)
+{
+	printf("%s sender=%u nkeys=%u naux=%u", ps_msg_type_name(m->type),
+	    m->sender, m->nkeys, m->naux);
+	if (m->bloblen > 0)
+		printf(" %.*s", (int)m->bloblen, m->blob);
+	printf("\n");
+}
+
+/* Print the answer: frames one per line, anything else as raw bytes. */
+static void
+ft_print(struct evbuffer *eb)
+{
+	uint8_t *p = evbuffer_pullup(eb, -1);
+	size_t len = evbuffer_get_length(eb), flen;
+	struct ps_msg m;
+	char err[200];
+
+	while (len >= PS_FRAME_HDR_LEN &&
+	    ps_frame_peek(p, &flen, err, sizeof err) == 0 && flen <= len) {
+		if (ps_msg_decode(p, flen, &m, err, sizeof err) == 0) {
+			ft_print_msg(&m);
+			ps_msg_release(&m);
+		} else
+			printf("undecodable frame: %s\n", err);
+		p += flen;
+		len -= flen;
+	}
+	if (len > 0)
+		fwrite(p, 1, len, stdout);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct ft_frame fr;
+	struct evbuffer *eb;
+	int fd, closed;
+
+	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "--help") == 0))
+		usage(stdout, 0);
+	if (argc != 3)
+		usage(stderr, EX_USAGE);
+	memset(&fr, 0, sizeof fr);
+	if (ft_build(argv[2], &fr) != 0) {
+		fprintf(stderr, "ps-frametool: unknown kind '%s'\n", argv[2]);
+		usage(stderr, EX_USAGE);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	fd = ft_connect(argv[1]);
+	ft_send(fd, &fr);
+	if ((eb = evbuffer_new()) == NULL)
+		return EX_OSERR;
+	closed = ft_read(fd, eb);
+	ft_print(eb);
+	fprintf(stderr, "ps-frametool: %s\n", closed ?
+	    "the peer closed the connection" : "the connection stayed open");
+	evbuffer_free(eb);
+	free(fr.buf);
+	close(fd);
+	if (fflush(stdout) != 0)
+		return EX_IOERR;
+	return closed ? 0 : 1;
+}

@@ -1,0 +1,462 @@
+/*
+ * test_conn.c: unit tests of framed connections over loopback TCP and
+ * socketpairs: frames both ways, text-mode detection, malformed input
+ * closing with its reason, freeing from a callback, back-pressure, and the
+ * listen/connect/address helpers.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "conn.h"
+#include "crc32c.h"
+#include "wire.h"
+
+/* What one end saw, and how it behaves. */
+struct side {
+	struct event_base	*base;
+	struct ps_conn		*c;
+	int			 nmsgs;
+	struct ps_msg		 last;
+	int			 nlines;
+	char			 line[2048];
+	int			 closed;
+	int			 proto;
+	char			 reason[256];
+	int			 echo;		/* answer each PUSH with a PULL_REPLY */
+	int			 free_in_msg;	/* free the conn from msg_cb */
+};
+
+/* Record a message; echo it or free the conn when asked to. */
+static void
+side_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	struct side *s = arg;
+
+	s->nmsgs++;
+	ps_msg_release(&s->last);
+	s->last = *m;
+	if (s->echo) {
+		m->type = PS_MSG_PULL_REPLY;
+		assert_true(ps_conn_send(c, m) > 0);
+	}
+	if (s->free_in_msg) {
+		ps_conn_free(c);
+		s->c = NULL;
+	}
+}
+
+/* Record a line; "quit" closes after flushing "bye", others get STATs. */
+static void
+side_text_cb(struct ps_conn *c, const char *line, void *arg)
+{
+	struct side *s = arg;
+
+	s->nlines++;
+	snprintf(s->line, sizeof s->line, "%s", line);
+	if (strcmp(line, "quit") == 0) {
+		ps_conn_send_text(c, "bye\r\n");
+		ps_conn_close_after_flush(c);
+	} else
+		ps_conn_send_text(c, "STAT x 1\r\nEND\r\n");
+}
+
+/* Record why the conn closed and free it. */
+static void
+side_close_cb(struct ps_conn *c, const char *reason, void *arg)
+{
+	struct side *s = arg;
+
+	s->closed++;
+	s->proto = ps_conn_is_protocol_error(c);
+	snprintf(s->reason, sizeof s->reason, "%s", reason);
+	ps_conn_free(c);
+	s->c = NULL;
+}
+
+/* Seconds on the monotonic clock. */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Run the loop until *count reaches n, failing after 5 seconds. */
+static void
+run_until_n(struct event_base *base, const int *count, int n)
+{
+	double end = now() + 5;
+
+	while (*count < n) {
+		if (now() > end)
+			fail_msg("timed out");
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(500);
+	}
+}
+
+/* Run the loop until *flag is set. */
+static void
+run_until(struct event_base *base, const int *flag)
+{
+	run_until_n(base, flag, 1);
+}
+
+/* A socketpair: [0] for a conn, [1] non-blocking for the test to use. */
+static void
+pair(int fds[2])
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+	assert_int_equal(fcntl(fds[1], F_SETFL, O_NONBLOCK), 0);
+}
+
+/* Write all of buf to a non-blocking fd the loop keeps draining. */
+static void
+write_all(int fd, const void *buf, size_t len)
+{
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+}
+
+/* Read what is there from a non-blocking fd; -1 at EOF. */
+static ssize_t
+read_some(int fd, char *buf, size_t len)
+{
+	ssize_t n = read(fd, buf, len);
+
+	if (n == 0)
+		return -1;
+	return n < 0 ? 0 : n;
+}
+
+/* Encode m into a malloc'd buffer; its length in *len. */
+static uint8_t *
+encode(const struct ps_msg *m, size_t *len)
+{
+	struct evbuffer *eb = evbuffer_new();
+	char err[200];
+	uint8_t *buf;
+
+	assert_true(ps_msg_encode(m, eb, 0, err, sizeof err) > 0);
+	*len = evbuffer_get_length(eb);
+	buf = malloc(*len);
+	evbuffer_remove(eb, buf, *len);
+	evbuffer_free(eb);
+	return buf;
+}
+
+/* A small valid BYE frame. */
+static uint8_t *
+bye_frame(size_t *len)
+{
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_BYE;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.naux = 1;
+	m.aux[0] = 3.25;
+	return encode(&m, len);
+}
+
+/* Accept into a server-side conn with text support and echo. */
+static void
+accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+    int len, void *arg)
+{
+	struct side *s = arg;
+
+	s->c = ps_conn_new(s->base, fd, "client", side_msg_cb, side_text_cb,
+	    side_close_cb, s);
+}
+
+static void
+test_loopback_frames(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side srv = { .base = base, .echo = 1 }, cli = { .base = base };
+	struct evconnlistener *l;
+	char bound[64], err[256];
+	struct ps_msg m;
+	uint64_t *keys = malloc(5000 * sizeof *keys);
+	float *vals = malloc(10000 * sizeof *vals);
+	int i;
+
+	assert_int_equal(ps_listen(base, "127.0.0.1:0", accept_cb, &srv, &l,
+	    bound, sizeof bound, err, sizeof err), 0);
+	assert_non_null(strstr(bound, "127.0.0.1:"));
+	cli.c = ps_conn_connect(base, bound, 2, side_msg_cb, side_close_cb,
+	    &cli, err, sizeof err);
+	assert_non_null(cli.c);
+	assert_string_equal(ps_conn_peer(cli.c), bound);
+	ps_conn_set_lz4(cli.c, 1);
+	for (i = 0; i < 5000; i++)
+		keys[i] = (uint64_t)i * 3;
+	for (i = 0; i < 10000; i++)
+		vals[i] = (float)(i % 10);
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_PUSH;
+	m.width = 2;
+	m.nkeys = 5000;
+	m.keys = keys;
+	m.vals = vals;
+	assert_true(ps_conn_send(cli.c, &m) > 0);
+	run_until(base, &cli.nmsgs);
+	assert_int_equal(cli.last.type, PS_MSG_PULL_REPLY);
+	assert_int_equal(cli.last.nkeys, 5000);
+	assert_memory_equal(cli.last.keys, keys, 5000 * sizeof *keys);
+	assert_memory_equal(cli.last.vals, vals, 10000 * sizeof *vals);
+	assert_int_equal(ps_conn_stats(cli.c)->msgs_out, 1);
+	assert_int_equal(ps_conn_stats(cli.c)->msgs_in, 1);
+	assert_true(ps_conn_stats(cli.c)->bytes_out <
+	    ps_conn_stats(cli.c)->bytes_in);	/* only the client used LZ4 */
+	assert_int_equal(ps_conn_stats(srv.c)->bytes_in,
+	    ps_conn_stats(cli.c)->bytes_out);
+	ps_conn_free(cli.c);
+	run_until(base, &srv.closed);
+	assert_string_equal(srv.reason, "connection closed by peer");
+	assert_int_equal(srv.proto, 0);
+	ps_msg_release(&cli.last);
+	ps_msg_release(&srv.last);
+	evconnlistener_free(l);
+	event_base_free(base);
+	free(keys);
+	free(vals);
+}
+
+static void
+test_text_mode(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	char buf[256];
+	ssize_t n, got = 0;
+	int fds[2];
+
+	pair(fds);
+	s.c = ps_conn_new(base, fds[0], "nc", side_msg_cb, side_text_cb,
+	    side_close_cb, &s);
+	write_all(fds[1], "stats\r\n", 7);
+	run_until(base, &s.nlines);
+	assert_string_equal(s.line, "stats");
+	write_all(fds[1], "quit\n", 5);
+	run_until(base, &s.closed);
+	assert_string_equal(s.line, "quit");
+	assert_int_equal(s.proto, 0);
+	while ((n = read_some(fds[1], buf + got, sizeof buf - 1 - (size_t)got))
+	    >= 0)
+		got += n;
+	buf[got] = '\0';
+	assert_string_equal(buf, "STAT x 1\r\nEND\r\nbye\r\n");
+	close(fds[1]);
+	event_base_free(base);
+}
+
+/* Feed bytes to a fresh conn and expect it to close with reason. */
+static void
+expect_close(const void *bytes, size_t len, int text, int shut,
+    const char *reason)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	int fds[2];
+
+	pair(fds);
+	s.c = ps_conn_new(base, fds[0], "peer", side_msg_cb,
+	    text ? side_text_cb : NULL, side_close_cb, &s);
+	write_all(fds[1], bytes, len);
+	if (shut)
+		shutdown(fds[1], SHUT_WR);
+	run_until(base, &s.closed);
+	if (strstr(s.reason, reason) == NULL)
+		fail_msg("reason '%s' lacks '%s'", s.reason, reason);
+	assert_int_equal(s.proto, 1);
+	assert_int_equal(s.nmsgs, 0);
+	close(fds[1]);
+	event_base_free(base);
+}
+
+static void
+test_malformed_closes(void **state)
+{
+	char line[2000];
+	size_t len;
+	uint8_t *f = bye_frame(&len);
+
+	f[9] ^= 1;
+	expect_close(f, len, 1, 0, "header checksum mismatch");
+	f[9] ^= 1;
+	f[PS_FRAME_HDR_LEN] ^= 1;
+	expect_close(f, len, 1, 0, "payload checksum mismatch");
+	f[PS_FRAME_HDR_LEN] ^= 1;
+	expect_close(f, len - 3, 1, 1, "truncated frame");
+	f[4] = 2;
+	expect_close(f, len, 0, 0, "unsupported version 2");
+	expect_close("stats\n", 6, 0, 0, "bad magic 0x74617473");
+	expect_close("\xef\xbe\xad\xde", 4, 1, 0, "bad magic 0xdeadbeef");
+	memset(line, 'a', sizeof line);
+	expect_close(line, sizeof line, 1, 0, "text line too long");
+	expect_close("sta\x01ts\n", 7, 1, 0, "binary data in text line");
+	expect_close("stats\x02", 6, 1, 0, "binary data in text line");
+	free(f);
+}
+
+static void
+test_frames_in_one_write(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	uint8_t *f, two[512];
+	size_t len;
+	int fds[2];
+
+	f = bye_frame(&len);
+	memcpy(two, f, len);
+	memcpy(two + len, f, len);
+	pair(fds);
+	s.c = ps_conn_new(base, fds[0], "peer", side_msg_cb, side_text_cb,
+	    side_close_cb, &s);
+	write_all(fds[1], two, 2 * len);
+	run_until_n(base, &s.nmsgs, 2);
+	assert_int_equal(s.last.type, PS_MSG_BYE);
+	assert_true(s.last.aux[0] == 3.25);
+	ps_msg_release(&s.last);
+	/* Freeing from inside the message callback stops delivery. */
+	s.free_in_msg = 1;
+	s.nmsgs = 0;
+	write_all(fds[1], two, 2 * len);
+	run_until(base, &s.nmsgs);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	assert_int_equal(s.nmsgs, 1);
+	assert_null(s.c);
+	assert_int_equal(s.closed, 0);
+	ps_msg_release(&s.last);
+	close(fds[1]);
+	free(f);
+	event_base_free(base);
+}
+
+static void
+test_back_pressure(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	size_t len, total = 0;
+	uint8_t *f = bye_frame(&len);
+	static char buf[1 << 16];
+	struct ps_msg big;
+	ssize_t n;
+	int fds[2], i;
+
+	pair(fds);
+	s.c = ps_conn_new(base, fds[0], "slow", side_msg_cb, NULL,
+	    side_close_cb, &s);
+	memset(&big, 0, sizeof big);
+	big.type = PS_MSG_ERROR;
+	big.flags = PS_MSG_F_NOKEYS;
+	big.bloblen = 4u << 20;
+	big.blob = calloc(1, big.bloblen);
+	for (i = 0; i < 17; i++)
+		assert_true(ps_conn_send(s.c, &big) > 0);
+	write_all(fds[1], f, len);
+	for (i = 0; i < 50; i++)
+		event_base_loop(base, EVLOOP_NONBLOCK);
+	assert_int_equal(s.nmsgs, 0);	/* not read while output is full */
+	while (s.nmsgs == 0) {
+		while ((n = read_some(fds[1], buf, sizeof buf)) > 0)
+			total += (size_t)n;
+		event_base_loop(base, EVLOOP_NONBLOCK);
+	}
+	assert_true(total >= 17 * big.bloblen - PS_CONN_OUT_LOW);
+	assert_int_equal(s.closed, 0);
+	ps_msg_release(&s.last);
+	ps_conn_free(s.c);
+	close(fds[1]);
+	free(big.blob);
+	free(f);
+	event_base_free(base);
+}
+
+static void
+test_connect_and_listen_errors(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	struct evconnlistener *l, *l2;
+	char bound[64], bound2[64], err[256], want[128];
+
+	assert_int_equal(ps_listen(base, "127.0.0.1:0", accept_cb, &s, &l,
+	    bound, sizeof bound, err, sizeof err), 0);
+	assert_int_equal(ps_listen(base, bound, accept_cb, &s, &l2, bound2,
+	    sizeof bound2, err, sizeof err), -1);
+	snprintf(want, sizeof want, "cannot listen on '%s': Address already "
+	    "in use", bound);
+	assert_string_equal(err, want);
+	evconnlistener_free(l);
+	assert_null(ps_conn_connect(base, bound, 2, side_msg_cb, side_close_cb,
+	    &s, err, sizeof err));
+	snprintf(want, sizeof want, "cannot connect to '%s': Connection "
+	    "refused", bound);
+	assert_string_equal(err, want);
+	event_base_free(base);
+}
+
+static void
+test_hostport_parse(void **state)
+{
+	static const char *bad[] = { "nohost", "1.2.3.4:99999", "1.2.3.4:",
+	    "[::1]7000", "::1:7000", "1.2.3.4:7a", "[::1:7000" };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[256];
+	size_t i;
+
+	assert_int_equal(ps_hostport_parse("127.0.0.1:7000", &ss, &len, err,
+	    sizeof err), 0);
+	assert_int_equal(ss.ss_family, AF_INET);
+	assert_int_equal(ps_hostport_parse("[::1]:7000", &ss, &len, err,
+	    sizeof err), 0);
+	assert_int_equal(ss.ss_family, AF_INET6);
+	assert_int_equal(ps_hostport_parse(":0", &ss, &len, err, sizeof err),
+	    0);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(ps_hostport_parse(bad[i], &ss, &len, err,
+		    sizeof err), -1);
+		assert_non_null(strstr(err, bad[i]));
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loopback_frames),
+		cmocka_unit_test(test_text_mode),
+		cmocka_unit_test(test_malformed_closes),
+		cmocka_unit_test(test_frames_in_one_write),
+		cmocka_unit_test(test_back_pressure),
+		cmocka_unit_test(test_connect_and_listen_errors),
+		cmocka_unit_test(test_hostport_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
