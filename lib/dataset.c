@@ -63,11 +63,13 @@ ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
 		b->gid = xreallocarray(b->gid, b->cap_nnz, sizeof *b->gid);
 		b->val = xreallocarray(b->val, b->cap_nnz, sizeof *b->val);
 	}
-	memcpy(b->gid + b->nnz, fid, n * sizeof *fid);
-	memcpy(b->val + b->nnz, val, n * sizeof *val);
-	if (n > 0 && fid[n - 1] > b->max_fid)
-		b->max_fid = fid[n - 1];
-	b->nnz += n;
+	if (n > 0) {
+		memcpy(b->gid + b->nnz, fid, n * sizeof *fid);
+		memcpy(b->val + b->nnz, val, n * sizeof *val);
+		if (fid[n - 1] > b->max_fid)
+			b->max_fid = fid[n - 1];
+		b->nnz += n;
+	}
 	b->y[b->nrows++] = (int8_t)(y > 0 ? 1 : -1);
 	b->rowptr[b->nrows] = b->nnz;
 }

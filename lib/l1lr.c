@@ -61,7 +61,8 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta)
 		lr->trust[i] = PS_TRUST_INIT;
 	lr->rowa = xcalloc(ds->nrows, sizeof *lr->rowa);
 	lr->rowb = xcalloc(ds->nrows, sizeof *lr->rowb);
-	lr->rowk = xcalloc(ds->nrows, sizeof *lr->rowk);
+	lr->pendk = xcalloc(ds->nrows, sizeof *lr->pendk);
+	lr->pendr = xcalloc(ds->nrows, sizeof *lr->pendr);
 	lr->stamp = xcalloc(ds->nrows, sizeof *lr->stamp);
 	lr->touched = xcalloc(ds->nrows, sizeof *lr->touched);
 	ps_l1lr_loss(lr);
@@ -80,7 +81,8 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	free(lr->trust);
 	free(lr->rowa);
 	free(lr->rowb);
-	free(lr->rowk);
+	free(lr->pendk);
+	free(lr->pendr);
 	free(lr->stamp);
 	free(lr->touched);
 	memset(lr, 0, sizeof *lr);
@@ -121,21 +123,19 @@ l1lr_touch_reset(struct ps_l1lr *lr)
 	}
 }
 
-/* Mark row i touched; zero its scratch the first time. */
+/* Mark row i touched (once per block). */
 static inline void
 l1lr_touch(struct ps_l1lr *lr, uint32_t i)
 {
 	if (lr->stamp[i] != lr->curstamp) {
 		lr->stamp[i] = lr->curstamp;
-		lr->rowa[i] = 0;
-		lr->rowk[i] = 0;
 		lr->touched[lr->ntouched++] = i;
 	}
 }
 
-/* Pass 1: radius r_i (rowa) and count k_i of block entries per row. */
+/* Pass 1: the block's features become pending in r_i and k_i. */
 static void
-l1lr_block_radius(struct ps_l1lr *lr, const uint32_t *feats, size_t n)
+l1lr_block_pending(struct ps_l1lr *lr, const uint32_t *feats, size_t n)
 {
 	size_t f;
 	uint64_t k;
@@ -149,8 +149,8 @@ l1lr_block_radius(struct ps_l1lr *lr, const uint32_t *feats, size_t n)
 			uint32_t i = lr->colrow[k];
 
 			l1lr_touch(lr, i);
-			lr->rowa[i] += fabs(lr->colval[k]) * dj;
-			lr->rowk[i]++;
+			lr->pendr[i] += fabs(lr->colval[k]) * dj;
+			lr->pendk[i]++;
 		}
 	}
 }
@@ -165,12 +165,13 @@ l1lr_block_rowcoef(struct ps_l1lr *lr)
 	for (t = 0; t < lr->ntouched; t++) {
 		uint32_t i = lr->touched[t];
 		double e = lr->rowexp[i];
-		double kfac = 1 + lr->beta * ((double)lr->rowk[i] - 1);
+		double kfac = 1 + lr->beta * ((double)lr->pendk[i] - 1);
+		double r = lr->pendr[i] > 0 ? lr->pendr[i] : 0;
 		/* sigma(-y m) from e = exp(-|m|): e/(1+e) if y m > 0, else 1/(1+e) */
 		double s = (y[i] * lr->margin[i] > 0 ? e : 1) / (1 + e);
 
 		lr->rowb[i] = -y[i] * s;
-		lr->rowa[i] = ps_logistic_curv_bound_e(e, lr->rowa[i]) * kfac;
+		lr->rowa[i] = ps_logistic_curv_bound_e(e, r) * kfac;
 	}
 }
 
@@ -181,7 +182,7 @@ ps_l1lr_block_grad(struct ps_l1lr *lr, const uint32_t *feats, size_t n,
 	size_t f;
 	uint64_t k;
 
-	l1lr_block_radius(lr, feats, n);
+	l1lr_block_pending(lr, feats, n);
 	l1lr_block_rowcoef(lr);
 	for (f = 0; f < n; f++) {
 		uint32_t j = feats[f];
@@ -209,18 +210,22 @@ ps_l1lr_apply(struct ps_l1lr *lr, const uint32_t *feats, size_t n,
 	l1lr_touch_reset(lr);
 	for (f = 0; f < n; f++) {
 		uint32_t j = feats[f];
-		double d = (double)wnew[f] - (double)lr->w[j];
+		double d = (double)wnew[f] - (double)lr->w[j], dj = lr->trust[j];
 
-		lr->trust[j] = ps_trust_next(lr->w[j], wnew[f], lr->trust[j]);
-		if (d == 0)
-			continue;
-		changed++;
-		lr->w[j] = wnew[f];
 		for (k = lr->colptr[j]; k < lr->colptr[j + 1]; k++) {
 			uint32_t i = lr->colrow[k];
 
-			l1lr_touch(lr, i);
-			lr->margin[i] += lr->colval[k] * d;
+			lr->pendr[i] -= fabs(lr->colval[k]) * dj;
+			lr->pendk[i]--;
+			if (d != 0) {
+				l1lr_touch(lr, i);
+				lr->margin[i] += lr->colval[k] * d;
+			}
+		}
+		lr->trust[j] = ps_trust_next(lr->w[j], wnew[f], dj);
+		if (d != 0) {
+			changed++;
+			lr->w[j] = wnew[f];
 		}
 	}
 	for (t = 0; t < lr->ntouched; t++) {

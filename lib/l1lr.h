@@ -4,14 +4,19 @@
  * margins m_i = w.x_i of its rows, and per block the gradient and the
  * diagonal curvature bound that the worker pushes.
  *
- * For the features J of one block, with trust radii delta_j (see prox.h):
- *   r_i = sum_{j in J} |x_ij| delta_j         how far margin i can move
+ * For the features J of the block, with trust radii delta_j (see prox.h),
+ * and P the features of every block whose new weights are still pending
+ * (J and, when tau > 0, the blocks in flight before it):
+ *   r_i = sum_{j in P} |x_ij| delta_j         how far margin i can move
  *   h_i = max curvature of the loss on [m_i - r_i, m_i + r_i]
- *   k_i = 1 + beta (|J cap row i| - 1)        how many block features row i
- *                                             has (beta = 1: a safe bound for
- *                                             updating them all at once)
+ *   k_i = 1 + beta (|P cap row i| - 1)        how many pending features row
+ *                                             i has (beta = 1: a safe bound
+ *                                             for moving them all at once)
  *   g_j = sum_i x_ij * (-y_i sigma(-y_i m_i)) gradient of the loss
  *   u_j = sum_i x_ij^2 h_i k_i                curvature bound
+ * With beta = 1, diag(u) majorises the loss for any joint move of the
+ * pending features inside their trust regions, which is what keeps the
+ * method stable under bounded delay.
  * The struct owns every array it allocates; the data set stays the caller's.
  */
 #ifndef PS_L1LR_H
@@ -34,9 +39,11 @@ struct ps_l1lr {
 	float		*w;		/* nfeat: the worker's copy of its weights */
 	double		*trust;		/* nfeat: trust radius delta_j */
 	double		 beta;		/* weight of the row-count factor k_i */
+	/* Pending features per row: their count and radius sum (r_i, k_i). */
+	uint32_t	*pendk;		/* nrows */
+	double		*pendr;		/* nrows */
 	/* Scratch for one block: rows it touches, marked by stamp. */
 	double		*rowa, *rowb;	/* nrows */
-	uint32_t	*rowk;		/* nrows */
 	uint32_t	*stamp;		/* nrows */
 	uint32_t	 curstamp;
 	uint32_t	*touched;	/* rows touched by the current block */
@@ -48,14 +55,15 @@ void	ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds,
 	    double beta);
 void	ps_l1lr_release(struct ps_l1lr *lr);
 /*
- * Gradient and curvature bound of the n local features feats[] into
- * gu[2k] and gu[2k+1].
+ * Mark the n local features feats[] pending and put their gradient and
+ * curvature bound into gu[2k] and gu[2k+1].
  */
 void	ps_l1lr_block_grad(struct ps_l1lr *lr, const uint32_t *feats,
 	    size_t n, float *gu);
 /*
- * Take new weights for the n local features feats[]: update margins, row
- * losses, the total loss and trust radii.  Returns how many weights changed.
+ * Take new weights for the n pending local features feats[]: they stop
+ * being pending; update margins, row losses, the total loss and trust
+ * radii.  Returns how many weights changed.
  */
 size_t	ps_l1lr_apply(struct ps_l1lr *lr, const uint32_t *feats, size_t n,
 	    const float *wnew);

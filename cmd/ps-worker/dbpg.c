@@ -64,13 +64,17 @@ dbpg_rel_change(const struct worker *w, uint64_t s)
 static int
 dbpg_should_stop(const struct worker *w, uint64_t t)
 {
+	uint64_t s;
 	double rel;
 
 	if (t >= w->conf.max_iter)
 		return 1;
 	if (t < w->conf.tau + 1)
 		return 0;
-	rel = dbpg_rel_change(w, t - w->conf.tau - 1);
+	s = t - w->conf.tau - 1;
+	if ((s + 1) % w->plan.nblocks != 0)
+		return 0;	/* judge whole passes only: single blocks are noisy */
+	rel = dbpg_rel_change(w, s);
 	return !isnan(rel) && fabs(rel) < w->conf.eps;
 }
 

@@ -42,8 +42,8 @@ ps_wait_pid() {
 		sleep 0.05
 		i=$((i + 1))
 	done
-	wait "$pid"
-	PS_WAIT_STATUS=$?
+	PS_WAIT_STATUS=0
+	wait "$pid" || PS_WAIT_STATUS=$?
 	return 0
 }
 

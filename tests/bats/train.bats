@@ -96,7 +96,8 @@ liblinear_ref() {
 	[ "$PS_WAIT_STATUS" -ne 0 ]
 	grep -q 'worker 1 .* went away' "$BATS_TEST_TMPDIR/w0.tsv.err"
 	# The servers keep serving.
-	kill -0 ${SERVER_PIDS%% *}
+	set -- $SERVER_PIDS
+	kill -0 "$1"
 }
 
 @test "a server killed mid-run makes the workers exit, naming it" {

@@ -98,7 +98,10 @@ test_gradient(void **state)
 		wnew[j] = (float)(0.1 * ((int)j - 5));
 		w[j] = wnew[j];
 	}
+	ps_l1lr_block_grad(&lr, feats, NFEAT, gu);	/* features pending */
 	ps_l1lr_apply(&lr, feats, NFEAT, wnew);
+	for (j = 0; j < NROWS; j++)
+		assert_true(lr.pendk[j] == 0 && fabs(lr.pendr[j]) < 1e-12);
 	assert_true(fabs(lr.loss - loss_at(&ds, w)) < 1e-9);
 	assert_true(fabs(ps_l1lr_loss(&lr) - loss_at(&ds, w)) < 1e-9);
 	ps_l1lr_block_grad(&lr, feats, NFEAT, gu);

@@ -162,7 +162,7 @@ test_corruption(void **state)
 	unsigned char *buf;
 	size_t n, off, bit;
 
-	make(&ds, 120, 300, 6);
+	make(&ds, 20, 100, 6);
 	assert_int_equal(ps_shard_write(path, &ds, err, sizeof err), 0);
 	buf = slurp(path, &n);
 	for (off = 0; off < n; off++) {		/* every byte changed */

@@ -1,0 +1,202 @@
+/*
+ * output.c: route rows to shard files and write them.
+ *
+ * Every output is written to a temporary (atomicfile.h) and renamed only
+ * once all of them are complete, so an error anywhere leaves no output
+ * behind.  Binary shards collect their rows in a dataset builder and are
+ * written at the end (the header needs the shard's sorted feature list);
+ * libsvm shards are written as the rows come.
+ */
+#include "config.h"
+
+#include <err.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "keyhash.h"
+#include "shard-data.h"
+#include "shard.h"
+#include "xmalloc.h"
+
+#define TEST_SALT	UINT64_C(0x7465737473706c74)	/* "testsplt" */
+
+/* The file name of output k. */
+static char *
+out_path(const struct sd_opts *o, size_t k)
+{
+	const char *ext = o->format == SD_BIN ? "pss" : "libsvm";
+
+	if (k < (size_t)o->nshards)
+		return xasprintf("%s-%zu.%s", o->prefix, k, ext);
+	return xasprintf("%s-test.%s", o->prefix, ext);
+}
+
+void
+sd_outputs_free(struct sd_outputs *os)
+{
+	size_t k;
+
+	for (k = 0; k < os->n; k++) {
+		if (os->out[k].af != NULL)
+			ps_atomic_abort(os->out[k].af);
+		free(os->out[k].path);
+		ps_dataset_builder_release(&os->out[k].b);
+		sd_stats_release(&os->out[k].st);
+	}
+	free(os->out);
+	memset(os, 0, sizeof *os);
+}
+
+int
+sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o)
+{
+	struct sd_out *out;
+	char err[1024];
+	size_t k;
+
+	memset(os, 0, sizeof *os);
+	os->o = o;
+	os->n = (size_t)o->nshards + (o->test > 0);
+	os->out = xcalloc(os->n, sizeof *os->out);
+	for (k = 0; k < os->n; k++) {
+		out = &os->out[k];
+		out->path = out_path(o, k);
+		if (o->stats)
+			sd_stats_init(&out->st);
+		if (o->format == SD_BIN)
+			ps_dataset_builder_init(&out->b);
+		if ((out->af = ps_atomic_open(out->path, err, sizeof err)) ==
+		    NULL) {
+			warnx("%s", err);
+			sd_outputs_free(os);
+			return EX_CANTCREAT;
+		}
+	}
+	return 0;
+}
+
+/* A 64-bit hash of a row's text. */
+static uint64_t
+line_hash(const struct ps_libsvm_row *row)
+{
+	uint64_t lo = ps_crc32c(0, row->line, row->linelen);
+	uint64_t hi = ps_crc32c(0x9e3779b9, row->line, row->linelen);
+
+	return ps_key_mix(lo | hi << 32);
+}
+
+/* The output a row goes to: a shard, or os->o->nshards for the test set. */
+static size_t
+route(struct sd_outputs *os, const struct ps_libsvm_row *row)
+{
+	const struct sd_opts *o = os->o;
+	uint64_t h = o->hash ? line_hash(row) : os->rowno++, u;
+
+	if (o->test > 0) {
+		u = ps_key_mix(h ^ ps_key_mix(o->seed ^ TEST_SALT));
+		if ((double)(u >> 11) * 0x1p-53 < o->test)
+			return (size_t)o->nshards;
+	}
+	if (o->hash)
+		return ps_key_mix(h ^ ps_key_mix(o->seed)) % (uint64_t)o->nshards;
+	return os->nextrow++ % (uint64_t)o->nshards;
+}
+
+/* Append a row in canonical libsvm form ("+1 3:0.5 7:1"). */
+static int
+write_text(struct sd_out *out, const struct ps_libsvm_row *row)
+{
+	FILE *fp = out->af->fp;
+	size_t k;
+
+	fputs(row->y > 0 ? "+1" : "-1", fp);
+	for (k = 0; k < row->nnz; k++)
+		fprintf(fp, " %" PRIu64 ":%.9g", row->fid[k],
+		    (double)row->val[k]);
+	if (putc('\n', fp) == EOF) {
+		warn("cannot write '%s'", out->af->tmppath);
+		return EX_IOERR;
+	}
+	return 0;
+}
+
+int
+sd_outputs_add(struct sd_outputs *os, const struct ps_libsvm_row *row)
+{
+	struct sd_out *out = &os->out[route(os, row)];
+
+	if (os->o->stats)
+		sd_stats_add(&out->st, row);
+	if (os->o->format == SD_LIBSVM)
+		return write_text(out, row);
+	ps_dataset_builder_add(&out->b, row->y, row->fid, row->val, row->nnz);
+	return 0;
+}
+
+/* Write a binary output's rows to its temporary. */
+static int
+write_bin(struct sd_out *out)
+{
+	struct ps_dataset ds;
+	char err[1024];
+	int rc;
+
+	if (ps_dataset_builder_finish(&out->b, &ds, err, sizeof err) != 0) {
+		warnx("%s: %s", out->path, err);
+		return EX_DATAERR;
+	}
+	rc = ps_shard_write_fp(out->af->fp, out->af->tmppath, &ds, err,
+	    sizeof err);
+	ps_dataset_release(&ds);
+	ps_dataset_builder_release(&out->b);
+	if (rc != 0) {
+		warnx("%s", err);
+		return rc == PS_SHARD_EIO ? EX_IOERR : EX_DATAERR;
+	}
+	return 0;
+}
+
+int
+sd_outputs_commit(struct sd_outputs *os)
+{
+	char err[1024];
+	size_t k, j;
+	int rc;
+
+	for (k = 0; k < os->n && os->o->format == SD_BIN; k++)
+		if ((rc = write_bin(&os->out[k])) != 0) {
+			sd_outputs_free(os);
+			return rc;
+		}
+	for (k = 0; k < os->n; k++) {
+		rc = ps_atomic_commit(os->out[k].af, err, sizeof err);
+		os->out[k].af = NULL;
+		if (rc != 0) {
+			warnx("%s", err);
+			for (j = 0; j < k; j++)
+				unlink(os->out[j].path);
+			sd_outputs_free(os);
+			return EX_IOERR;
+		}
+	}
+	return 0;
+}
+
+void
+sd_outputs_print_stats(const struct sd_outputs *os, FILE *fp)
+{
+	char name[32];
+	size_t k;
+
+	for (k = 0; k < os->n; k++) {
+		if (k < (size_t)os->o->nshards)
+			snprintf(name, sizeof name, "%zu", k);
+		else
+			snprintf(name, sizeof name, "test");
+		sd_stats_print(fp, name, &os->out[k].st);
+	}
+}

@@ -1,0 +1,294 @@
+/*
+ * ps-shard-data.c: split libsvm input into binary (or libsvm) shards for the
+ * workers, holding out a test set on request, and print its statistics.
+ *
+ * main() parses the options and reads every input row once; output.c
+ * decides where each row goes and writes the files; stats.c counts.
+ */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdnoreturn.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libsvm.h"
+#include "parsenum.h"
+#include "shard-data.h"
+
+#define MAX_SHARDS	65536
+
+static const char usage_text[] =
+"usage: ps-shard-data [-hVqs] [-n shards] [-o prefix] [-f bin|libsvm] [--hash]\n"
+"                     [--test fraction] [--seed n] [--strict] [--zero-based]\n"
+"                     [--positive label] [file ...]\n";
+
+enum {
+	OPT_HASH = 256, OPT_TEST, OPT_SEED, OPT_STRICT, OPT_ZERO, OPT_POSITIVE
+};
+
+static const struct option longopts[] = {
+	{ "shards",	required_argument,	NULL,	'n' },
+	{ "output",	required_argument,	NULL,	'o' },
+	{ "format",	required_argument,	NULL,	'f' },
+	{ "stats",	no_argument,		NULL,	's' },
+	{ "quiet",	no_argument,		NULL,	'q' },
+	{ "help",	no_argument,		NULL,	'h' },
+	{ "version",	no_argument,		NULL,	'V' },
+	{ "hash",	no_argument,		NULL,	OPT_HASH },
+	{ "test",	required_argument,	NULL,	OPT_TEST },
+	{ "seed",	required_argument,	NULL,	OPT_SEED },
+	{ "strict",	no_argument,		NULL,	OPT_STRICT },
+	{ "zero-based",	no_argument,		NULL,	OPT_ZERO },
+	{ "positive",	required_argument,	NULL,	OPT_POSITIVE },
+	{ NULL,		0,			NULL,	0 }
+};
+
+/* Print the usage (and help for status 0) and exit. */
+static noreturn void
+usage(int status)
+{
+	fputs(usage_text, status == 0 ? stdout : stderr);
+	if (status == 0)
+		fputs("\n"
+		    "  -n, --shards n       write n shards, PREFIX-0 .. PREFIX-(n-1) (default 1)\n"
+		    "  -o, --output prefix  write shards here; without -o nothing is written\n"
+		    "  -f, --format fmt     bin (.pss, default) or libsvm (.libsvm)\n"
+		    "  -s, --stats          print counts as TSV on stdout\n"
+		    "  -q, --quiet          no progress on stderr\n"
+		    "      --hash           assign rows by a hash of their text, not in turn\n"
+		    "      --test fraction  hold out this fraction of rows in PREFIX-test\n"
+		    "      --seed n         seed of the held-out choice and of --hash\n"
+		    "      --strict         LIBLINEAR's rules: no comments, qid or blank lines\n"
+		    "      --zero-based     feature ids in the input start at 0\n"
+		    "      --positive label this label is +1, every other one -1\n"
+		    "  -V, --version        print the version and exit\n"
+		    "  -h, --help           print this help and exit\n"
+		    "\nexample: xzcat a9a.xz | ps-shard-data -n 4 -o job/train -\n",
+		    stdout);
+	exit(status);
+}
+
+/* Parse a number for option what or exit with a usage error. */
+static double
+parse_number(const char *s, const char *what, double lo, double hi)
+{
+	double v;
+
+	if (ps_parsenum_double(s, s + strlen(s), NULL, &v) != PS_NUM_OK ||
+	    !(v >= lo && v <= hi)) {
+		warnx("invalid %s '%s'", what, s);
+		usage(EX_USAGE);
+	}
+	return v;
+}
+
+/* Parse an unsigned integer for option what or exit with a usage error. */
+static uint64_t
+parse_u64(const char *s, const char *what, uint64_t lo, uint64_t hi)
+{
+	uint64_t v;
+
+	if (ps_parsenum_u64(s, s + strlen(s), NULL, &v) != PS_NUM_OK ||
+	    v < lo || v > hi) {
+		warnx("invalid %s '%s'", what, s);
+		usage(EX_USAGE);
+	}
+	return v;
+}
+
+/* Fill o from the command line; returns the index of the first file. */
+static int
+parse_opts(int argc, char **argv, struct sd_opts *o)
+{
+	int ch;
+
+	memset(o, 0, sizeof *o);
+	o->nshards = 1;
+	while ((ch = getopt_long(argc, argv, "hVqsn:o:f:", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(0);
+		case 'V':
+			printf("ps-shard-data %s\n", PACKAGE_VERSION);
+			exit(0);
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 's':
+			o->stats = 1;
+			break;
+		case 'n':
+			o->nshards = (int)parse_u64(optarg, "shard count", 1,
+			    MAX_SHARDS);
+			break;
+		case 'o':
+			o->prefix = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "bin") == 0)
+				o->format = SD_BIN;
+			else if (strcmp(optarg, "libsvm") == 0)
+				o->format = SD_LIBSVM;
+			else {
+				warnx("invalid format '%s' (bin or libsvm)",
+				    optarg);
+				usage(EX_USAGE);
+			}
+			break;
+		case OPT_HASH:
+			o->hash = 1;
+			break;
+		case OPT_TEST:
+			o->test = parse_number(optarg, "test fraction", 0, 1);
+			if (o->test <= 0 || o->test >= 1) {
+				warnx("invalid test fraction '%s' (0 < f < 1)",
+				    optarg);
+				usage(EX_USAGE);
+			}
+			break;
+		case OPT_SEED:
+			o->seed = parse_u64(optarg, "seed", 0, UINT64_MAX);
+			break;
+		case OPT_STRICT:
+			o->lo.strict = 1;
+			break;
+		case OPT_ZERO:
+			o->lo.zero_based = 1;
+			break;
+		case OPT_POSITIVE:
+			o->lo.has_positive = 1;
+			o->lo.positive = parse_number(optarg, "label",
+			    -HUGE_VAL, HUGE_VAL);
+			break;
+		default:
+			usage(EX_USAGE);
+		}
+	}
+	return optind;
+}
+
+/* Progress on stderr, only when it is a terminal. */
+struct progress {
+	int		on, shown;
+	double		start, last;
+	uint64_t	rows, done;	/* done: bytes of finished inputs */
+};
+
+/* Seconds on the monotonic clock. */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Show rows, megabytes and speed if half a second has passed. */
+static void
+progress_show(struct progress *pg, uint64_t bytes)
+{
+	double t = now(), mb = (double)bytes / 1e6;
+
+	if (t - pg->last < 0.5)
+		return;
+	pg->last = t;
+	fprintf(stderr, "\rps-shard-data: %llu rows, %.1f MB, %.1f MB/s ",
+	    (unsigned long long)pg->rows, mb, mb / (t - pg->start));
+	pg->shown = 1;
+}
+
+/* Read every row of one input; 0 or an exit status. */
+static int
+read_input(const char *path, const struct sd_opts *o, struct sd_outputs *os,
+    struct sd_stats *all, struct progress *pg)
+{
+	struct ps_libsvm_reader *r;
+	struct ps_libsvm_row row;
+	char err[1024];
+	int rc, status = 0;
+
+	if ((r = ps_libsvm_open(path, &o->lo, err, sizeof err)) == NULL) {
+		warnx("%s", err);
+		return EX_NOINPUT;
+	}
+	while ((rc = ps_libsvm_next(r, &row, err, sizeof err)) == 1) {
+		if (o->stats)
+			sd_stats_add(all, &row);
+		if (o->prefix != NULL && (status = sd_outputs_add(os, &row)))
+			break;
+		if (pg->on && (++pg->rows & 4095) == 0)
+			progress_show(pg, pg->done + ps_libsvm_tell(r));
+	}
+	if (rc < 0) {
+		warnx("%s", err);
+		status = rc == PS_LIBSVM_EIO ? EX_IOERR : EX_DATAERR;
+	}
+	pg->done += ps_libsvm_tell(r);
+	ps_libsvm_close(r);
+	return status;
+}
+
+/* Read all inputs and write the outputs; 0 or an exit status. */
+static int
+run(const struct sd_opts *o, char **files, int nfiles, struct sd_stats *all)
+{
+	struct sd_outputs os;
+	struct progress pg;
+	int i, status = 0;
+
+	memset(&os, 0, sizeof os);
+	if (o->prefix != NULL && (status = sd_outputs_open(&os, o)) != 0)
+		return status;
+	memset(&pg, 0, sizeof pg);
+	pg.on = !o->quiet && isatty(STDERR_FILENO);
+	pg.start = pg.last = now();
+	for (i = 0; i < nfiles && status == 0; i++)
+		status = read_input(files[i], o, &os, all, &pg);
+	if (pg.shown)
+		fputc('\n', stderr);
+	if (status == 0 && o->prefix != NULL)
+		status = sd_outputs_commit(&os);
+	if (status == 0 && o->stats) {
+		sd_stats_print_header(stdout);
+		sd_stats_print(stdout, "all", all);
+		if (o->prefix != NULL)
+			sd_outputs_print_stats(&os, stdout);
+	}
+	sd_outputs_free(&os);
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	static char *stdin_only[] = { "-", NULL };
+	struct sd_opts o;
+	struct sd_stats all;
+	char **files;
+	int first, nfiles, status;
+
+	first = parse_opts(argc, argv, &o);
+	files = argv + first;
+	if ((nfiles = argc - first) == 0) {
+		files = stdin_only;
+		nfiles = 1;
+	}
+	sd_stats_init(&all);
+	status = run(&o, files, nfiles, &all);
+	sd_stats_release(&all);
+	if (status == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+		warn("cannot write to stdout");
+		status = EX_IOERR;
+	}
+	return status;
+}

@@ -1,0 +1,75 @@
+/*
+ * shard-data.h: the parts of ps-shard-data, grouped by file.
+ *
+ * ps-shard-data.c reads the options and the input rows; output.c assigns
+ * rows to shards and writes them (binary through the shard builder, or
+ * canonical libsvm text); stats.c counts rows, non-zeros and distinct ids.
+ */
+#ifndef SHARD_DATA_H
+#define SHARD_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "atomicfile.h"
+#include "dataset.h"
+#include "libsvm.h"
+
+enum sd_format {
+	SD_BIN,		/* PREFIX-K.pss, pskit-shard(5) */
+	SD_LIBSVM	/* PREFIX-K.libsvm, canonical text */
+};
+
+struct sd_opts {
+	int			 nshards;
+	const char		*prefix;	/* NULL: write nothing */
+	enum sd_format		 format;
+	int			 hash;		/* assign by the row's text */
+	double			 test;		/* held-out fraction, 0 = none */
+	uint64_t		 seed;
+	int			 stats, quiet;
+	struct ps_libsvm_opts	 lo;
+};
+
+/* stats.c: counts over a set of rows. */
+struct sd_stats {
+	uint64_t	 rows, nnz, positives, max_fid;
+	uint64_t	*slot;		/* open-addressing set of ids, 0 = free */
+	size_t		 cap, nfeat;
+};
+
+void	sd_stats_init(struct sd_stats *st);
+void	sd_stats_add(struct sd_stats *st, const struct ps_libsvm_row *row);
+void	sd_stats_print_header(FILE *fp);
+void	sd_stats_print(FILE *fp, const char *name, const struct sd_stats *st);
+void	sd_stats_release(struct sd_stats *st);
+
+/* output.c: the shard files being written. */
+struct sd_out {
+	char				*path;
+	struct ps_atomic		*af;
+	struct ps_dataset_builder	 b;
+	struct sd_stats			 st;
+};
+
+struct sd_outputs {
+	const struct sd_opts	*o;
+	struct sd_out		*out;		/* nshards, then the test set */
+	size_t			 n;
+	uint64_t		 rowno;		/* rows seen */
+	uint64_t		 nextrow;	/* round-robin counter */
+};
+
+/* Create every output's temporary; an exit status (0 or EX_CANTCREAT). */
+int	sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o);
+/* Route one row to its output; 0 or EX_IOERR. */
+int	sd_outputs_add(struct sd_outputs *os, const struct ps_libsvm_row *row);
+/* Finish, fsync and rename every output; 0 or EX_IOERR (nothing left). */
+int	sd_outputs_commit(struct sd_outputs *os);
+/* Remove the temporaries not committed and free everything. */
+void	sd_outputs_free(struct sd_outputs *os);
+/* Print the per-output stats lines. */
+void	sd_outputs_print_stats(const struct sd_outputs *os, FILE *fp);
+
+#endif

@@ -1,0 +1,132 @@
+# tests/bench/lib.sh: shell helpers shared by the benchmark drivers in
+# tests/bench (sourced, POSIX sh): clocks, medians, peak memory, and finding
+# pskit's programs in a build tree.
+#
+# Peak RSS is measured in one of two ways, and the drivers say which:
+#  - GNU time (/usr/bin/time -f %M, Debian package `time`): the kernel's
+#    ru_maxrss from wait4(2) for the command, which is the largest peak RSS
+#    of any single process in its tree that was waited for (the command
+#    itself or a descendant), not the sum over the tree;
+#  - otherwise polling VmHWM in /proc/PID/status every 0.1 s, which sees
+#    only that process and misses growth in its last 0.1 s.
+
+# bench_die MESSAGE...: print "PROG: MESSAGE" on stderr and exit 1 (or
+# $bench_status when set).
+bench_die() {
+	echo "${prog:-bench}: $*" >&2
+	exit "${bench_status:-1}"
+}
+
+# bench_now: seconds since the epoch with nanoseconds.
+bench_now() {
+	date +%s.%N
+}
+
+# bench_elapsed START END: END - START in seconds, 3 decimals.
+bench_elapsed() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", b - a }'
+}
+
+# bench_median: the median of the numbers on stdin, one a line (the mean of
+# the middle two for an even count) with 12 significant digits; "-" when
+# there are none; lines that are not numbers (e.g. "never") are ignored.
+bench_median() {
+	awk '$1 ~ /^[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/ { print $1 }' |
+	    sort -g | awk '{ v[NR] = $1 }
+	END {
+		if (NR == 0) { print "-"; exit }
+		if (NR % 2) m = v[(NR + 1) / 2]
+		else m = (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.12g\n", m
+	}'
+}
+
+# bench_have_gnu_time: true when /usr/bin/time understands -f %M.
+bench_have_gnu_time() {
+	[ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1
+}
+
+# bench_hwm PID: VmHWM of PID in KiB, or nothing if it is gone.
+bench_hwm() {
+	awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# bench_tree PID: PID and all its descendants, one a line.
+bench_tree() {
+	ps -e -o pid=,ppid= | awk -v r="$1" '{ par[$1] = $2 }
+	END {
+		print r
+		for (p in par) {
+			for (q = p; q in par && q != r && q > 1; q = par[q])
+				;
+			if (q == r && p != r) print p
+		}
+	}'
+}
+
+# bench_poll_tree PID OUT: until PID exits, every 0.1 s append "name kib"
+# (VmHWM) for PID and each of its descendants to OUT.  Run it in the
+# background; it stops by itself.
+bench_poll_tree() {
+	_root=$1 _out=$2
+	while kill -0 "$_root" 2>/dev/null; do
+		for _p in $(bench_tree "$_root"); do
+			awk '/^Name:/ { n = $2 } /^VmHWM:/ { print n, $2 }' \
+			    "/proc/$_p/status" 2>/dev/null
+		done >>"$_out"
+		sleep 0.1
+	done
+}
+
+# bench_peak_by_name FILE NAME: the largest kib recorded for NAME in a
+# bench_poll_tree file; "-" when none.
+bench_peak_by_name() {
+	awk -v n="$2" '$1 == n && $2 > m { m = $2 } END { print m ? m : "-" }' "$1"
+}
+
+# bench_run OUT CMD...: run CMD with stdout to OUT.out and stderr to
+# OUT.err; write its wall time in seconds to OUT.secs and its peak RSS in
+# KiB to OUT.rss (GNU time, or VmHWM polling of CMD itself), and a
+# per-process-name peak record to OUT.tree (polled).  Returns CMD's status.
+bench_run() {
+	_o=$1
+	shift
+	: >"$_o.tree"
+	_t0=$(bench_now)
+	if bench_have_gnu_time; then
+		/usr/bin/time -f %M -o "$_o.rss" "$@" >"$_o.out" 2>"$_o.err" &
+	else
+		"$@" >"$_o.out" 2>"$_o.err" &
+	fi
+	_pid=$!
+	bench_poll_tree "$_pid" "$_o.tree" &
+	_poller=$!
+	wait "$_pid"
+	_st=$?
+	_t1=$(bench_now)
+	wait "$_poller"
+	bench_elapsed "$_t0" "$_t1" >"$_o.secs"
+	if ! bench_have_gnu_time; then
+		awk '$2 > m { m = $2 } END { print m ? m : "-" }' "$_o.tree" >"$_o.rss"
+	fi
+	# GNU time prints "Command exited with non-zero status N" first.
+	tail -n 1 "$_o.rss" >"$_o.rss.tmp" && mv "$_o.rss.tmp" "$_o.rss"
+	return $_st
+}
+
+# bench_find_prog NAME [SUBDIR]: print the path of pskit program NAME,
+# looking in $PSKIT_BUILDDIR[/SUBDIR], ./[SUBDIR], then PATH; fail if absent.
+bench_find_prog() {
+	for _d in ${PSKIT_BUILDDIR:+"$PSKIT_BUILDDIR/${2:-.}"} "./${2:-.}"; do
+		if [ -x "$_d/$1" ]; then
+			echo "$_d/$1"
+			return 0
+		fi
+	done
+	command -v "$1" 2>/dev/null
+}
+
+# bench_file_bytes FILE: its size in bytes.
+bench_file_bytes() {
+	wc -c <"$1" | tr -d ' '
+}
