@@ -152,7 +152,8 @@ remap_sorted(const struct ps_dataset_builder *b, struct ps_dataset *ds,
 	uint64_t *ids = xcalloc(b->nnz + 1, sizeof *ids);
 	size_t k, j = 0;
 
-	memcpy(ids, b->gid, b->nnz * sizeof *ids);
+	if (b->nnz > 0)
+		memcpy(ids, b->gid, b->nnz * sizeof *ids);
 	radix_sort(ids, b->nnz);
 	for (k = 0; k < b->nnz; k++)
 		if (j == 0 || ids[k] != ids[j - 1])

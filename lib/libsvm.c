@@ -299,6 +299,26 @@ skip_qid(struct ps_libsvm_reader *r, const struct line *ln, const char **pp,
 	return 0;
 }
 
+/* ps_parsenum_u64() inlined: the index of every pair goes through here. */
+static inline int
+parse_index(const char *p, const char *end, const char **stop, uint64_t *out)
+{
+	const char *q = p;
+	uint64_t v = 0;
+	unsigned c;
+
+	for (; q < end && (c = (unsigned)(*q - '0')) < 10 && q - p < 19; q++)
+		v = v * 10 + c;		/* 19 digits cannot overflow */
+	for (; q < end && (c = (unsigned)(*q - '0')) < 10; q++) {
+		if (v > (UINT64_MAX - c) / 10)
+			return PS_NUM_RANGE;
+		v = v * 10 + c;
+	}
+	*stop = q;
+	*out = v;
+	return q == p ? PS_NUM_BAD : PS_NUM_OK;
+}
+
 /* Parse "index:value" pairs from p into the reader's arrays; *n gets the count. */
 static int
 parse_pairs(struct ps_libsvm_reader *r, const struct line *ln, const char *p,
@@ -324,7 +344,7 @@ parse_pairs(struct ps_libsvm_reader *r, const struct line *ln, const char *p,
 			break;
 		}
 		start = p;
-		rc = ps_parsenum_u64(p, end, &q, &idx);
+		rc = parse_index(p, end, &q, &idx);
 		if (rc != PS_NUM_OK || q == end || *q != ':') {
 			if (end - p >= 4 && memcmp(p, "qid:", 4) == 0) {
 				if ((rc = skip_qid(r, ln, &p, err, errlen)) != 0)

@@ -24,6 +24,9 @@
 #include "parsenum.h"
 #include "xmalloc.h"
 
+/* The scanner is small and hot: inline it into each parser. */
+#define HOT	static inline __attribute__((always_inline))
+
 /* A scanned decimal: value = mant * 10^exp10 (before the sign). */
 struct dec {
 	uint64_t	mant;
@@ -39,7 +42,7 @@ static const double pow10d[] = {
 };
 
 /* Fold one digit into d; frac says it comes after the decimal point. */
-static inline void
+HOT void
 dec_digit(struct dec *d, unsigned c, int frac)
 {
 	if (d->ndig == 0 && c == 0) {
@@ -61,7 +64,7 @@ dec_digit(struct dec *d, unsigned c, int frac)
 }
 
 /* Scan a decimal at p; return the byte after it or NULL if there is none. */
-static const char *
+HOT const char *
 dec_scan(const char *p, const char *end, struct dec *d)
 {
 	const char *q = p, *r;
@@ -93,12 +96,49 @@ dec_scan(const char *p, const char *end, struct dec *d)
 	return q;
 }
 
+/*
+ * The common case in one tight loop: at most 19 digits (leading zeros
+ * included), an optional '.', no exponent.  Fills d and returns the byte
+ * after the number, or NULL to leave the input to dec_scan().
+ */
+HOT const char *
+dec_simple(const char *p, const char *end, struct dec *d)
+{
+	const char *q = p, *digits;
+	uint64_t m = 0;
+	unsigned c;
+	int frac = 0;
+
+	d->neg = 0;
+	if (q < end && (*q == '+' || *q == '-'))
+		d->neg = *q++ == '-';
+	digits = q;
+	for (; q < end && (c = (unsigned)(*q - '0')) < 10; q++)
+		m = m * 10 + c;
+	if (q < end && *q == '.') {
+		digits++;
+		for (q++; q < end && (c = (unsigned)(*q - '0')) < 10; q++) {
+			m = m * 10 + c;
+			frac++;
+		}
+	}
+	if (q == digits || q - digits > 19 ||
+	    (q < end && (*q == 'e' || *q == 'E')))
+		return NULL;
+	d->mant = m;
+	d->exp10 = -frac;
+	d->ndig = 1;
+	d->truncated = 0;
+	return q;
+}
+
 /* Scan and check what follows; PS_NUM_OK with *q past the number. */
-static int
+HOT int
 dec_take(const char *p, const char *end, const char **stop, struct dec *d,
     const char **q)
 {
-	*q = dec_scan(p, end, d);
+	if ((*q = dec_simple(p, end, d)) == NULL)
+		*q = dec_scan(p, end, d);
 	if (*q == NULL)
 		return PS_NUM_BAD;
 	if (stop != NULL)
@@ -109,7 +149,7 @@ dec_take(const char *p, const char *end, const char **stop, struct dec *d,
 }
 
 /* Clinger's fast path: the exact double, or 0 if it does not apply. */
-static int
+HOT int
 dec_fast(const struct dec *d, double *out)
 {
 	double v;
@@ -202,6 +242,8 @@ ps_parsenum_u64(const char *p, const char *end, const char **stop,
 	uint64_t v = 0;
 	unsigned c;
 
+	for (; q < end && (c = (unsigned)(*q - '0')) < 10 && q - p < 19; q++)
+		v = v * 10 + c;		/* 19 digits cannot overflow */
 	for (; q < end && (c = (unsigned)(*q - '0')) < 10; q++) {
 		if (v > (UINT64_MAX - c) / 10)
 			return PS_NUM_RANGE;

@@ -31,7 +31,8 @@
  *    28  4  CRC32C of bytes 0..27
  *   raw payload: uint32 row lengths[rows], uint32 columns[nnz] (per row the
  *   first local index, then differences > 0), float32 values[nnz],
- *   int8 labels[rows] (+1 or -1).
+ *   int8 labels[rows] (+1 or -1).  Each of the three 4-byte arrays is
+ *   stored as 4 byte planes: byte 0 of every element, then byte 1, ...
  *   The file ends right after the last block.
  *
  * The reader checks every length against limits and the file size, every

@@ -30,7 +30,7 @@ usage_of() {
 		echo "synopsis: $s"
 		[ -n "$u" ]
 		# Every option letter and argument name in usage appears in SYNOPSIS.
-		for word in $(echo "$u" | tr -d '[]|' ); do
+		for word in $(echo "$u" | tr '[]|' '   '); do
 			case "$s" in *"$word"*) ;; *) echo "'$word' missing from $prog.1"; return 1 ;; esac
 		done
 	done

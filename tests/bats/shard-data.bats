@@ -1,0 +1,191 @@
+#!/usr/bin/env bats
+# shard-data.bats: ps-shard-data end to end: malformed input is refused with
+# exit 65, "file:line: reason" and no output file; shards round-trip; the
+# counts of real data sets; the command line.
+
+load helper
+
+setup() {
+	D=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	ps_reap
+}
+
+# bad_input NAME CONTENT(printf format) EXPECTED: exit 65, message, no files.
+bad_input() {
+	printf -- "$2" >"$D/$1"
+	run ps-shard-data -q -n 2 -o "$D/out" "$D/$1"
+	assert_failure 65
+	assert_output --partial "$D/$1:$3"
+	run ls "$D"
+	refute_output --partial out
+}
+
+@test "non-numeric value" {
+	bad_input bad.libsvm '+1 1:1 2:abc\n' '1: bad value '\''abc'\'' for index 2'
+}
+
+@test "index 0" {
+	bad_input bad.libsvm '+1 1:1\n-1 0:1 2:1\n' '2: index 0 (use --zero-based)'
+}
+
+@test "descending index" {
+	bad_input bad.libsvm '+1 9:1 7:1\n' '1: indices not ascending: 7 after 9'
+}
+
+@test "repeated index" {
+	bad_input bad.libsvm '+1 5:1 5:2\n' '1: repeated index 5'
+}
+
+@test "missing label" {
+	bad_input bad.libsvm '+1 1:1\n\n1:1 2:1\n' '3: missing label'
+}
+
+@test "nan value" {
+	bad_input bad.libsvm '+1 1:nan\n' '1: nan or inf value'
+}
+
+@test "inf value" {
+	bad_input bad.libsvm '-1 1:1\n+1 3:-Infinity\n' '2: nan or inf value'
+}
+
+@test "truncated last line" {
+	bad_input bad.libsvm '+1 1:1\n-1 2:0.5' '2: line not terminated by newline (truncated file?)'
+}
+
+@test "binary garbage" {
+	head -c 4096 "$(command -v ps-shard-data)" >"$D/garbage"
+	run ps-shard-data -q -o "$D/out" "$D/garbage"
+	assert_failure 65
+	assert_output --regexp "$D/garbage:[0-9]+: binary data \(NUL byte\)"
+	run ls "$D"
+	refute_output --partial out
+}
+
+@test "empty file" {
+	bad_input empty.libsvm '' '1: no data rows'
+}
+
+@test "an error in a later file leaves no output of the earlier ones" {
+	printf '+1 1:1\n' >"$D/good"
+	printf '+1 1:x\n' >"$D/bad"
+	run ps-shard-data -q -n 2 -f libsvm -o "$D/out" "$D/good" "$D/bad"
+	assert_failure 65
+	assert_output --partial "$D/bad:1: bad value"
+	run ls "$D"
+	refute_output --partial out
+}
+
+@test "default accepts comments, qid, blank lines and CRLF; --strict does not" {
+	printf '# made by hand\r\n+1 qid:3 1:0.5 4:2 # note\r\n\r\n0\t2:1\r\n' >"$D/x"
+	run ps-shard-data -s "$D/x"
+	assert_success
+	assert_line --index 1 "all	2	3	4	3	1	1"
+	run ps-shard-data -s --strict "$D/x"
+	assert_failure 65
+	assert_output --partial "$D/x:1: comment line"
+	printf '+1 1:0.5 4:2\n-1 2:1\n' >"$D/y"
+	run ps-shard-data -s --strict "$D/y"
+	assert_success
+}
+
+@test "--zero-based shifts ids by one; --positive picks the class" {
+	printf '3 0:1 2:1\n1 5:1\n' >"$D/z"
+	run ps-shard-data -s "$D/z"
+	assert_failure 65
+	run ps-shard-data -s --zero-based --positive 3 -f libsvm -o "$D/o" "$D/z"
+	assert_success
+	run cat "$D/o-0.libsvm"
+	assert_output "$(printf '+1 1:1 3:1\n-1 6:1')"
+}
+
+@test "a9a round trip: 3 libsvm shards hold exactly the input rows" {
+	a9a=$(ps_data a9a)
+	ps-shard-data -q -n 3 -f libsvm -o "$D/a" "$a9a"
+	[ "$(cat "$D"/a-[012].libsvm | wc -l)" -eq 32561 ]
+	[ "$(wc -l <"$D/a-2.libsvm")" -eq 10853 ]
+	sed 's/ *$//' "$a9a" | sort >"$D/want"
+	cat "$D"/a-[012].libsvm | sort >"$D/got"
+	cmp "$D/want" "$D/got"
+}
+
+@test "stats of a9a and mushrooms" {
+	run ps-shard-data --stats "$(ps_data a9a)"
+	assert_success
+	assert_line --index 0 "set	rows	features	max_feature_id	nnz	positives	negatives"
+	assert_line --index 1 "all	32561	123	123	451592	7841	24720"
+	run ps-shard-data --stats --positive 1 "$(ps_data mushrooms)"
+	assert_success
+	assert_line --index 1 "all	8124	112	112	170604	3916	4208"
+}
+
+@test "binary shards: per-shard rows add up, no temporaries left" {
+	run ps-shard-data -s -n 4 -o "$D/b" "$(ps_data a9a)"
+	assert_success
+	[ "$(echo "$output" | awk -F'\t' 'NR > 2 { s += $2 } END { print s }')" -eq 32561 ]
+	[ "$(echo "$output" | awk -F'\t' 'NR > 2 { s += $5 } END { print s }')" -eq 451592 ]
+	run ls "$D"
+	assert_output "$(printf 'b-0.pss\nb-1.pss\nb-2.pss\nb-3.pss')"
+	head -c 8 "$D/b-0.pss" | grep -q PSKSHRD1
+}
+
+@test "--test holds out a seeded fraction; same seed, same files" {
+	a9a=$(ps_data a9a)
+	run ps-shard-data -s -n 2 --test 0.2 --seed 7 -o "$D/s1" "$a9a"
+	assert_success
+	t=$(echo "$output" | awk -F'\t' '$1 == "test" { print $2 }')
+	[ "$t" -gt 6112 ] && [ "$t" -lt 6912 ]
+	ps-shard-data -n 2 --test 0.2 --seed 7 -o "$D/s2" "$a9a"
+	cmp "$D/s1-test.pss" "$D/s2-test.pss"
+	cmp "$D/s1-1.pss" "$D/s2-1.pss"
+	ps-shard-data -n 2 --test 0.2 --seed 8 -o "$D/s3" "$a9a"
+	! cmp -s "$D/s1-test.pss" "$D/s3-test.pss"
+}
+
+@test "--hash assigns rows regardless of their order" {
+	a9a=$(ps_data a9a)
+	head -n 3000 "$a9a" >"$D/fwd"
+	tac "$D/fwd" >"$D/rev"
+	ps-shard-data -n 3 --hash --test 0.1 -f libsvm -o "$D/f" "$D/fwd"
+	ps-shard-data -n 3 --hash --test 0.1 -f libsvm -o "$D/r" "$D/rev"
+	for s in 0 1 2 test; do
+		[ -s "$D/f-$s.libsvm" ]
+		cmp <(sort "$D/f-$s.libsvm") <(sort "$D/r-$s.libsvm")
+	done
+}
+
+@test "stdin is read as '-' and named <stdin>" {
+	run bash -c "printf '+1 1:1\n-1 2:1\n' | ps-shard-data -s -"
+	assert_success
+	assert_line --index 1 "all	2	2	2	2	1	1"
+	run bash -c "printf '+1 1:1\n-1 2:x\n' | ps-shard-data -s"
+	assert_failure 65
+	assert_output --partial "<stdin>:2: bad value"
+}
+
+@test "bad command lines exit 64 with the usage" {
+	for args in "-n 0" "-f xml" "--test 1.5" "--test 0" "--seed -1" \
+	    "--positive x" "-x" "--shards"; do
+		run ps-shard-data $args
+		assert_failure 64
+		assert_output --partial "usage: ps-shard-data"
+	done
+}
+
+@test "--help, --version, missing input and unwritable output" {
+	run ps-shard-data --help
+	assert_success
+	assert_line --index 0 --partial "usage: ps-shard-data [-hVqs]"
+	run ps-shard-data -V
+	assert_success
+	assert_output --regexp '^ps-shard-data [0-9]+\.[0-9]+'
+	run ps-shard-data -s "$D/nonexistent"
+	assert_failure 66
+	assert_output --partial "cannot open '$D/nonexistent': No such file or directory"
+	printf '+1 1:1\n' >"$D/ok"
+	run ps-shard-data -o "$D/nodir/x" "$D/ok"
+	assert_failure 73
+	assert_output --partial "cannot create"
+}

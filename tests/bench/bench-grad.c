@@ -1,0 +1,138 @@
+/*
+ * bench-grad.c: how fast a worker computes on its shard: margins X w, one
+ * full gradient + curvature pass X^T g over all features as one block, and
+ * a pass over B blocks with weight updates as the worker runs it.  Prints
+ * TSV: what, seconds (median of the repeats), nnz/s.
+ *
+ * usage: bench-grad shard.pss [blocks [repeats]]
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "blas.h"
+#include "keyhash.h"
+#include "l1lr.h"
+#include "prox.h"
+#include "shard.h"
+#include "xmalloc.h"
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One pass over nb blocks: gradient, a prox step per feature, apply. */
+static void
+block_pass(struct ps_l1lr *lr, uint32_t *order, const size_t *off,
+    size_t nb, float *gu, float *wn)
+{
+	size_t b, f;
+
+	for (b = 0; b < nb; b++) {
+		uint32_t *feats = order + off[b];
+		size_t n = off[b + 1] - off[b];
+
+		ps_l1lr_block_grad(lr, feats, n, gu);
+		for (f = 0; f < n; f++) {
+			double delta = lr->trust[feats[f]];
+
+			wn[f] = ps_prox_step(lr->w[feats[f]], gu[2 * f],
+			    gu[2 * f + 1], 1.0, &delta);
+		}
+		ps_l1lr_apply(lr, feats, n, wn);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ps_dataset ds;
+	struct ps_l1lr lr;
+	char err[512];
+	size_t nb, reps, r, j, *off, *fill;
+	uint32_t *all, *order;
+	float *gu, *wn;
+	double *margin, t[3][64];
+
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "usage: bench-grad shard.pss [blocks [repeats]]\n");
+		return 64;
+	}
+	nb = argc > 2 ? strtoul(argv[2], NULL, 10) : 16;
+	reps = argc > 3 ? strtoul(argv[3], NULL, 10) : 5;
+	if (nb < 1 || reps < 1 || reps > 64)
+		return 64;
+	ps_blas_init();
+	if (ps_shard_read(argv[1], &ds, err, sizeof err) != 0) {
+		fprintf(stderr, "bench-grad: %s\n", err);
+		return 65;
+	}
+	ps_l1lr_init(&lr, &ds, 1);
+	all = xcalloc(ds.nfeat + 1, sizeof *all);
+	order = xcalloc(ds.nfeat + 1, sizeof *order);
+	off = xcalloc(nb + 1, sizeof *off);
+	fill = xcalloc(nb, sizeof *fill);
+	for (j = 0; j < ds.nfeat; j++) {
+		all[j] = (uint32_t)j;
+		off[ps_key_mix(ds.fids[j]) % nb + 1]++;
+	}
+	for (j = 0; j < nb; j++)
+		off[j + 1] += off[j];
+	memcpy(fill, off, nb * sizeof *fill);
+	for (j = 0; j < ds.nfeat; j++)
+		order[fill[ps_key_mix(ds.fids[j]) % nb]++] = (uint32_t)j;
+	gu = xcalloc(2 * ds.nfeat + 2, sizeof *gu);
+	wn = xcalloc(ds.nfeat + 1, sizeof *wn);
+	margin = xcalloc(ds.nrows + 1, sizeof *margin);
+	for (r = 0; r < reps; r++) {
+		double t0 = now();
+
+		ps_l1lr_margins(&ds, lr.w, margin);
+		t[0][r] = now() - t0;
+		t0 = now();
+		ps_l1lr_block_grad(&lr, all, ds.nfeat, gu);
+		memcpy(wn, lr.w, ds.nfeat * sizeof *wn);
+		ps_l1lr_apply(&lr, all, ds.nfeat, wn);
+		t[1][r] = now() - t0;
+		t0 = now();
+		block_pass(&lr, order, off, nb, gu, wn);
+		t[2][r] = now() - t0;
+	}
+	printf("what\tseconds\tnnz_per_s\n");
+	for (j = 0; j < 3; j++) {
+		static const char *what[] = { "margins_Xw", "grad_XTg_one_block",
+		    "pass_over_blocks" };
+
+		qsort(t[j], reps, sizeof t[j][0], dbl_cmp);
+		printf("%s\t%.4f\t%.4g\n", what[j], t[j][reps / 2],
+		    (double)ds.nnz / t[j][reps / 2]);
+	}
+	printf("# %zu rows, %zu features, %zu nnz, %zu blocks\n", ds.nrows,
+	    ds.nfeat, ds.nnz, nb);
+	ps_l1lr_release(&lr);
+	ps_dataset_release(&ds);
+	free(all);
+	free(order);
+	free(off);
+	free(fill);
+	free(gu);
+	free(wn);
+	free(margin);
+	return 0;
+}
