@@ -178,6 +178,7 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 {
 	struct job *job = &srv->job;
 	struct ps_msg ok;
+	char err[512];
 	uint32_t id, n;
 
 	if (m->naux < 6 || m->aux[0] < 0 || m->aux[1] < 1 ||
@@ -187,6 +188,10 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 	}
 	id = (uint32_t)m->aux[0];
 	n = (uint32_t)m->aux[1];
+	if (owner_load(srv, m->ring_version, err, sizeof err) != 0) {
+		peer_fail(p, "%s", err);
+		return;
+	}
 	if (!job->active) {
 		job->active = 1;
 		job->nworkers = n;
@@ -267,12 +272,19 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {
 	struct peer *p = arg;
 	struct server *srv = p->srv;
+	char why[512];
 	int worker_only = m->type == PS_MSG_PUSH ||
 	    (m->type == PS_MSG_PULL && !(m->flags & PS_MSG_F_CURRENT)) ||
 	    m->type == PS_MSG_BYE;
 
 	if (worker_only && !p->is_worker) {
 		peer_fail(p, "%s before hello", ps_msg_type_name(m->type));
+		ps_msg_release(m);
+		return;
+	}
+	if ((m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL) &&
+	    owner_check(srv, m->keys, m->nkeys, why, sizeof why) != 0) {
+		peer_fail(p, "%s", why);
 		ps_msg_release(m);
 		return;
 	}

@@ -20,7 +20,8 @@
 #include "xmalloc.h"
 
 static const char usage_text[] =
-"usage: ps-server [-hVv] [-c max-conns] [-l addr:port] [-o model.psm]\n";
+"usage: ps-server [-hVv] [-c max-conns] [-l addr:port] [-o model.psm]\n"
+"                 [-r ring]\n";
 
 static void
 usage(int status)
@@ -30,6 +31,8 @@ usage(int status)
 		fputs("\n"
 		    "  -l, --listen addr:port  listen here (default 127.0.0.1:0, any free port)\n"
 		    "  -o, --output file       write this server's model part here on SAVE and at exit\n"
+		    "  -r, --ring file         hold only the keys this ring gives this server\n"
+		    "                          (read when the first worker says hello)\n"
 		    "  -c, --max-conns n       refuse connections beyond n (default 1024)\n"
 		    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
 		    "  -V, --version           print the version and exit\n"
@@ -122,6 +125,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "listen", required_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-conns", required_argument, NULL, 'c' },
+		{ "ring", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -131,7 +135,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	long n;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:hl:o:Vv", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:hl:o:r:Vv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			n = strtol(optarg, &end, 10);
@@ -149,6 +153,9 @@ server_parse_args(struct server *srv, int argc, char **argv,
 			break;
 		case 'o':
 			srv->model_path = optarg;
+			break;
+		case 'r':
+			srv->ring_path = optarg;
 			break;
 		case 'V':
 			printf("ps-server %s\n", PACKAGE_VERSION);
@@ -210,5 +217,7 @@ main(int argc, char **argv)
 	event_free(sigint);
 	event_base_free(srv.base);
 	store_release(&srv.store);
+	if (srv.have_ring)
+		ps_ring_release(&srv.ring);
 	return status;
 }

@@ -20,6 +20,7 @@
 
 #include "conn.h"
 #include "keytab.h"
+#include "ring.h"
 #include "wire.h"
 
 struct server;
@@ -88,6 +89,10 @@ struct server {
 	struct evconnlistener	*listener;
 	char			 bound[128];
 	const char		*model_path;	/* -o, or NULL */
+	const char		*ring_path;	/* -r, or NULL: accept any key */
+	struct ps_ring		 ring;		/* loaded at the first HELLO */
+	int			 have_ring;
+	size_t			 ring_index;	/* this server's place in it */
 	int			 max_conns;
 	int			 nconns;
 	time_t			 started;
@@ -117,6 +122,12 @@ void	job_abort(struct server *srv, const char *why);
 
 /* ps-server.c */
 char	*server_stats_text(struct server *srv);
+
+/* owner.c */
+int	owner_load(struct server *srv, uint32_t version, char *err,
+	    size_t errlen);
+int	owner_check(const struct server *srv, const uint64_t *keys, size_t n,
+	    char *err, size_t errlen);
 
 /* round.c */
 void	round_push(struct server *srv, struct peer *p, struct ps_msg *m);

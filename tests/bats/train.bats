@@ -159,3 +159,28 @@ liblinear_ref() {
 	cmp "$BATS_TEST_TMPDIR/d1" "$BATS_TEST_TMPDIR/d2"
 	[ "$(final_objective "$BATS_TEST_TMPDIR/m1/progress.tsv")" = "$(final_objective "$BATS_TEST_TMPDIR/m2/progress.tsv")" ]
 }
+
+@test "a server refuses keys that its ring gives to another server" {
+	ps_start_daemon "$BATS_TEST_TMPDIR/s0.out" ps-server -r "$BATS_TEST_TMPDIR/server.ring"
+	a0=$(ps_wait_line "$BATS_TEST_TMPDIR/s0.out" '^listening ' 10)
+	ps_start_daemon "$BATS_TEST_TMPDIR/s1.out" ps-server -r "$BATS_TEST_TMPDIR/server.ring"
+	a1=$(ps_wait_line "$BATS_TEST_TMPDIR/s1.out" '^listening ' 10)
+	ps-ring init -v 64 -o "$BATS_TEST_TMPDIR/server.ring" ${a0#listening } ${a1#listening }
+	# The worker's ring places the keys differently (other virtual nodes).
+	ps-ring init -v 3 -o "$BATS_TEST_TMPDIR/worker.ring" ${a0#listening } ${a1#listening }
+	ps-shard-data -q -o "$BATS_TEST_TMPDIR/train" "$BATS_FILE_TMPDIR/a9a"
+	run timeout 20 ps-worker -r "$BATS_TEST_TMPDIR/worker.ring" -b 4 "$BATS_TEST_TMPDIR/train-0.pss"
+	assert_failure 69
+	assert_output --regexp 'key [0-9]+ belongs to server [01] \(127\.0\.0\.1:[0-9]+\), not to this one'
+}
+
+@test "a server refuses a worker that holds another ring version" {
+	ps_start_daemon "$BATS_TEST_TMPDIR/s0.out" ps-server -r "$BATS_TEST_TMPDIR/server.ring"
+	a0=$(ps_wait_line "$BATS_TEST_TMPDIR/s0.out" '^listening ' 10)
+	ps-ring init -o "$BATS_TEST_TMPDIR/server.ring" ${a0#listening }
+	sed 's/^version 1$/version 2/' "$BATS_TEST_TMPDIR/server.ring" > "$BATS_TEST_TMPDIR/worker.ring"
+	ps-shard-data -q -o "$BATS_TEST_TMPDIR/train" "$BATS_FILE_TMPDIR/a9a"
+	run timeout 20 ps-worker -r "$BATS_TEST_TMPDIR/worker.ring" "$BATS_TEST_TMPDIR/train-0.pss"
+	assert_failure 69
+	assert_output --partial 'the worker holds ring version 2'
+}
