@@ -9,13 +9,18 @@
  * step).  Rules, with tau the allowed delay:
  *  1. Iteration t starts only when every iteration up to t - tau - 1 has
  *     finished (all its replies arrived and were applied): tau = 0 is
- *     sequential, larger tau lets computation overlap the network.
+ *     sequential, larger tau lets computation overlap the network.  The
+ *     first iteration of each pass over the blocks also waits for every
+ *     earlier one (a barrier once per pass).
  *  2. The objective of iteration t is the servers' sum of the workers' loss
  *     at push time plus lambda times the l1 norm before the step; every
- *     worker sees the same sequence.
- *  3. The decision to stop before iteration t looks only at the objectives
- *     of iterations up to t - tau - 1 (known to have finished), so all
- *     workers stop at the same t.  After the last iteration has finished, a
+ *     worker sees the same sequence.  At a pass start, thanks to the
+ *     barrier, it is exactly F(w); within a pass, under delay, the losses
+ *     lag the norm and it is an estimate.
+ *  3. Before the first iteration t of a pass, the worker stops if the exact
+ *     objectives of the two previous pass starts, t - B and t - 2B, differ
+ *     by less than epsilon (relative).  Those iterations have finished, so
+ *     every worker decides alike.  After the last iteration has finished, a
  *     final round with no keys reports the exact objective of the final
  *     weights.
  */
@@ -64,18 +69,25 @@ dbpg_rel_change(const struct worker *w, uint64_t s)
 static int
 dbpg_should_stop(const struct worker *w, uint64_t t)
 {
-	uint64_t s;
+	uint64_t b = w->plan.nblocks;
 	double rel;
 
 	if (t >= w->conf.max_iter)
 		return 1;
-	if (t < w->conf.tau + 1)
+	if (t % b != 0 || t < 2 * b)
 		return 0;
-	s = t - w->conf.tau - 1;
-	if ((s + 1) % w->plan.nblocks != 0)
-		return 0;	/* judge whole passes only: single blocks are noisy */
-	rel = dbpg_rel_change(w, s);
-	return !isnan(rel) && fabs(rel) < w->conf.eps;
+	rel = (w->objective[t - 2 * b] - w->objective[t - b]) /
+	    fabs(w->objective[t - b]);
+	return fabs(rel) < w->conf.eps;
+}
+
+/* Rule 1: may iteration t start now? */
+static int
+dbpg_may_start(const struct worker *w, uint64_t t)
+{
+	if (t % w->plan.nblocks == 0)
+		return w->t_done == t;
+	return t - w->t_done <= w->conf.tau;
 }
 
 /* Push one block's gradient to every server and ask for its new weights. */
@@ -255,7 +267,7 @@ dbpg_run(struct worker *w)
 	    "bytes_recv\ttest_logloss\ttest_auc\n");
 	for (;;) {
 		dbpg_report(w);
-		while (w->t_next - w->t_done <= w->conf.tau &&
+		while (dbpg_may_start(w, w->t_next) &&
 		    !dbpg_should_stop(w, w->t_next))
 			dbpg_start(w, w->t_next++);
 		if (w->t_done == w->t_next && dbpg_should_stop(w, w->t_next))
