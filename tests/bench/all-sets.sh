@@ -36,10 +36,15 @@ for spec in a9a: w8a: mushrooms:1 news20.half.unit.binary: news20.half.binary: s
 	for cfg in $configs; do
 		s=${cfg%%:*} rest=${cfg#*:} w=${rest%%:*} tau=${rest#*:}
 		t2=$(date +%s.%N)
-		ps-train -q -s "$s" -w "$w" -t "$tau" -l "$lambda" ${pos:+-p "$pos"} \
-		    -o "$work/model" "$work/$name" 2>/dev/null
+		rm -rf "$work/model"
+		if ps-train -q -s "$s" -w "$w" -t "$tau" -l "$lambda" ${pos:+-p "$pos"} \
+		    -o "$work/model" "$work/$name" 2>"$work/err"; then
+			ours=$(tail -n 1 "$work/model/progress.tsv" | cut -f 3)
+		else
+			ours=nan
+			sed "s/^/$name $cfg: /" "$work/err" >&2
+		fi
 		t3=$(date +%s.%N)
-		ours=$(tail -n 1 "$work/model/progress.tsv" | cut -f 3)
 		awk -v n="$name" -v s="$s" -v w="$w" -v t="$tau" -v r="$ref" -v o="$ours" \
 		    -v a="$t0" -v b="$t1" -v x="$t2" -v y="$t3" 'BEGIN {
 			printf "%s\t%s\t%s\t%s\t%.10g\t%.10g\t%.3g\t%.2f\t%.2f\n",
