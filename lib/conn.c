@@ -421,6 +421,12 @@ ps_conn_free(struct ps_conn *c)
 	conn_destroy(c);
 }
 
+size_t
+ps_conn_pending(const struct ps_conn *c)
+{
+	return evbuffer_get_length(bufferevent_get_output(c->bev));
+}
+
 /* Name of the other end. */
 const char *
 ps_conn_peer(const struct ps_conn *c)

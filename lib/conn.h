@@ -94,6 +94,8 @@ const char	*ps_conn_peer(const struct ps_conn *c);
 void		 ps_conn_set_lz4(struct ps_conn *c, int on);
 /* Counters so far; the pointer stays valid until ps_conn_free(). */
 const struct ps_conn_stats *ps_conn_stats(const struct ps_conn *c);
+/* Bytes queued for sending and not yet written to the socket. */
+size_t		 ps_conn_pending(const struct ps_conn *c);
 /* True when the conn closed because the peer broke the protocol. */
 int		 ps_conn_is_protocol_error(const struct ps_conn *c);
 

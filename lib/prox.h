@@ -4,15 +4,21 @@
  *
  * Invariants, for one coordinate j with weight w, aggregated gradient G and
  * curvature bound U (sums over all workers) and trust radius delta:
- *  1. The step minimises G d + U/2 d^2 + lambda |w + d| over |d| <= delta.
- *     For this one-dimensional convex problem the constrained minimiser is
- *     the unconstrained one (soft thresholding) clipped to the interval.
+ *  1. z = soft_threshold(w - G/U, lambda/U) minimises the model
+ *     m(d) = G d + U/2 d^2 + lambda |w + d| at d = z - w.  When w, z and
+ *     w + 1.5 (z - w) lie on one side of 0, m is a plain quadratic there and
+ *     the over-relaxed step 1.5 (z - w) still lowers it by 1 - 0.5^2 = 3/4
+ *     of the plain step's decrease; it converges in markedly fewer passes.
+ *     The step is then clipped to [-delta, delta], inside which U bounds
+ *     the curvature (l1lr.h): the objective cannot go up.
  *  2. The new weight is rounded to float32, the precision every worker holds,
  *     and d is recomputed from the rounded value, so servers and workers
  *     agree on every bit.
- *  3. The trust radius then becomes max(2 |d|, delta / 2) (Genkin, Lewis and
- *     Madigan's BBR rule); workers apply the same rule to the weights they
- *     pull, so both sides hold the same radius without sending it.
+ *  3. The trust radius then becomes max(2 |d|, delta / 2, 1e-4) (Genkin,
+ *     Lewis and Madigan's BBR rule, with a floor so that a coordinate resting
+ *     at 0 can re-enter the support at once); workers apply the same rule to
+ *     the weights they pull, so both sides hold the same radius without
+ *     sending it.
  */
 #ifndef PS_PROX_H
 #define PS_PROX_H

@@ -52,6 +52,8 @@ link_close_cb(struct ps_conn *c, const char *reason, void *arg)
 {
 	struct link *l = arg;
 
+	if (l->w->closing)
+		return;		/* after BYE a close is no news */
 	fatalx(EX_UNAVAILABLE, "server %u (%s) went away: %s", l->index,
 	    l->addr, reason != NULL ? reason : "connection closed");
 }
@@ -97,11 +99,28 @@ links_open(struct worker *w)
 		links_step(w, "the servers' hello");
 }
 
-void
-links_close(struct worker *w)
+/* True while some link still has bytes to send. */
+static int
+links_pending(const struct worker *w)
 {
 	size_t i;
 
+	for (i = 0; i < w->nlinks; i++)
+		if (ps_conn_pending(w->links[i].conn) > 0)
+			return 1;
+	return 0;
+}
+
+/* Flush what is queued (the BYE), for up to two seconds, then close. */
+void
+links_close(struct worker *w)
+{
+	double until = worker_now() + 2;
+	size_t i;
+
+	w->closing = 1;
+	while (links_pending(w) && worker_now() < until)
+		event_base_loop(w->base, EVLOOP_ONCE);
 	for (i = 0; i < w->nlinks; i++)
 		ps_conn_free(w->links[i].conn);
 	free(w->links);

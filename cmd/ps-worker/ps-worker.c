@@ -148,6 +148,12 @@ worker_load(struct worker *w)
 	    w->conf.shard_path, w->ds.nrows, w->ds.nfeat, w->ds.nnz);
 }
 
+/* The tick wakes the loop every second so that waits can time out. */
+static void
+worker_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+}
+
 int
 main(int argc, char **argv)
 {
@@ -172,11 +178,11 @@ main(int argc, char **argv)
 	w.started = w.last_progress = worker_now();
 	if ((w.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
+	w.tick = event_new(w.base, -1, EV_PERSIST, worker_tick_cb, NULL);
+	event_add(w.tick, &(struct timeval){ .tv_sec = 1 });
 	worker_load(&w);
 	links_open(&w);
 	status = dbpg_run(&w);
-	/* Let the BYE frames leave before closing. */
-	event_base_loop(w.base, EVLOOP_NONBLOCK);
 	links_close(&w);
 	if (w.have_test)
 		evaltest_release(&w.test);
@@ -187,6 +193,7 @@ main(int argc, char **argv)
 	free(w.gu);
 	free(w.inflight);
 	free(w.objective);
+	event_free(w.tick);
 	event_base_free(w.base);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		fatal(EX_IOERR, "stdout");

@@ -94,6 +94,7 @@ struct worker {
 	float			*gu;		/* push scratch */
 	double			 started, last_progress;
 	int			 have_test;
+	int			 closing;	/* BYE sent: closes are expected */
 	struct evaltest		 test;
 };
 

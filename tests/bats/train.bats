@@ -184,3 +184,18 @@ liblinear_ref() {
 	assert_failure 69
 	assert_output --partial 'the worker holds ring version 2'
 }
+
+@test "a server that hangs (SIGSTOP) is given up on after --timeout, naming it" {
+	start_servers 2
+	ps-shard-data -q -n 1 -o "$BATS_TEST_TMPDIR/train" "$BATS_FILE_TMPDIR/a9a"
+	ps_start_daemon "$BATS_TEST_TMPDIR/w0.tsv" ps-worker -r "$BATS_TEST_TMPDIR/ring" \
+	    --timeout 2 -b 14 -e 0 -m 1000000 "$BATS_TEST_TMPDIR/train-0.pss"
+	w0=$PS_LAST_PID
+	ps_wait_line "$BATS_TEST_TMPDIR/w0.tsv" '^20	' 20
+	set -- $SERVER_PIDS
+	kill -STOP "$2"
+	ps_wait_pid "$w0" 10
+	kill -CONT "$2"
+	[ "$PS_WAIT_STATUS" -eq 69 ]
+	grep -q 'no answer for 2 s from server 1 (127.0.0.1:[0-9]*)' "$BATS_TEST_TMPDIR/w0.tsv.err"
+}
