@@ -117,6 +117,24 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(srv->base);
 }
 
+/* SIGUSR1: write the model part now, as a SAVE message would. */
+static void
+server_save_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *srv = arg;
+	char err[512];
+
+	if (srv->model_path == NULL) {
+		log_warnx("SIGUSR1: nothing to do without -o");
+		return;
+	}
+	if (store_save(&srv->store, &srv->job, srv->model_path, err,
+	    sizeof err) != 0)
+		log_warnx("%s", err);
+	else
+		log_info("saved %s", srv->model_path);
+}
+
 static void
 server_parse_args(struct server *srv, int argc, char **argv,
     const char **listen, int *verbose)
@@ -175,7 +193,7 @@ int
 main(int argc, char **argv)
 {
 	struct server srv;
-	struct event *sigterm, *sigint;
+	struct event *sigterm, *sigint, *sigusr1;
 	const char *listen = "127.0.0.1:0";
 	char err[512];
 	int verbose = 0, status = 0;
@@ -201,8 +219,10 @@ main(int argc, char **argv)
 	log_info("listening on %s", srv.bound);
 	sigterm = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
 	sigint = evsignal_new(srv.base, SIGINT, server_signal_cb, &srv);
+	sigusr1 = evsignal_new(srv.base, SIGUSR1, server_save_cb, &srv);
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
+	event_add(sigusr1, NULL);
 	event_base_dispatch(srv.base);
 	if (srv.model_path != NULL &&
 	    store_save(&srv.store, &srv.job, srv.model_path, err, sizeof err) != 0) {
@@ -215,6 +235,7 @@ main(int argc, char **argv)
 	evconnlistener_free(srv.listener);
 	event_free(sigterm);
 	event_free(sigint);
+	event_free(sigusr1);
 	event_base_free(srv.base);
 	store_release(&srv.store);
 	if (srv.have_ring)

@@ -117,3 +117,15 @@ bad_frame() {
 	assert_failure 69
 	assert_output --partial "$ADDR"
 }
+
+@test "SIGUSR1 writes the model part and the server goes on serving" {
+	[ ! -e "$BATS_TEST_TMPDIR/part.psm" ]
+	kill -USR1 "$SERVER_PID"
+	i=0
+	until [ -s "$BATS_TEST_TMPDIR/part.psm" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+	run ps-ckpt info "$BATS_TEST_TMPDIR/part.psm"
+	assert_success
+	kill -0 "$SERVER_PID"
+	run stats
+	assert_line --regexp '^END'
+}
