@@ -1,7 +1,11 @@
 /*
  * l1lr.c: worker-side computations of l1-LR (see l1lr.h for the formulas).
- * Everything here is single-threaded and touches only the rows a block
- * reaches, so a pass over B blocks costs about two passes over the shard.
+ *
+ * Each block is kept row by row (rows ascending, then the row's entries in
+ * the block), so computing a block's gradient and applying its new weights
+ * are each one sequential sweep over the rows the block touches; the
+ * per-feature sums go to small block-sized arrays.  Everything is
+ * single-threaded.
  */
 #include "config.h"
 
@@ -15,43 +19,86 @@
 #include "prox.h"
 #include "xmalloc.h"
 
-/* Transpose the shard's CSR rows into columns. */
+/* Count, then fill, every block's entries from the shard's rows. */
 static void
-l1lr_columns(struct ps_l1lr *lr)
+l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 {
 	const struct ps_dataset *ds = lr->ds;
-	uint64_t *fill, k;
-	size_t i, j;
+	uint32_t *blk = xcalloc(ds->nfeat + 1, sizeof *blk);
+	uint32_t *pos = xcalloc(ds->nfeat + 1, sizeof *pos);
+	uint32_t *last = xcalloc(lr->nblocks, sizeof *last);
+	uint64_t *nent = xcalloc(lr->nblocks, sizeof *nent), k;
+	size_t b, i, p;
 
-	lr->colptr = xcalloc(ds->nfeat + 1, sizeof *lr->colptr);
-	lr->colrow = xcalloc(ds->nnz, sizeof *lr->colrow);
-	lr->colval = xcalloc(ds->nnz, sizeof *lr->colval);
-	for (k = 0; k < ds->nnz; k++)
-		lr->colptr[ds->col[k] + 1]++;
-	for (j = 0; j < ds->nfeat; j++)
-		lr->colptr[j + 1] += lr->colptr[j];
-	fill = xcalloc(ds->nfeat, sizeof *fill);
-	memcpy(fill, lr->colptr, ds->nfeat * sizeof *fill);
-	for (i = 0; i < ds->nrows; i++) {
-		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
-			uint64_t at = fill[ds->col[k]]++;
+	for (b = 0; b < lr->nblocks; b++) {
+		struct ps_l1lr_block *bl = &lr->blocks[b];
 
-			lr->colrow[at] = (uint32_t)i;
-			lr->colval[at] = ds->val[k];
+		bl->nfeat = boff[b + 1] - boff[b];
+		bl->feats = feats + boff[b];
+		for (p = 0; p < bl->nfeat; p++) {
+			blk[bl->feats[p]] = (uint32_t)b;
+			pos[bl->feats[p]] = (uint32_t)p;
 		}
 	}
-	free(fill);
+	/* Pass 1: rows and entries per block (last[] holds row + 1). */
+	for (i = 0; i < ds->nrows; i++)
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
+			b = blk[ds->col[k]];
+			nent[b]++;
+			if (last[b] != i + 1) {
+				last[b] = (uint32_t)(i + 1);
+				lr->blocks[b].nrows++;
+			}
+		}
+	for (b = 0; b < lr->nblocks; b++) {
+		struct ps_l1lr_block *bl = &lr->blocks[b];
+
+		bl->rows = xcalloc(bl->nrows + 1, sizeof *bl->rows);
+		bl->rowptr = xcalloc(bl->nrows + 1, sizeof *bl->rowptr);
+		bl->pos = xcalloc(nent[b] + 1, sizeof *bl->pos);
+		bl->val = xcalloc(nent[b] + 1, sizeof *bl->val);
+		bl->nrows = 0;
+		last[b] = 0;
+	}
+	/* Pass 2: fill; a block's rows come in ascending order. */
+	for (i = 0; i < ds->nrows; i++)
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
+			struct ps_l1lr_block *bl = &lr->blocks[blk[ds->col[k]]];
+			uint64_t at = bl->rowptr[bl->nrows];
+
+			if (last[blk[ds->col[k]]] != i + 1) {
+				last[blk[ds->col[k]]] = (uint32_t)(i + 1);
+				bl->rows[bl->nrows++] = (uint32_t)i;
+				bl->rowptr[bl->nrows] = at;
+			}
+			bl->pos[at] = pos[ds->col[k]];
+			bl->val[at] = ds->val[k];
+			bl->rowptr[bl->nrows] = at + 1;
+		}
+	free(blk);
+	free(pos);
+	free(last);
+	free(nent);
 }
 
 void
-ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta)
+ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta,
+    uint32_t nblocks, const size_t *boff, const uint32_t *feats)
 {
-	size_t i;
+	size_t i, maxb = 1;
 
 	memset(lr, 0, sizeof *lr);
 	lr->ds = ds;
 	lr->beta = beta;
-	l1lr_columns(lr);
+	lr->nblocks = nblocks;
+	lr->blocks = xcalloc(nblocks, sizeof *lr->blocks);
+	l1lr_blocks(lr, boff, feats);
+	for (i = 0; i < nblocks; i++)
+		if (lr->blocks[i].nfeat > maxb)
+			maxb = lr->blocks[i].nfeat;
+	lr->bg = xcalloc(maxb, sizeof *lr->bg);
+	lr->bu = xcalloc(maxb, sizeof *lr->bu);
+	lr->bd = xcalloc(maxb, sizeof *lr->bd);
 	lr->margin = xcalloc(ds->nrows, sizeof *lr->margin);
 	lr->rowloss = xcalloc(ds->nrows, sizeof *lr->rowloss);
 	lr->rowexp = xcalloc(ds->nrows, sizeof *lr->rowexp);
@@ -59,32 +106,33 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta)
 	lr->trust = xcalloc(ds->nfeat, sizeof *lr->trust);
 	for (i = 0; i < ds->nfeat; i++)
 		lr->trust[i] = PS_TRUST_INIT;
-	lr->rowa = xcalloc(ds->nrows, sizeof *lr->rowa);
-	lr->rowb = xcalloc(ds->nrows, sizeof *lr->rowb);
 	lr->pendk = xcalloc(ds->nrows, sizeof *lr->pendk);
 	lr->pendr = xcalloc(ds->nrows, sizeof *lr->pendr);
-	lr->stamp = xcalloc(ds->nrows, sizeof *lr->stamp);
-	lr->touched = xcalloc(ds->nrows, sizeof *lr->touched);
 	ps_l1lr_loss(lr);
 }
 
 void
 ps_l1lr_release(struct ps_l1lr *lr)
 {
-	free(lr->colptr);
-	free(lr->colrow);
-	free(lr->colval);
+	uint32_t b;
+
+	for (b = 0; b < lr->nblocks; b++) {
+		free(lr->blocks[b].rows);
+		free(lr->blocks[b].rowptr);
+		free(lr->blocks[b].pos);
+		free(lr->blocks[b].val);
+	}
+	free(lr->blocks);
+	free(lr->bg);
+	free(lr->bu);
+	free(lr->bd);
 	free(lr->margin);
 	free(lr->rowloss);
 	free(lr->rowexp);
 	free(lr->w);
 	free(lr->trust);
-	free(lr->rowa);
-	free(lr->rowb);
 	free(lr->pendk);
 	free(lr->pendr);
-	free(lr->stamp);
-	free(lr->touched);
 	memset(lr, 0, sizeof *lr);
 }
 
@@ -112,127 +160,82 @@ ps_l1lr_loss(struct ps_l1lr *lr)
 	return lr->loss;
 }
 
-/* Start a new set of touched rows (stamps wrap after 2^32 blocks). */
-static void
-l1lr_touch_reset(struct ps_l1lr *lr)
-{
-	lr->ntouched = 0;
-	if (++lr->curstamp == 0) {
-		memset(lr->stamp, 0, lr->ds->nrows * sizeof *lr->stamp);
-		lr->curstamp = 1;
-	}
-}
-
-/* Mark row i touched (once per block). */
-static inline void
-l1lr_touch(struct ps_l1lr *lr, uint32_t i)
-{
-	if (lr->stamp[i] != lr->curstamp) {
-		lr->stamp[i] = lr->curstamp;
-		lr->touched[lr->ntouched++] = i;
-	}
-}
-
-/* Pass 1: the block's features become pending in r_i and k_i. */
-static void
-l1lr_block_pending(struct ps_l1lr *lr, const uint32_t *feats, size_t n)
-{
-	size_t f;
-	uint64_t k;
-
-	l1lr_touch_reset(lr);
-	for (f = 0; f < n; f++) {
-		uint32_t j = feats[f];
-		double dj = lr->trust[j];
-
-		for (k = lr->colptr[j]; k < lr->colptr[j + 1]; k++) {
-			uint32_t i = lr->colrow[k];
-
-			l1lr_touch(lr, i);
-			lr->pendr[i] += fabs(lr->colval[k]) * dj;
-			lr->pendk[i]++;
-		}
-	}
-}
-
-/* Per touched row: loss slope into rowb, curvature bound * k_i into rowa. */
-static void
-l1lr_block_rowcoef(struct ps_l1lr *lr)
-{
-	const int8_t *y = lr->ds->y;
-	size_t t;
-
-	for (t = 0; t < lr->ntouched; t++) {
-		uint32_t i = lr->touched[t];
-		double e = lr->rowexp[i];
-		double kfac = 1 + lr->beta * ((double)lr->pendk[i] - 1);
-		double r = lr->pendr[i] > 0 ? lr->pendr[i] : 0;
-		/* sigma(-y m) from e = exp(-|m|): e/(1+e) if y m > 0, else 1/(1+e) */
-		double s = (y[i] * lr->margin[i] > 0 ? e : 1) / (1 + e);
-
-		lr->rowb[i] = -y[i] * s;
-		lr->rowa[i] = ps_logistic_curv_bound_e(e, r) * kfac;
-	}
-}
-
 void
-ps_l1lr_block_grad(struct ps_l1lr *lr, const uint32_t *feats, size_t n,
-    float *gu)
+ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 {
-	size_t f;
+	const struct ps_l1lr_block *bl = &lr->blocks[b];
+	const int8_t *y = lr->ds->y;
+	double *g = lr->bg, *u = lr->bu, *dl = lr->bd;
+	size_t p, r;
 	uint64_t k;
 
-	l1lr_block_pending(lr, feats, n);
-	l1lr_block_rowcoef(lr);
-	for (f = 0; f < n; f++) {
-		uint32_t j = feats[f];
-		double g = 0, u = 0;
+	for (p = 0; p < bl->nfeat; p++) {
+		g[p] = u[p] = 0;
+		dl[p] = lr->trust[bl->feats[p]];
+	}
+	for (r = 0; r < bl->nrows; r++) {
+		uint32_t i = bl->rows[r];
+		uint64_t lo = bl->rowptr[r], hi = bl->rowptr[r + 1];
+		double rsum = 0, e = lr->rowexp[i], c, h, kfac;
 
-		for (k = lr->colptr[j]; k < lr->colptr[j + 1]; k++) {
-			uint32_t i = lr->colrow[k];
-			double x = lr->colval[k];
+		/* The row's block features become pending... */
+		for (k = lo; k < hi; k++)
+			rsum += fabs(bl->val[k]) * dl[bl->pos[k]];
+		lr->pendr[i] += rsum;
+		lr->pendk[i] += (uint32_t)(hi - lo);
+		/* ...so its curvature bound covers them and those in flight. */
+		kfac = 1 + lr->beta * ((double)lr->pendk[i] - 1);
+		h = ps_logistic_curv_bound_e(e,
+		    lr->pendr[i] > 0 ? lr->pendr[i] : 0) * kfac;
+		/* Loss slope: -y sigma(-y m), from e = exp(-|m|). */
+		c = -y[i] * (y[i] * lr->margin[i] > 0 ? e : 1) / (1 + e);
+		for (k = lo; k < hi; k++) {
+			double x = bl->val[k];
 
-			g += x * lr->rowb[i];
-			u += x * x * lr->rowa[i];
+			g[bl->pos[k]] += x * c;
+			u[bl->pos[k]] += x * x * h;
 		}
-		gu[2 * f] = (float)g;
-		gu[2 * f + 1] = (float)u;
+	}
+	for (p = 0; p < bl->nfeat; p++) {
+		gu[2 * p] = (float)g[p];
+		gu[2 * p + 1] = (float)u[p];
 	}
 }
 
 size_t
-ps_l1lr_apply(struct ps_l1lr *lr, const uint32_t *feats, size_t n,
-    const float *wnew)
+ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew)
 {
-	size_t f, t, changed = 0;
+	const struct ps_l1lr_block *bl = &lr->blocks[b];
+	double *d = lr->bg, *dl = lr->bd;
+	size_t p, r, changed = 0;
 	uint64_t k;
 
-	l1lr_touch_reset(lr);
-	for (f = 0; f < n; f++) {
-		uint32_t j = feats[f];
-		double d = (double)wnew[f] - (double)lr->w[j], dj = lr->trust[j];
+	for (p = 0; p < bl->nfeat; p++) {
+		uint32_t j = bl->feats[p];
 
-		for (k = lr->colptr[j]; k < lr->colptr[j + 1]; k++) {
-			uint32_t i = lr->colrow[k];
-
-			lr->pendr[i] -= fabs(lr->colval[k]) * dj;
-			lr->pendk[i]--;
-			if (d != 0) {
-				l1lr_touch(lr, i);
-				lr->margin[i] += lr->colval[k] * d;
-			}
-		}
-		lr->trust[j] = ps_trust_next(lr->w[j], wnew[f], dj);
-		if (d != 0) {
-			changed++;
-			lr->w[j] = wnew[f];
-		}
+		dl[p] = lr->trust[j];
+		d[p] = (double)wnew[p] - (double)lr->w[j];
+		lr->trust[j] = ps_trust_next(lr->w[j], wnew[p], dl[p]);
+		lr->w[j] = wnew[p];
+		changed += d[p] != 0;
 	}
-	for (t = 0; t < lr->ntouched; t++) {
-		uint32_t i = lr->touched[t];
-		double old = lr->rowloss[i];
+	for (r = 0; r < bl->nrows; r++) {
+		uint32_t i = bl->rows[r];
+		uint64_t lo = bl->rowptr[r], hi = bl->rowptr[r + 1];
+		double rsum = 0, dm = 0;
 
-		lr->loss += l1lr_row_update(lr, i) - old;
+		for (k = lo; k < hi; k++) {
+			rsum += fabs(bl->val[k]) * dl[bl->pos[k]];
+			dm += bl->val[k] * d[bl->pos[k]];
+		}
+		lr->pendr[i] -= rsum;
+		lr->pendk[i] -= (uint32_t)(hi - lo);
+		if (dm != 0) {
+			double old = lr->rowloss[i];
+
+			lr->margin[i] += dm;
+			lr->loss += l1lr_row_update(lr, i) - old;
+		}
 	}
 	return changed;
 }

@@ -17,6 +17,8 @@
  * With beta = 1, diag(u) majorises the loss for any joint move of the
  * pending features inside their trust regions, which is what keeps the
  * method stable under bounded delay.
+ * Each block is stored row by row, so a block's work is one sequential
+ * sweep over the rows it touches, scattering into block-sized arrays.
  * The struct owns every array it allocates; the data set stays the caller's.
  */
 #ifndef PS_L1LR_H
@@ -27,11 +29,21 @@
 
 #include "dataset.h"
 
+/* One block's entries, row by row: the rows it touches, ascending. */
+struct ps_l1lr_block {
+	size_t		 nfeat;		/* features in the block */
+	const uint32_t	*feats;		/* their local indices (caller's) */
+	size_t		 nrows;		/* rows with an entry in the block */
+	uint32_t	*rows;		/* [nrows] row indices, ascending */
+	uint64_t	*rowptr;	/* [nrows + 1] into pos and val */
+	uint32_t	*pos;		/* position of each entry's feature in feats */
+	float		*val;		/* value of each entry */
+};
+
 struct ps_l1lr {
 	const struct ps_dataset *ds;	/* the shard, not owned */
-	uint64_t	*colptr;	/* nfeat + 1: column j is [colptr[j], colptr[j+1]) */
-	uint32_t	*colrow;	/* nnz: row of each column entry */
-	float		*colval;	/* nnz: value of each column entry */
+	struct ps_l1lr_block *blocks;	/* [nblocks] */
+	uint32_t	 nblocks;
 	double		*margin;	/* nrows: m_i */
 	double		*rowloss;	/* nrows: log(1 + exp(-y_i m_i)) */
 	double		*rowexp;	/* nrows: exp(-|m_i|) */
@@ -42,31 +54,30 @@ struct ps_l1lr {
 	/* Pending features per row: their count and radius sum (r_i, k_i). */
 	uint32_t	*pendk;		/* nrows */
 	double		*pendr;		/* nrows */
-	/* Scratch for one block: rows it touches, marked by stamp. */
-	double		*rowa, *rowb;	/* nrows */
-	uint32_t	*stamp;		/* nrows */
-	uint32_t	 curstamp;
-	uint32_t	*touched;	/* rows touched by the current block */
-	size_t		 ntouched;
+	/* Scratch of the size of the largest block. */
+	double		*bg, *bu, *bd;
 };
 
-/* Build the column view; all weights 0, trust radii PS_TRUST_INIT. */
+/*
+ * Build the per-block views of the shard: block b holds the local features
+ * feats[boff[b]] .. feats[boff[b+1] - 1] (each feature in one block; the
+ * caller keeps feats alive).  All weights 0, trust radii PS_TRUST_INIT.
+ */
 void	ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds,
-	    double beta);
+	    double beta, uint32_t nblocks, const size_t *boff,
+	    const uint32_t *feats);
 void	ps_l1lr_release(struct ps_l1lr *lr);
 /*
- * Mark the n local features feats[] pending and put their gradient and
- * curvature bound into gu[2k] and gu[2k+1].
+ * Mark block b's features pending and put their gradient and curvature
+ * bound into gu[2p] and gu[2p+1], p their position in the block.
  */
-void	ps_l1lr_block_grad(struct ps_l1lr *lr, const uint32_t *feats,
-	    size_t n, float *gu);
+void	ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu);
 /*
- * Take new weights for the n pending local features feats[]: they stop
- * being pending; update margins, row losses, the total loss and trust
- * radii.  Returns how many weights changed.
+ * Take new weights wnew[p] for block b's pending features: they stop being
+ * pending; update margins, row losses, the total loss and trust radii.
+ * Returns how many weights changed.
  */
-size_t	ps_l1lr_apply(struct ps_l1lr *lr, const uint32_t *feats, size_t n,
-	    const float *wnew);
+size_t	ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew);
 /* Recompute the total loss from scratch (bounds rounding drift). */
 double	ps_l1lr_loss(struct ps_l1lr *lr);
 /* Margins of the rows of another data set under weights given per fid. */

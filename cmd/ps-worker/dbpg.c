@@ -98,16 +98,16 @@ dbpg_start(struct worker *w, uint64_t t)
 	struct iter *it = dbpg_slot(w, t);
 	uint32_t b = plan_block_of(pl, t, w->conf.seed);
 	size_t lo = pl->off[(size_t)b * pl->nservers];
-	size_t hi = pl->off[(size_t)(b + 1) * pl->nservers], s;
+	size_t s;
 	struct ps_msg m;
 
 	if (t % pl->nblocks == 0)
 		ps_l1lr_loss(&w->lr);	/* bound incremental rounding drift */
-	ps_l1lr_block_grad(&w->lr, pl->feats + lo, hi - lo, w->gu + 2 * lo);
-	memset(it, 0, sizeof *it);
+	ps_l1lr_block_grad(&w->lr, b, w->gu + 2 * lo);
 	it->t = t;
 	it->block = b;
 	it->pending = pl->nservers;
+	it->loss = it->l1 = it->nnz = 0;
 	for (s = 0; s < pl->nservers; s++) {
 		size_t a = pl->off[(size_t)b * pl->nservers + s];
 		size_t z = pl->off[(size_t)b * pl->nservers + s + 1];
@@ -158,13 +158,17 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		    "with %u values of width %u, expected %zu", l->index,
 		    l->addr, (unsigned long long)m->timestamp, m->nkeys,
 		    m->width, z - a);
-	ps_l1lr_apply(&w->lr, pl->feats + a, z - a, m->vals);
+	if (z > a)
+		memcpy(it->wnew + (a - pl->boff[it->block]), m->vals,
+		    (z - a) * sizeof *m->vals);
 	if (l->index == 0)
 		it->loss = m->aux[0];
 	it->l1 += m->aux[1];
 	it->nnz += m->aux[2];
 	if (--it->pending > 0)
 		return;
+	if (it->block != UINT32_MAX)
+		ps_l1lr_apply(&w->lr, it->block, it->wnew);
 	dbpg_record(w, it->t, it->loss + w->conf.lambda * it->l1);
 	while (w->t_done < w->t_next && dbpg_slot(w, w->t_done)->pending == 0 &&
 	    dbpg_slot(w, w->t_done)->t == w->t_done)
@@ -212,9 +216,9 @@ dbpg_final(struct worker *w)
 
 	w->lr.loss = ps_l1lr_loss(&w->lr);
 	it = dbpg_slot(w, t);
-	memset(it, 0, sizeof *it);
 	w->t_next++;
 	it->t = t;
+	it->loss = it->l1 = it->nnz = 0;
 	it->block = UINT32_MAX;
 	it->pending = w->plan.nservers;
 	for (size_t s = 0; s < w->plan.nservers; s++) {
@@ -254,15 +258,31 @@ dbpg_bye(struct worker *w)
 		links_send(w, s, &m);
 }
 
+/* Features in the largest block. */
+static size_t
+dbpg_max_block(const struct plan *pl)
+{
+	size_t b, max = 0;
+
+	for (b = 0; b < pl->nblocks; b++)
+		if (pl->boff[b + 1] - pl->boff[b] > max)
+			max = pl->boff[b + 1] - pl->boff[b];
+	return max;
+}
+
 int
 dbpg_run(struct worker *w)
 {
 	uint64_t t_final;
+	uint32_t b;
 	struct iter *last;
 	char what[64];
 
 	w->gu = xcalloc(2 * (w->ds.nfeat + 1), sizeof *w->gu);
 	w->inflight = xcalloc(w->conf.tau + 1, sizeof *w->inflight);
+	for (b = 0; b <= w->conf.tau; b++)
+		w->inflight[b].wnew = xcalloc(dbpg_max_block(&w->plan) + 1,
+		    sizeof *w->inflight[b].wnew);
 	printf("iter\tsecs\tobjective\trel_change\tnnz\tbytes_sent\t"
 	    "bytes_recv\ttest_logloss\ttest_auc\n");
 	for (;;) {

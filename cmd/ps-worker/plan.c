@@ -55,12 +55,16 @@ plan_build(struct plan *pl, const struct ps_dataset *ds,
 	}
 	free(fill);
 	free(slice);
+	pl->boff = xcalloc(nblocks + 1, sizeof *pl->boff);
+	for (j = 0; j <= nblocks; j++)
+		pl->boff[j] = pl->off[j * pl->nservers];
 }
 
 void
 plan_release(struct plan *pl)
 {
 	free(pl->off);
+	free(pl->boff);
 	free(pl->feats);
 	free(pl->keys);
 	memset(pl, 0, sizeof *pl);

@@ -140,8 +140,9 @@ worker_load(struct worker *w)
 	if (w->conf.nblocks > w->ds.nfeat && w->ds.nfeat > 0)
 		log_info("%u blocks for %zu features: some blocks are empty",
 		    w->conf.nblocks, w->ds.nfeat);
-	ps_l1lr_init(&w->lr, &w->ds, w->conf.beta);
 	plan_build(&w->plan, &w->ds, &w->ring, w->conf.nblocks, w->conf.seed);
+	ps_l1lr_init(&w->lr, &w->ds, w->conf.beta, w->plan.nblocks,
+	    w->plan.boff, w->plan.feats);
 	if (w->conf.test_path != NULL)
 		evaltest_init(w);
 	log_info("shard %s: %zu rows, %zu features, %zu non-zeros",
@@ -191,6 +192,8 @@ main(int argc, char **argv)
 	ps_dataset_release(&w.ds);
 	ps_ring_release(&w.ring);
 	free(w.gu);
+	for (uint32_t k = 0; k <= w.conf.tau; k++)
+		free(w.inflight[k].wnew);
 	free(w.inflight);
 	free(w.objective);
 	event_free(w.tick);

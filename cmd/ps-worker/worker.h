@@ -38,7 +38,8 @@ struct worker_conf {
 /* plan.c: local features by block, then by server, ascending within. */
 struct plan {
 	uint32_t	 nblocks, nservers;
-	size_t		*off;		/* [nblocks * (nservers + 1)] */
+	size_t		*off;		/* [nblocks * nservers + 1] slice starts */
+	size_t		*boff;		/* [nblocks + 1] block starts */
 	uint32_t	*feats;		/* local feature indices */
 	uint64_t	*keys;		/* their feature ids, same order */
 };
@@ -61,6 +62,7 @@ struct iter {
 	uint32_t	 block;
 	uint32_t	 pending;	/* servers yet to answer */
 	double		 loss, l1, nnz;	/* as the servers report them */
+	float		*wnew;		/* the block's new weights as they come */
 };
 
 /* evaltest.c: the test shard and its features split by server. */

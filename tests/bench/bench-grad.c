@@ -39,23 +39,21 @@ dbl_cmp(const void *a, const void *b)
 
 /* One pass over nb blocks: gradient, a prox step per feature, apply. */
 static void
-block_pass(struct ps_l1lr *lr, uint32_t *order, const size_t *off,
-    size_t nb, float *gu, float *wn)
+block_pass(struct ps_l1lr *lr, size_t nb, float *gu, float *wn)
 {
-	size_t b, f;
+	size_t b, p;
 
 	for (b = 0; b < nb; b++) {
-		uint32_t *feats = order + off[b];
-		size_t n = off[b + 1] - off[b];
+		const struct ps_l1lr_block *bl = &lr->blocks[b];
 
-		ps_l1lr_block_grad(lr, feats, n, gu);
-		for (f = 0; f < n; f++) {
-			double delta = lr->trust[feats[f]];
+		ps_l1lr_block_grad(lr, (uint32_t)b, gu);
+		for (p = 0; p < bl->nfeat; p++) {
+			double delta = lr->trust[bl->feats[p]];
 
-			wn[f] = ps_prox_step(lr->w[feats[f]], gu[2 * f],
-			    gu[2 * f + 1], 1.0, &delta);
+			wn[p] = ps_prox_step(lr->w[bl->feats[p]], gu[2 * p],
+			    gu[2 * p + 1], 1.0, &delta);
 		}
-		ps_l1lr_apply(lr, feats, n, wn);
+		ps_l1lr_apply(lr, (uint32_t)b, wn);
 	}
 }
 
@@ -63,7 +61,7 @@ int
 main(int argc, char **argv)
 {
 	struct ps_dataset ds;
-	struct ps_l1lr lr;
+	struct ps_l1lr lr, one;
 	char err[512];
 	size_t nb, reps, r, j, *off, *fill;
 	uint32_t *all, *order;
@@ -83,7 +81,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench-grad: %s\n", err);
 		return 65;
 	}
-	ps_l1lr_init(&lr, &ds, 1);
 	all = xcalloc(ds.nfeat + 1, sizeof *all);
 	order = xcalloc(ds.nfeat + 1, sizeof *order);
 	off = xcalloc(nb + 1, sizeof *off);
@@ -97,6 +94,12 @@ main(int argc, char **argv)
 	memcpy(fill, off, nb * sizeof *fill);
 	for (j = 0; j < ds.nfeat; j++)
 		order[fill[ps_key_mix(ds.fids[j]) % nb]++] = (uint32_t)j;
+	ps_l1lr_init(&lr, &ds, 1, (uint32_t)nb, off, order);
+	{
+		size_t alloff[2] = { 0, ds.nfeat };
+
+		ps_l1lr_init(&one, &ds, 1, 1, alloff, all);
+	}
 	gu = xcalloc(2 * ds.nfeat + 2, sizeof *gu);
 	wn = xcalloc(ds.nfeat + 1, sizeof *wn);
 	margin = xcalloc(ds.nrows + 1, sizeof *margin);
@@ -106,12 +109,12 @@ main(int argc, char **argv)
 		ps_l1lr_margins(&ds, lr.w, margin);
 		t[0][r] = now() - t0;
 		t0 = now();
-		ps_l1lr_block_grad(&lr, all, ds.nfeat, gu);
-		memcpy(wn, lr.w, ds.nfeat * sizeof *wn);
-		ps_l1lr_apply(&lr, all, ds.nfeat, wn);
+		ps_l1lr_block_grad(&one, 0, gu);
+		memcpy(wn, one.w, ds.nfeat * sizeof *wn);
+		ps_l1lr_apply(&one, 0, wn);
 		t[1][r] = now() - t0;
 		t0 = now();
-		block_pass(&lr, order, off, nb, gu, wn);
+		block_pass(&lr, nb, gu, wn);
 		t[2][r] = now() - t0;
 	}
 	printf("what\tseconds\tnnz_per_s\n");
@@ -126,6 +129,7 @@ main(int argc, char **argv)
 	printf("# %zu rows, %zu features, %zu nnz, %zu blocks\n", ds.nrows,
 	    ds.nfeat, ds.nnz, nb);
 	ps_l1lr_release(&lr);
+	ps_l1lr_release(&one);
 	ps_dataset_release(&ds);
 	free(all);
 	free(order);

@@ -89,30 +89,31 @@ test_gradient(void **state)
 	uint32_t feats[NFEAT];
 	float gu[2 * NFEAT], wnew[NFEAT];
 	double w[NFEAT], h = 1e-6;
-	size_t j;
+	size_t j, boff[2] = { 0, NFEAT };
 
 	make_data(&ds, 1);
-	ps_l1lr_init(&lr, &ds, 1);
 	for (j = 0; j < NFEAT; j++) {
-		feats[j] = (uint32_t)j;
-		wnew[j] = (float)(0.1 * ((int)j - 5));
-		w[j] = wnew[j];
+		feats[j] = (uint32_t)(NFEAT - 1 - j);	/* any order */
+		wnew[j] = (float)(0.1 * ((int)feats[j] - 5));
+		w[feats[j]] = wnew[j];
 	}
-	ps_l1lr_block_grad(&lr, feats, NFEAT, gu);	/* features pending */
-	ps_l1lr_apply(&lr, feats, NFEAT, wnew);
+	ps_l1lr_init(&lr, &ds, 1, 1, boff, feats);
+	ps_l1lr_block_grad(&lr, 0, gu);		/* features pending */
+	ps_l1lr_apply(&lr, 0, wnew);
 	for (j = 0; j < NROWS; j++)
 		assert_true(lr.pendk[j] == 0 && fabs(lr.pendr[j]) < 1e-12);
 	assert_true(fabs(lr.loss - loss_at(&ds, w)) < 1e-9);
 	assert_true(fabs(ps_l1lr_loss(&lr) - loss_at(&ds, w)) < 1e-9);
-	ps_l1lr_block_grad(&lr, feats, NFEAT, gu);
+	ps_l1lr_block_grad(&lr, 0, gu);
 	for (j = 0; j < NFEAT; j++) {
+		uint32_t f = feats[j];
 		double fd;
 
-		w[j] += h;
+		w[f] += h;
 		fd = loss_at(&ds, w);
-		w[j] -= 2 * h;
+		w[f] -= 2 * h;
 		fd = (fd - loss_at(&ds, w)) / (2 * h);
-		w[j] += h;
+		w[f] += h;
 		assert_true(fabs(fd - gu[2 * j]) < 1e-4 * (1 + fabs(fd)));
 		assert_true(gu[2 * j + 1] > 0);
 	}
@@ -132,16 +133,16 @@ test_majoriser(void **state)
 	uint32_t feats[NFEAT];
 	float gu[2 * NFEAT];
 	double w[NFEAT], l0, model;
-	size_t j;
+	size_t j, boff[2] = { 0, NFEAT };
 	int trial;
 
 	make_data(&ds, 2);
-	ps_l1lr_init(&lr, &ds, 1);
 	for (j = 0; j < NFEAT; j++) {
 		feats[j] = (uint32_t)j;
 		w[j] = 0;
 	}
-	ps_l1lr_block_grad(&lr, feats, NFEAT, gu);
+	ps_l1lr_init(&lr, &ds, 1, 1, boff, feats);
+	ps_l1lr_block_grad(&lr, 0, gu);
 	l0 = loss_at(&ds, w);
 	for (trial = 0; trial < 200; trial++) {
 		double d[NFEAT];
