@@ -99,13 +99,17 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta,
 	lr->bg = xcalloc(maxb, sizeof *lr->bg);
 	lr->bu = xcalloc(maxb, sizeof *lr->bu);
 	lr->bd = xcalloc(maxb, sizeof *lr->bd);
+	lr->bact = xcalloc(maxb, sizeof *lr->bact);
 	lr->margin = xcalloc(ds->nrows, sizeof *lr->margin);
 	lr->rowloss = xcalloc(ds->nrows, sizeof *lr->rowloss);
 	lr->rowexp = xcalloc(ds->nrows, sizeof *lr->rowexp);
 	lr->w = xcalloc(ds->nfeat, sizeof *lr->w);
 	lr->trust = xcalloc(ds->nfeat, sizeof *lr->trust);
-	for (i = 0; i < ds->nfeat; i++)
+	lr->active = xcalloc(ds->nfeat, sizeof *lr->active);
+	for (i = 0; i < ds->nfeat; i++) {
 		lr->trust[i] = PS_TRUST_INIT;
+		lr->active[i] = 1;
+	}
 	lr->pendk = xcalloc(ds->nrows, sizeof *lr->pendk);
 	lr->pendr = xcalloc(ds->nrows, sizeof *lr->pendr);
 	ps_l1lr_loss(lr);
@@ -126,6 +130,8 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	free(lr->bg);
 	free(lr->bu);
 	free(lr->bd);
+	free(lr->bact);
+	free(lr->active);
 	free(lr->margin);
 	free(lr->rowloss);
 	free(lr->rowexp);
@@ -166,23 +172,30 @@ ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 	const struct ps_l1lr_block *bl = &lr->blocks[b];
 	const int8_t *y = lr->ds->y;
 	double *g = lr->bg, *u = lr->bu, *dl = lr->bd;
+	uint8_t *act = lr->bact;
 	size_t p, r;
 	uint64_t k;
 
 	for (p = 0; p < bl->nfeat; p++) {
 		g[p] = u[p] = 0;
-		dl[p] = lr->trust[bl->feats[p]];
+		act[p] = lr->active[bl->feats[p]];
+		dl[p] = act[p] ? lr->trust[bl->feats[p]] : 0;
 	}
 	for (r = 0; r < bl->nrows; r++) {
 		uint32_t i = bl->rows[r];
 		uint64_t lo = bl->rowptr[r], hi = bl->rowptr[r + 1];
 		double rsum = 0, e = lr->rowexp[i], c, h, kfac;
+		uint32_t cnt = 0;
 
-		/* The row's block features become pending... */
-		for (k = lo; k < hi; k++)
+		/* The row's active block features become pending... */
+		for (k = lo; k < hi; k++) {
 			rsum += fabs(bl->val[k]) * dl[bl->pos[k]];
+			cnt += act[bl->pos[k]];
+		}
+		if (cnt == 0)
+			continue;
 		lr->pendr[i] += rsum;
-		lr->pendk[i] += (uint32_t)(hi - lo);
+		lr->pendk[i] += cnt;
 		/* ...so its curvature bound covers them and those in flight. */
 		kfac = 1 + lr->beta * ((double)lr->pendk[i] - 1);
 		h = ps_logistic_curv_bound_e(e,
@@ -207,12 +220,17 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew)
 {
 	const struct ps_l1lr_block *bl = &lr->blocks[b];
 	double *d = lr->bg, *dl = lr->bd;
+	uint8_t *act = lr->bact;
 	size_t p, r, changed = 0;
 	uint64_t k;
 
 	for (p = 0; p < bl->nfeat; p++) {
 		uint32_t j = bl->feats[p];
 
+		act[p] = lr->active[j];
+		d[p] = dl[p] = 0;
+		if (!act[p])
+			continue;
 		dl[p] = lr->trust[j];
 		d[p] = (double)wnew[p] - (double)lr->w[j];
 		lr->trust[j] = ps_trust_next(lr->w[j], wnew[p], dl[p]);
@@ -223,13 +241,17 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew)
 		uint32_t i = bl->rows[r];
 		uint64_t lo = bl->rowptr[r], hi = bl->rowptr[r + 1];
 		double rsum = 0, dm = 0;
+		uint32_t cnt = 0;
 
 		for (k = lo; k < hi; k++) {
 			rsum += fabs(bl->val[k]) * dl[bl->pos[k]];
 			dm += bl->val[k] * d[bl->pos[k]];
+			cnt += act[bl->pos[k]];
 		}
+		if (cnt == 0)
+			continue;
 		lr->pendr[i] -= rsum;
-		lr->pendk[i] -= (uint32_t)(hi - lo);
+		lr->pendk[i] -= cnt;
 		if (dm != 0) {
 			double old = lr->rowloss[i];
 
@@ -238,6 +260,37 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew)
 		}
 	}
 	return changed;
+}
+
+size_t
+ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const float *gsum,
+    double threshold)
+{
+	const struct ps_l1lr_block *bl = &lr->blocks[b];
+	size_t p, dropped = 0;
+
+	for (p = 0; p < bl->nfeat; p++) {
+		uint32_t j = bl->feats[p];
+
+		if (lr->active[j] && lr->w[j] == 0 &&
+		    fabs(gsum[p]) <= threshold) {
+			lr->active[j] = 0;
+			dropped++;
+		}
+	}
+	return dropped;
+}
+
+size_t
+ps_l1lr_activate_all(struct ps_l1lr *lr)
+{
+	size_t j, back = 0;
+
+	for (j = 0; j < lr->ds->nfeat; j++) {
+		back += !lr->active[j];
+		lr->active[j] = 1;
+	}
+	return back;
 }
 
 void

@@ -17,6 +17,11 @@
  * With beta = 1, diag(u) majorises the loss for any joint move of the
  * pending features inside their trust regions, which is what keeps the
  * method stable under bounded delay.
+ *
+ * KKT active set: a feature with w_j = 0 whose last global gradient sum
+ * had |G_j| <= threshold (below lambda) would stay at 0, so it is left out
+ * of pushes, of the pending sums and of updates until the set is reset;
+ * every worker sees the same G_j and so keeps the same set.
  * Each block is stored row by row, so a block's work is one sequential
  * sweep over the rows it touches, scattering into block-sized arrays.
  * The struct owns every array it allocates; the data set stays the caller's.
@@ -50,12 +55,14 @@ struct ps_l1lr {
 	double		 loss;		/* sum of rowloss */
 	float		*w;		/* nfeat: the worker's copy of its weights */
 	double		*trust;		/* nfeat: trust radius delta_j */
+	uint8_t		*active;	/* nfeat: in the KKT active set */
 	double		 beta;		/* weight of the row-count factor k_i */
 	/* Pending features per row: their count and radius sum (r_i, k_i). */
 	uint32_t	*pendk;		/* nrows */
 	double		*pendr;		/* nrows */
 	/* Scratch of the size of the largest block. */
 	double		*bg, *bu, *bd;
+	uint8_t		*bact;
 };
 
 /*
@@ -68,16 +75,27 @@ void	ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds,
 	    const uint32_t *feats);
 void	ps_l1lr_release(struct ps_l1lr *lr);
 /*
- * Mark block b's features pending and put their gradient and curvature
- * bound into gu[2p] and gu[2p+1], p their position in the block.
+ * Mark block b's active features pending and put their gradient and
+ * curvature bound into gu[2p] and gu[2p+1], p their position in the block
+ * (meaningless for inactive ones, which are not pushed).
  */
 void	ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu);
 /*
- * Take new weights wnew[p] for block b's pending features: they stop being
- * pending; update margins, row losses, the total loss and trust radii.
+ * Take new weights wnew[p] for block b's pending (active) features: they
+ * stop being pending; update margins, row losses, the total loss and trust
+ * radii.  Entries for inactive features are ignored.
  * Returns how many weights changed.
  */
 size_t	ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew);
+/*
+ * After ps_l1lr_apply(): drop from the active set block b's features that
+ * were active, stay at 0 and had |gsum[p]| <= threshold.  Returns how many
+ * left.
+ */
+size_t	ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const float *gsum,
+	    double threshold);
+/* Put every feature back in the active set; returns how many came back. */
+size_t	ps_l1lr_activate_all(struct ps_l1lr *lr);
 /* Recompute the total loss from scratch (bounds rounding drift). */
 double	ps_l1lr_loss(struct ps_l1lr *lr);
 /* Margins of the rows of another data set under weights given per fid. */

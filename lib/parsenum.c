@@ -202,8 +202,16 @@ ps_parsenum_float(const char *p, const char *end, const char **stop,
 	struct dec d;
 	const char *q;
 	double v;
+	float f;
 	int rc;
 
+	if (ps_parsenum_float_short(p, end, &q, &f) &&
+	    (stop != NULL || q == end)) {
+		if (stop != NULL)
+			*stop = q;
+		*out = f;
+		return PS_NUM_OK;
+	}
 	if ((rc = dec_take(p, end, stop, &d, &q)) != PS_NUM_OK)
 		return rc;
 	if (d.mant == 0 && !d.truncated) {

@@ -14,6 +14,7 @@
 #ifndef PS_PARSENUM_H
 #define PS_PARSENUM_H
 
+#include <float.h>
 #include <stdint.h>
 
 #define PS_NUM_OK	0
@@ -31,5 +32,51 @@ int	ps_parsenum_u64(const char *p, const char *end, const char **stop,
 	    uint64_t *out);
 /* Whether [p, end) spells nan or inf(inity), with an optional sign. */
 int	ps_parsenum_is_nonfinite(const char *p, const char *end);
+
+/*
+ * The inline fast path of ps_parsenum_float() for the usual libsvm value:
+ * an optional sign, digits with at most one '.', no exponent, a mantissa
+ * below 2^24 and at most 10 digits after the point.  Both the mantissa and
+ * 10^frac are then exact floats, so one IEEE float division is correctly
+ * rounded (Clinger's fast path in single precision).  Returns 1 with *out
+ * and *stop set, or 0 to leave the input to ps_parsenum_float(); what
+ * follows the number is for the caller to check.  Needs FLT_EVAL_METHOD 0
+ * (no excess precision), otherwise it always declines.
+ */
+static inline int
+ps_parsenum_float_short(const char *p, const char *end, const char **stop,
+    float *out)
+{
+	static const float pow10f[] = {
+		1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f,
+		1e10f
+	};
+	const char *q = p, *dot;
+	uint64_t m = 0;
+	unsigned c;
+	long nint, nfrac = 0;
+	int neg = 0;
+	float v;
+
+	if (FLT_EVAL_METHOD != 0)
+		return 0;
+	if (q < end && (*q == '-' || *q == '+'))
+		neg = *q++ == '-';
+	for (dot = q; q < end && (c = (unsigned)(*q - '0')) < 10; q++)
+		m = m * 10 + c;
+	nint = q - dot;
+	if (q < end && *q == '.') {
+		for (dot = ++q; q < end && (c = (unsigned)(*q - '0')) < 10; q++)
+			m = m * 10 + c;
+		nfrac = q - dot;
+	}
+	if (nint + nfrac == 0 || nint + nfrac > 19 || nfrac > 10 ||
+	    m >= (UINT64_C(1) << 24) || (q < end && (*q | 0x20) == 'e'))
+		return 0;
+	v = (float)m / pow10f[nfrac];
+	*out = neg ? -v : v;
+	*stop = q;
+	return 1;
+}
 
 #endif

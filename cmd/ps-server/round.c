@@ -11,8 +11,12 @@
  *     way, and the l1 norm and nnz before and after are kept as the round's
  *     result, sent with every pull reply.
  *  3. A worker's PULL for t names no keys: it asks for the keys of its own
- *     PUSH for t.  A pull that comes before the round completes waits; the
- *     round is freed once every worker pulled.
+ *     PUSH for t.  The reply holds, per key, the new weight and the round's
+ *     gradient sum G, from which every worker derives the same KKT active
+ *     set.  A pull that comes before the round completes waits; the round
+ *     is freed once every worker pulled, before any later round can touch
+ *     the same keys (blocks differ within a pass, and passes are separated
+ *     by the workers' barrier).
  */
 #include "config.h"
 
@@ -120,6 +124,7 @@ round_apply(struct server *srv, struct round *r)
 		    srv->job.lambda, &st->trust[s]);
 
 		store_set(st, s, w);
+		st->glast[s] = (float)st->g[s];
 		st->g[s] = 0;
 		st->u[s] = 0;
 	}
@@ -142,15 +147,19 @@ round_answer(struct server *srv, struct round *r, struct peer *p)
 	memset(&reply, 0, sizeof reply);
 	reply.type = PS_MSG_PULL_REPLY;
 	reply.flags = PS_MSG_F_NOKEYS;
-	reply.width = 1;
+	reply.width = 2;
 	reply.timestamp = r->t;
 	reply.ring_version = srv->job.ring_version;
 	reply.nkeys = push->nkeys;
 	reply.naux = 5;
 	memcpy(reply.aux, r->result, sizeof r->result);
-	reply.vals = xcalloc(push->nkeys, sizeof *reply.vals);
-	for (k = 0; k < push->nkeys; k++)
-		reply.vals[k] = store_get(&srv->store, push->keys[k]);
+	reply.vals = xcalloc(2 * (size_t)push->nkeys, sizeof *reply.vals);
+	for (k = 0; k < push->nkeys; k++) {
+		long slot = ps_keytab_find(&srv->store.keys, push->keys[k]);
+
+		reply.vals[2 * k] = srv->store.w[slot];
+		reply.vals[2 * k + 1] = srv->store.glast[slot];
+	}
 	srv->stats.keys_pulled += push->nkeys;
 	peer_send(p, &reply);
 	free(reply.vals);

@@ -43,6 +43,7 @@ struct store {
 	double			*trust;		/* trust radius (prox.h) */
 	double			*g, *u;		/* aggregation scratch, 0 between rounds */
 	uint64_t		*mark;		/* last round (t + 1) that touched the slot */
+	float			*glast;		/* gradient sum of the slot's last round */
 	size_t			 cap;		/* allocated entries per array */
 	double			 l1;		/* sum |w| */
 	uint64_t		 nnz;		/* count of w != 0 */

@@ -30,6 +30,7 @@ store_release(struct store *st)
 	free(st->g);
 	free(st->u);
 	free(st->mark);
+	free(st->glast);
 	memset(st, 0, sizeof *st);
 }
 
@@ -46,12 +47,14 @@ store_grow(struct store *st, size_t n)
 	st->g = xreallocarray(st->g, cap, sizeof *st->g);
 	st->u = xreallocarray(st->u, cap, sizeof *st->u);
 	st->mark = xreallocarray(st->mark, cap, sizeof *st->mark);
+	st->glast = xreallocarray(st->glast, cap, sizeof *st->glast);
 	for (i = st->cap; i < cap; i++) {
 		st->w[i] = 0;
 		st->trust[i] = PS_TRUST_INIT;
 		st->g[i] = 0;
 		st->u[i] = 0;
 		st->mark[i] = 0;
+		st->glast[i] = 0;
 	}
 	st->cap = cap;
 }

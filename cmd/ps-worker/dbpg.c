@@ -17,12 +17,19 @@
  *     worker sees the same sequence.  At a pass start, thanks to the
  *     barrier, it is exactly F(w); within a pass, under delay, the losses
  *     lag the norm and it is an estimate.
- *  3. Before the first iteration t of a pass, the worker stops if the exact
- *     objectives of the two previous pass starts, t - B and t - 2B, differ
- *     by less than epsilon (relative).  Those iterations have finished, so
+ *  3. Before the first iteration t of a pass, the worker looks at the
+ *     exact objectives of the two previous pass starts, t - 2B and t - B.
+ *     If they differ by less than epsilon (relative) and that pass began
+ *     with every feature in the KKT active set, it stops; if they do but the
+ *     pass did not, it resets the active set first, so that the answer is
+ *     checked against every feature.  Those iterations have finished, so
  *     every worker decides alike.  After the last iteration has finished, a
  *     final round with no keys reports the exact objective of the final
  *     weights.
+ *  4. KKT active set (l1lr.h): a feature whose weight stayed 0 with a global
+ *     gradient sum |G| <= kkt * lambda is no longer pushed; the set is reset
+ *     every PASSES_PER_RESET passes and before stopping.  The servers send
+ *     G with the weights, so every worker keeps the same set.
  */
 #include "config.h"
 
@@ -35,6 +42,9 @@
 #include "log.h"
 #include "worker.h"
 #include "xmalloc.h"
+
+/* Passes between two resets of the KKT active set. */
+#define PASSES_PER_RESET	10
 
 static struct iter *
 dbpg_slot(struct worker *w, uint64_t t)
@@ -65,20 +75,43 @@ dbpg_rel_change(const struct worker *w, uint64_t s)
 	return (w->objective[s - b] - w->objective[s]) / fabs(w->objective[s]);
 }
 
-/* Rule 3: stop before iteration t? */
-static int
-dbpg_should_stop(const struct worker *w, uint64_t t)
+/* Remember whether pass p began with every feature active. */
+static void
+dbpg_mark_pass(struct worker *w, uint64_t p, int full)
 {
-	uint64_t b = w->plan.nblocks;
-	double rel;
+	if (p >= w->passcap) {
+		size_t cap = w->passcap ? w->passcap * 2 : 64;
 
-	if (t >= w->conf.max_iter)
+		w->fullpass = xreallocarray(w->fullpass, cap, 1);
+		memset(w->fullpass + w->passcap, 0, cap - w->passcap);
+		w->passcap = cap;
+	}
+	w->fullpass[p] = (uint8_t)full;
+}
+
+/* Rules 3 and 4 at the start t of a pass: 1 to stop. */
+static int
+dbpg_pass_start(struct worker *w, uint64_t t)
+{
+	uint64_t b = w->plan.nblocks, p = t / b;
+	int calm = 0;
+
+	if (t >= 2 * b)
+		calm = fabs(w->objective[t - 2 * b] - w->objective[t - b]) <
+		    w->conf.eps * fabs(w->objective[t - b]);
+	if (calm && w->fullpass[p - 2])
 		return 1;
-	if (t % b != 0 || t < 2 * b)
-		return 0;
-	rel = (w->objective[t - 2 * b] - w->objective[t - b]) /
-	    fabs(w->objective[t - b]);
-	return fabs(rel) < w->conf.eps;
+	if (p == 0 || calm || p % PASSES_PER_RESET == 0) {
+		size_t back = ps_l1lr_activate_all(&w->lr);
+
+		if (back > 0)
+			log_debug("pass %llu: %zu features back in the active "
+			    "set", (unsigned long long)p, back);
+		dbpg_mark_pass(w, p, 1);
+	} else {
+		dbpg_mark_pass(w, p, 0);
+	}
+	return 0;
 }
 
 /* Rule 1: may iteration t start now? */
@@ -90,15 +123,14 @@ dbpg_may_start(const struct worker *w, uint64_t t)
 	return t - w->t_done <= w->conf.tau;
 }
 
-/* Push one block's gradient to every server and ask for its new weights. */
+/* Push one block's active features to every server; ask for new weights. */
 static void
 dbpg_start(struct worker *w, uint64_t t)
 {
 	struct plan *pl = &w->plan;
 	struct iter *it = dbpg_slot(w, t);
 	uint32_t b = plan_block_of(pl, t, w->conf.seed);
-	size_t lo = pl->off[(size_t)b * pl->nservers];
-	size_t s;
+	size_t lo = pl->boff[b], s, pos, n = 0;
 	struct ps_msg m;
 
 	if (t % pl->nblocks == 0)
@@ -109,18 +141,28 @@ dbpg_start(struct worker *w, uint64_t t)
 	it->pending = pl->nservers;
 	it->loss = it->l1 = it->nnz = 0;
 	for (s = 0; s < pl->nservers; s++) {
-		size_t a = pl->off[(size_t)b * pl->nservers + s];
-		size_t z = pl->off[(size_t)b * pl->nservers + s + 1];
+		size_t first = n;
 
+		it->actoff[s] = n;
+		for (pos = pl->off[(size_t)b * pl->nservers + s];
+		    pos < pl->off[(size_t)b * pl->nservers + s + 1]; pos++) {
+			if (!w->lr.active[pl->feats[pos]])
+				continue;
+			it->actpos[n] = (uint32_t)(pos - lo);
+			w->keybuf[n - first] = pl->keys[pos];
+			w->gubuf[2 * (n - first)] = w->gu[2 * pos];
+			w->gubuf[2 * (n - first) + 1] = w->gu[2 * pos + 1];
+			n++;
+		}
 		memset(&m, 0, sizeof m);
 		m.type = PS_MSG_PUSH;
 		m.sender = w->conf.id;
 		m.timestamp = t;
 		m.ring_version = w->ring.version;
-		m.nkeys = (uint32_t)(z - a);
-		m.keys = pl->keys + a;
+		m.nkeys = (uint32_t)(n - first);
+		m.keys = w->keybuf;
 		m.width = 2;
-		m.vals = w->gu + 2 * a;
+		m.vals = w->gubuf;
 		m.naux = 1;
 		m.aux[0] = w->lr.loss;
 		links_send(w, s, &m);
@@ -130,18 +172,18 @@ dbpg_start(struct worker *w, uint64_t t)
 		m.sender = w->conf.id;
 		m.timestamp = t;
 		m.ring_version = w->ring.version;
-		m.nkeys = (uint32_t)(z - a);
+		m.nkeys = (uint32_t)(n - first);
 		links_send(w, s, &m);
 	}
+	it->actoff[pl->nservers] = n;
 }
 
 /* A server's answer to the pull of iteration t: apply the new weights. */
 void
 dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
-	struct plan *pl = &w->plan;
 	struct iter *it = dbpg_slot(w, m->timestamp);
-	size_t a, z;
+	size_t a, z, k;
 
 	if (m->timestamp < w->t_done || m->timestamp >= w->t_next ||
 	    it->t != m->timestamp || it->pending == 0)
@@ -150,25 +192,29 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		    (unsigned long long)m->timestamp);
 	a = z = 0;
 	if (it->block != UINT32_MAX) {	/* not the final, empty round */
-		a = pl->off[(size_t)it->block * pl->nservers + l->index];
-		z = pl->off[(size_t)it->block * pl->nservers + l->index + 1];
+		a = it->actoff[l->index];
+		z = it->actoff[l->index + 1];
 	}
-	if (m->width != 1 || m->nkeys != z - a || m->naux < 5)
+	if (m->width != 2 || m->nkeys != z - a || m->naux < 5)
 		fatalx(EX_PROTOCOL, "server %u (%s) answered iteration %llu "
 		    "with %u values of width %u, expected %zu", l->index,
 		    l->addr, (unsigned long long)m->timestamp, m->nkeys,
 		    m->width, z - a);
-	if (z > a)
-		memcpy(it->wnew + (a - pl->boff[it->block]), m->vals,
-		    (z - a) * sizeof *m->vals);
+	for (k = a; k < z; k++) {
+		it->wnew[it->actpos[k]] = m->vals[2 * (k - a)];
+		it->gsum[it->actpos[k]] = m->vals[2 * (k - a) + 1];
+	}
 	if (l->index == 0)
 		it->loss = m->aux[0];
 	it->l1 += m->aux[1];
 	it->nnz += m->aux[2];
 	if (--it->pending > 0)
 		return;
-	if (it->block != UINT32_MAX)
+	if (it->block != UINT32_MAX) {
 		ps_l1lr_apply(&w->lr, it->block, it->wnew);
+		ps_l1lr_kkt(&w->lr, it->block, it->gsum,
+		    w->conf.kkt * w->conf.lambda);
+	}
 	dbpg_record(w, it->t, it->loss + w->conf.lambda * it->l1);
 	while (w->t_done < w->t_next && dbpg_slot(w, w->t_done)->pending == 0 &&
 	    dbpg_slot(w, w->t_done)->t == w->t_done)
@@ -221,6 +267,7 @@ dbpg_final(struct worker *w)
 	it->loss = it->l1 = it->nnz = 0;
 	it->block = UINT32_MAX;
 	it->pending = w->plan.nservers;
+	memset(it->actoff, 0, (w->plan.nservers + 1) * sizeof *it->actoff);
 	for (size_t s = 0; s < w->plan.nservers; s++) {
 		struct ps_msg m;
 
@@ -274,23 +321,38 @@ int
 dbpg_run(struct worker *w)
 {
 	uint64_t t_final;
+	size_t maxb;
 	uint32_t b;
 	struct iter *last;
 	char what[64];
 
 	w->gu = xcalloc(2 * (w->ds.nfeat + 1), sizeof *w->gu);
 	w->inflight = xcalloc(w->conf.tau + 1, sizeof *w->inflight);
-	for (b = 0; b <= w->conf.tau; b++)
-		w->inflight[b].wnew = xcalloc(dbpg_max_block(&w->plan) + 1,
-		    sizeof *w->inflight[b].wnew);
+	maxb = dbpg_max_block(&w->plan) + 1;
+	w->keybuf = xcalloc(maxb, sizeof *w->keybuf);
+	w->gubuf = xcalloc(2 * maxb, sizeof *w->gubuf);
+	for (b = 0; b <= w->conf.tau; b++) {
+		struct iter *it = &w->inflight[b];
+
+		it->wnew = xcalloc(maxb, sizeof *it->wnew);
+		it->gsum = xcalloc(maxb, sizeof *it->gsum);
+		it->actpos = xcalloc(maxb, sizeof *it->actpos);
+		it->actoff = xcalloc(w->plan.nservers + 1, sizeof *it->actoff);
+	}
 	printf("iter\tsecs\tobjective\trel_change\tnnz\tbytes_sent\t"
 	    "bytes_recv\ttest_logloss\ttest_auc\n");
 	for (;;) {
 		dbpg_report(w);
-		while (dbpg_may_start(w, w->t_next) &&
-		    !dbpg_should_stop(w, w->t_next))
+		while (!w->stopping && dbpg_may_start(w, w->t_next)) {
+			if (w->t_next >= w->conf.max_iter ||
+			    (w->t_next % w->plan.nblocks == 0 &&
+			    dbpg_pass_start(w, w->t_next))) {
+				w->stopping = 1;
+				break;
+			}
 			dbpg_start(w, w->t_next++);
-		if (w->t_done == w->t_next && dbpg_should_stop(w, w->t_next))
+		}
+		if (w->stopping && w->t_done == w->t_next)
 			break;
 		snprintf(what, sizeof what, "iteration %llu",
 		    (unsigned long long)w->t_done);

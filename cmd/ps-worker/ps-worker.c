@@ -170,6 +170,7 @@ main(int argc, char **argv)
 	w.conf.seed = 1;
 	w.conf.timeout = 60;
 	w.conf.beta = 1;
+	w.conf.kkt = 0.9;
 	worker_parse_args(&w.conf, argc, argv, &verbose);
 	log_init("ps-worker", verbose);
 	log_route_libevent();
@@ -192,8 +193,15 @@ main(int argc, char **argv)
 	ps_dataset_release(&w.ds);
 	ps_ring_release(&w.ring);
 	free(w.gu);
-	for (uint32_t k = 0; k <= w.conf.tau; k++)
+	free(w.keybuf);
+	free(w.gubuf);
+	free(w.fullpass);
+	for (uint32_t k = 0; k <= w.conf.tau; k++) {
 		free(w.inflight[k].wnew);
+		free(w.inflight[k].gsum);
+		free(w.inflight[k].actpos);
+		free(w.inflight[k].actoff);
+	}
 	free(w.inflight);
 	free(w.objective);
 	event_free(w.tick);

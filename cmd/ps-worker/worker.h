@@ -32,6 +32,7 @@ struct worker_conf {
 	uint64_t	 seed;
 	double		 timeout;	/* seconds without progress before giving up */
 	double		 beta;		/* row-count factor of the curvature bound */
+	double		 kkt;		/* inactive when w = 0 and |G| <= kkt lambda */
 	int		 lz4;
 };
 
@@ -63,6 +64,9 @@ struct iter {
 	uint32_t	 pending;	/* servers yet to answer */
 	double		 loss, l1, nnz;	/* as the servers report them */
 	float		*wnew;		/* the block's new weights as they come */
+	float		*gsum;		/* and their gradient sums */
+	uint32_t	*actpos;	/* block positions of the pushed features */
+	size_t		*actoff;	/* [nservers + 1]: each server's part */
 };
 
 /* evaltest.c: the test shard and its features split by server. */
@@ -93,7 +97,12 @@ struct worker {
 	uint64_t		 t_next;	/* next iteration to start */
 	uint64_t		 t_done;	/* iterations < t_done have finished */
 	uint64_t		 t_printed;	/* iterations < t_printed were reported */
-	float			*gu;		/* push scratch */
+	float			*gu;		/* gradient and curvature by plan position */
+	uint64_t		*keybuf;	/* one push's keys */
+	float			*gubuf;		/* one push's values */
+	uint8_t			*fullpass;	/* by pass: began with every feature active */
+	size_t			 passcap;
+	int			 stopping;
 	double			 started, last_progress;
 	int			 have_test;
 	int			 closing;	/* BYE sent: closes are expected */
