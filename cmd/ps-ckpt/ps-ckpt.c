@@ -20,6 +20,7 @@
 
 #include "atomicfile.h"
 #include "model.h"
+#include "subcmd.h"
 
 static const char usage_text[] =
 "usage: ps-ckpt [-hV] command [argument ...]\n"
@@ -244,10 +245,7 @@ cmd_export(int argc, char **argv)
 	return 0;
 }
 
-static const struct command {
-	const char	*name;
-	int		(*fn)(int, char **);
-} commands[] = {
+static const struct ps_subcmd commands[] = {
 	{ "info", cmd_info },
 	{ "dump", cmd_dump },
 	{ "export", cmd_export },
@@ -256,35 +254,6 @@ static const struct command {
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
-	size_t i;
-	int ch;
-
-	while ((ch = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'h':
-			usage(0);
-		case 'V':
-			printf("ps-ckpt %s\n", PACKAGE_VERSION);
-			return finish_stdout();
-		default:
-			usage(EX_USAGE);
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc == 0)
-		usage(EX_USAGE);
-	for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-		if (strcmp(argv[0], commands[i].name) == 0) {
-			optind = 0;
-			return commands[i].fn(argc, argv);
-		}
-	}
-	warnx("unknown command '%s'", argv[0]);
-	usage(EX_USAGE);
+	return ps_subcmd_main("ps-ckpt", commands,
+	    sizeof commands / sizeof commands[0], usage, argc, argv);
 }

@@ -18,6 +18,7 @@
 #include <sysexits.h>
 
 #include "ring.h"
+#include "subcmd.h"
 
 static const char usage_text[] =
 "usage: ps-ring [-hV] command [argument ...]\n"
@@ -342,10 +343,7 @@ cmd_lookup(int argc, char **argv)
 	return finish_stdout();
 }
 
-static const struct command {
-	const char	*name;
-	int		(*fn)(int, char **);
-} commands[] = {
+static const struct ps_subcmd commands[] = {
 	{ "init", cmd_init },
 	{ "show", cmd_show },
 	{ "lookup", cmd_lookup },
@@ -354,35 +352,6 @@ static const struct command {
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
-	size_t i;
-	int ch;
-
-	while ((ch = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'h':
-			usage(0);
-		case 'V':
-			printf("ps-ring %s\n", PACKAGE_VERSION);
-			return finish_stdout();
-		default:
-			usage(EX_USAGE);
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc == 0)
-		usage(EX_USAGE);
-	for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-		if (strcmp(argv[0], commands[i].name) == 0) {
-			optind = 0;
-			return commands[i].fn(argc, argv);
-		}
-	}
-	warnx("unknown command '%s'", argv[0]);
-	usage(EX_USAGE);
+	return ps_subcmd_main("ps-ring", commands,
+	    sizeof commands / sizeof commands[0], usage, argc, argv);
 }
