@@ -4,23 +4,30 @@
  * Input is read in chunks into one buffer; a line that crosses the end of
  * the buffer is moved to its front before the next read, and the buffer
  * doubles when a single line does not fit (up to PS_LIBSVM_MAXLINE).  Each
- * line is tokenised in one pass, numbers parsed in place by parsenum.
+ * line is tokenised in one pass, numbers parsed in place: plain pairs by the
+ * fast path below, anything else by the byte-at-a-time reference path and
+ * parsenum.  PAD zero bytes after the data let the fast path read ahead.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "libsvm.h"
 #include "parsenum.h"
 #include "xmalloc.h"
 
 #define CHUNK	(1UL << 20)
+#define PAD	64		/* zero bytes kept after the data */
 
 struct ps_libsvm_reader {
 	int			 fd;
@@ -62,7 +69,7 @@ ps_libsvm_open(const char *path, const struct ps_libsvm_opts *o, char *err,
 	if (o != NULL)
 		r->o = *o;
 	r->cap = CHUNK;
-	r->buf = xmalloc(r->cap);
+	r->buf = xcalloc(r->cap + PAD, 1);
 	return r;
 }
 
@@ -145,7 +152,7 @@ fill(struct ps_libsvm_reader *r, char *err, size_t errlen)
 			    (unsigned long)PS_LIBSVM_MAXLINE);
 		}
 		r->cap *= 2;
-		r->buf = xreallocarray(r->buf, r->cap, 1);
+		r->buf = xreallocarray(r->buf, r->cap + PAD, 1);
 	}
 	do
 		n = read(r->fd, r->buf + r->len, r->cap - r->len);
@@ -158,6 +165,7 @@ fill(struct ps_libsvm_reader *r, char *err, size_t errlen)
 	if (n == 0)
 		r->eof = 1;
 	r->len += (size_t)n;
+	memset(r->buf + r->len, 0, PAD);
 	return 0;
 }
 
@@ -208,6 +216,30 @@ map_label(const struct ps_libsvm_opts *o, double lab)
 	return 0;
 }
 
+/*
+ * The fast path of a label: an optional sign and at most 9 digits up to a
+ * blank or the end of the line, as an exact double.  Returns the byte after
+ * it, or NULL to leave the label to ps_parsenum_double().  Every line ends
+ * at a '\r' or '\n' in the buffer (see next_line), and no scan here or in
+ * fast_index() runs past such a byte.
+ */
+static inline const char *
+fast_label(const char *p, const char *end, double *lab)
+{
+	const char *q = p, *d;
+	unsigned v = 0, c;
+	int neg = 0;
+
+	if (*q == '+' || *q == '-')
+		neg = *q++ == '-';
+	for (d = q; (c = (unsigned)(*q - '0')) < 10 && q - d < 9; q++)
+		v = v * 10 + c;
+	if (q == d || (q != end && *q != ' ' && *q != '\t'))
+		return NULL;
+	*lab = neg ? -(double)v : (double)v;
+	return q;
+}
+
 /* Parse the label at *pp into row->y. */
 static int
 parse_label(struct ps_libsvm_reader *r, const struct line *ln,
@@ -218,7 +250,10 @@ parse_label(struct ps_libsvm_reader *r, const struct line *ln,
 	double lab;
 	int rc;
 
-	rc = ps_parsenum_double(p, end, &q, &lab);
+	if ((q = fast_label(p, end, &lab)) != NULL)
+		rc = PS_NUM_OK;
+	else
+		rc = ps_parsenum_double(p, end, &q, &lab);
 	if (rc == PS_NUM_OK && (q == end || *q == ' ' || *q == '\t')) {
 		if ((row->y = map_label(&r->o, lab)) != 0) {
 			*pp = q;
@@ -299,7 +334,216 @@ skip_qid(struct ps_libsvm_reader *r, const struct line *ln, const char **pp,
 	return 0;
 }
 
-/* ps_parsenum_u64() inlined: the index of every pair goes through here. */
+/*
+ * The fast path.  Most lines are "label i:v i:v ... i:v" with single
+ * spaces, short indices and short plain decimals.  Scanning such a line a
+ * byte at a time makes every token boundary a branch the CPU must guess,
+ * and scanning it with word tricks makes each token's start wait on the
+ * previous token's length.  Instead the boundaries (' ', ':' and the end
+ * of the line) of 64 bytes at a time become the bits of a mask, so the next
+ * boundary is one count of trailing zeros, and the tokens between them are
+ * checked and converted 8 bytes at a time, off that critical path.  A pair
+ * the fast path does not take as it is goes to the byte-at-a-time slow
+ * path (slow_pair), which is the reference: the fast path only accepts
+ * what the slow path would accept, with the same result.
+ *
+ * Both read past the line: the boundary scan up to 64 bytes past it, the
+ * token converters 8; the buffer keeps PAD zero bytes after its data.
+ */
+
+/* Boundaries ahead of a scan: bit i of mask is base[i]. */
+struct scan {
+	const char	*base, *end;
+	uint64_t	 mask;
+};
+
+/* The boundary bits of the 64 bytes at base, up to and including end. */
+static inline uint64_t
+scan_mask(const char *base, const char *end)
+{
+	uint64_t m = 0;
+#ifdef __SSE2__
+	const __m128i sp = _mm_set1_epi8(' '), co = _mm_set1_epi8(':');
+	__m128i v;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		v = _mm_loadu_si128((const __m128i *)(const void *)
+		    (base + 16 * i));
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, co))) << (16 * i);
+	}
+#else
+	int i;
+
+	for (i = 0; i < 64; i++)
+		m |= (uint64_t)(base[i] == ' ' || base[i] == ':') << i;
+#endif
+	if (end - base < 64) {
+		m &= (UINT64_C(1) << (end - base)) - 1;
+		m |= UINT64_C(1) << (end - base);
+	}
+	return m;
+}
+
+/* Start a scan for the boundaries after p. */
+static inline void
+scan_init(struct scan *sc, const char *p, const char *end)
+{
+	sc->base = p;
+	sc->end = end;
+	sc->mask = scan_mask(p, end) & ~UINT64_C(1);
+}
+
+/* The next boundary (the end of the line at the latest). */
+static inline const char *
+scan_next(struct scan *sc)
+{
+	const char *b;
+
+	while (sc->mask == 0) {
+		sc->base += 64;
+		sc->mask = scan_mask(sc->base, sc->end);
+	}
+	b = sc->base + __builtin_ctzll(sc->mask);
+	sc->mask &= sc->mask - 1;
+	return b;
+}
+
+/*
+ * Which of the 8 bytes in x are not decimal digits: the top bit of each
+ * such byte's nibble mask.  A byte is a digit when its high nibble is 3 and
+ * stays 3 after adding 6.  A carry out of a byte of x + 6 only comes from a
+ * byte >= 0xfa, which is no digit, and it spoils only later bytes.
+ */
+static inline uint64_t
+not_digits(uint64_t x)
+{
+	const uint64_t hi = UINT64_C(0xf0f0f0f0f0f0f0f0),
+	    threes = UINT64_C(0x3030303030303030);
+
+	return ((x & hi) ^ threes) |
+	    (((x + UINT64_C(0x0606060606060606)) & hi) ^ threes);
+}
+
+/*
+ * The value of the n <= 8 digits at the start of x (first digit in the
+ * lowest byte), all known to be digits; n = 0 gives 0.
+ */
+static inline uint64_t
+digits_value(uint64_t x, unsigned n)
+{
+	uint64_t d;
+
+	if (n == 0)
+		return 0;
+	d = (x - UINT64_C(0x3030303030303030)) << (8 * (8 - n));
+	d = d * 10 + (d >> 8);
+	return ((d & UINT64_C(0x000000ff000000ff)) *
+	    (100 + (UINT64_C(1000000) << 32)) +
+	    ((d >> 16) & UINT64_C(0x000000ff000000ff)) *
+	    (1 + (UINT64_C(10000) << 32))) >> 32;
+}
+
+/* The n <= 8 bytes at p as a number; 0 if one is not a digit. */
+static inline int
+digits8(const char *p, unsigned n, uint64_t *v)
+{
+	uint64_t x, keep;
+
+	memcpy(&x, p, sizeof x);
+	keep = n == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * n)) - 1;
+	if ((not_digits(x) & keep) != 0)
+		return 0;
+	*v = digits_value(x, n);
+	return 1;
+}
+
+/* The index in [p, e): 1 to 16 digits.  Returns 0 if it is anything else. */
+static inline int
+fast_index(const char *p, const char *e, uint64_t *idx)
+{
+	size_t n = (size_t)(e - p);
+	uint64_t hi, lo;
+
+	if (n - 1 < 8)
+		return digits8(p, (unsigned)n, idx);
+	if (n - 1 >= 16 || !digits8(p, (unsigned)n - 8, &hi) ||
+	    !digits8(p + n - 8, 8, &lo))
+		return 0;
+	*idx = hi * 100000000 + lo;
+	return 1;
+}
+
+/*
+ * The value in [p, e) as ps_parsenum_float() would give it, if it is
+ * [-+]digits[.digits] with at least one digit, at most 8 digits on each side
+ * of the point and a mantissa below 2^24.  Both the mantissa and the power
+ * of ten are then exact floats, so one IEEE float division rounds correctly
+ * (see parsenum.h).  Returns 0 for anything else.
+ */
+static inline int
+fast_value(const char *p, const char *e, float *out)
+{
+	static const float pow10f[] = {
+		1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f
+	};
+	static const uint32_t pow10u[] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000
+	};
+	uint64_t x, m, f;
+	size_t nint, nfrac = 0;
+	int neg = 0;
+	float v;
+
+	if (FLT_EVAL_METHOD != 0 || p == e)
+		return 0;
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	memcpy(&x, p, sizeof x);
+	x = not_digits(x);
+	nint = x == 0 ? 8 : (size_t)__builtin_ctzll(x) / 8;
+	if (nint >= (size_t)(e - p))
+		nint = (size_t)(e - p);
+	else if (p[nint] == '.')
+		nfrac = (size_t)(e - p) - nint - 1;
+	else
+		return 0;
+	if (nint > 8 || nfrac > 8 || nint + nfrac == 0 ||
+	    !digits8(p, (unsigned)nint, &m) ||
+	    !digits8(p + nint + 1, (unsigned)nfrac, &f))
+		return 0;
+	if (nfrac > 0)
+		m = m * pow10u[nfrac] + f;
+	if (m >= (UINT64_C(1) << 24))
+		return 0;
+	v = nfrac == 0 ? (float)m : (float)m / pow10f[nfrac];
+	*out = neg ? -v : v;
+	return 1;
+}
+
+/*
+ * The pair after the ' ' at p by the fast path: its index and value, and
+ * the boundary after it, or NULL to leave it to slow_pair().
+ */
+static inline const char *
+fast_pair(struct scan *sc, const char *p, uint64_t *idx, float *v)
+{
+	const char *colon, *e;
+
+	if (*p != ' ')
+		return NULL;
+	colon = scan_next(sc);		/* not ':' at the end of the line */
+	if (*colon != ':')
+		return NULL;
+	e = scan_next(sc);
+	if ((e != sc->end && *e != ' ') || !fast_index(p + 1, colon, idx) ||
+	    !fast_value(colon + 1, e, v))
+		return NULL;
+	return e;
+}
+
+/* The reference index parser: digits only, range checked. */
 static inline int
 parse_index(const char *p, const char *end, const char **stop, uint64_t *out)
 {
@@ -319,58 +563,111 @@ parse_index(const char *p, const char *end, const char **stop, uint64_t *out)
 	return q == p ? PS_NUM_BAD : PS_NUM_OK;
 }
 
-/* Parse "index:value" pairs from p into the reader's arrays; *n gets the count. */
+/* Map index idx of the token at p to a stored id above prev, or fail. */
+static inline int
+check_index(struct ps_libsvm_reader *r, const struct line *ln, const char *p,
+    uint64_t idx, uint64_t prev, uint64_t *id, char *err, size_t errlen)
+{
+	if (r->o.zero_based) {
+		if (idx == UINT64_MAX)
+			return bad_index(r, ln, p, PS_NUM_RANGE, err, errlen);
+		*id = idx + 1;
+	} else if ((*id = idx) == 0)
+		return bad(r, ln, err, errlen, "index 0 (use --zero-based)");
+	if (*id <= prev)
+		return bad_order(r, ln, *id, prev, err, errlen);
+	return 0;
+}
+
+/* The pairs of a row parsed so far. */
+struct pairs {
+	uint64_t	*fid;
+	float		*val;
+	size_t		 k;
+	uint64_t	 prev;
+};
+
+#define ROW_MORE	0	/* a pair or a qid token taken: go on */
+#define ROW_END		1	/* the end of the line or a trailing comment */
+
+/*
+ * The next pair (or qid, or comment) after the blanks at *pp, a byte at a
+ * time; *pp goes past it.  ROW_MORE, ROW_END or an error.
+ */
+static int
+slow_pair(struct ps_libsvm_reader *r, const struct line *ln,
+    const char **pp, struct pairs *pr, char *err, size_t errlen)
+{
+	const char *p = *pp, *end = ln->end, *q, *start;
+	uint64_t idx, id = 0;
+	float v;
+	int rc;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end)
+		return ROW_END;
+	if (*p == '#') {
+		if (r->o.strict)
+			return bad(r, ln, err, errlen,
+			    "comment not allowed with --strict");
+		if (memchr(p, '\0', end - p) != NULL)
+			return bad(r, ln, err, errlen, "binary data");
+		return ROW_END;
+	}
+	start = p;
+	rc = parse_index(p, end, &q, &idx);
+	if (rc != PS_NUM_OK || q == end || *q != ':') {
+		if (end - p >= 4 && memcmp(p, "qid:", 4) == 0) {
+			rc = skip_qid(r, ln, &p, err, errlen);
+			*pp = p;
+			return rc != 0 ? rc : ROW_MORE;
+		}
+		return bad_index(r, ln, p, rc, err, errlen);
+	}
+	if ((rc = check_index(r, ln, start, idx, pr->prev, &id, err,
+	    errlen)) != 0)
+		return rc;
+	rc = ps_parsenum_float(q + 1, end, &p, &v);
+	if (rc != PS_NUM_OK || (p < end && *p != ' ' && *p != '\t'))
+		return bad_value(r, ln, start, q, rc, err, errlen);
+	pr->fid[pr->k] = pr->prev = id;
+	pr->val[pr->k++] = v;
+	*pp = p;
+	return ROW_MORE;
+}
+
+/*
+ * Parse "index:value" pairs from p (a blank or the end of the line) into
+ * the reader's arrays; *n gets the count.
+ */
 static int
 parse_pairs(struct ps_libsvm_reader *r, const struct line *ln, const char *p,
     size_t *n, char *err, size_t errlen)
 {
-	const char *end = ln->end, *q, *start;
-	uint64_t idx, id, prev = 0;
-	size_t k = 0;
-	float v;
+	struct pairs pr = { r->fid, r->val, 0, 0 };
+	const char *end = ln->end, *e;
+	struct scan sc;
+	uint64_t idx, id = 0;
 	int rc;
 
-	for (;;) {
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p == end)
-			break;
-		if (*p == '#') {
-			if (r->o.strict)
-				return bad(r, ln, err, errlen,
-				    "comment not allowed with --strict");
-			if (memchr(p, '\0', end - p) != NULL)
-				return bad(r, ln, err, errlen, "binary data");
-			break;
+	scan_init(&sc, p, end);
+	while (p != end) {
+		if ((e = fast_pair(&sc, p, &idx, &pr.val[pr.k])) != NULL) {
+			if ((rc = check_index(r, ln, p + 1, idx, pr.prev, &id,
+			    err, errlen)) != 0)
+				return rc;
+			pr.fid[pr.k++] = pr.prev = id;
+			p = e;
+			continue;
 		}
-		start = p;
-		rc = parse_index(p, end, &q, &idx);
-		if (rc != PS_NUM_OK || q == end || *q != ':') {
-			if (end - p >= 4 && memcmp(p, "qid:", 4) == 0) {
-				if ((rc = skip_qid(r, ln, &p, err, errlen)) != 0)
-					return rc;
-				continue;
-			}
-			return bad_index(r, ln, p, rc, err, errlen);
-		}
-		if (r->o.zero_based) {
-			if (idx == UINT64_MAX)
-				return bad_index(r, ln, p, PS_NUM_RANGE, err,
-				    errlen);
-			id = idx + 1;
-		} else if ((id = idx) == 0)
-			return bad(r, ln, err, errlen,
-			    "index 0 (use --zero-based)");
-		if (id <= prev)
-			return bad_order(r, ln, id, prev, err, errlen);
-		rc = ps_parsenum_float(q + 1, end, &p, &v);
-		if (rc != PS_NUM_OK || (p < end && *p != ' ' && *p != '\t'))
-			return bad_value(r, ln, start, q, rc, err, errlen);
-		r->fid[k] = id;
-		r->val[k++] = v;
-		prev = id;
+		if ((rc = slow_pair(r, ln, &p, &pr, err, errlen)) < 0)
+			return rc;
+		if (rc == ROW_END)
+			break;
+		scan_init(&sc, p, end);
 	}
-	*n = k;
+	*n = pr.k;
 	return 0;
 }
 

@@ -9,7 +9,8 @@
  * round that double once more, which is correct unless the double landed
  * exactly on a midpoint between two floats: every float midpoint is itself
  * a double and rounding is monotonic, so otherwise the double and the exact
- * value lie on the same side of every midpoint.  Rare inputs (long
+ * value lie on the same side of every midpoint.  Short decimals take the
+ * float-only fast path of parsenum.h first.  Rare inputs (long
  * mantissas, large exponents, midpoints) go to strtof/strtod on a
  * NUL-terminated copy of the text already validated here.
  */

@@ -21,6 +21,9 @@
 #include <sys/stat.h>
 
 #include <lz4.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "atomicfile.h"
 #include "crc32c.h"
@@ -81,6 +84,29 @@ buf_need(struct buf *b, size_t n)
 	return b->p;
 }
 
+#ifdef __SSE2__
+/*
+ * The perfect shuffle of the 64 bytes in v[0..3]: byte i of the first half
+ * goes to 2 i, byte i of the second half to 2 i + 1.  On the 6-bit index of
+ * a byte it is a rotation left by one bit.  With index = 4 element + byte
+ * for 16 elements of 4 bytes, four rotations give 16 byte + element, the
+ * byte planes (shuffle4), and two more undo it (unshuffle4).
+ */
+static inline void
+perfect_shuffle(__m128i v[4])
+{
+	__m128i a = _mm_unpacklo_epi8(v[0], v[2]),
+	    b = _mm_unpackhi_epi8(v[0], v[2]),
+	    c = _mm_unpacklo_epi8(v[1], v[3]),
+	    d = _mm_unpackhi_epi8(v[1], v[3]);
+
+	v[0] = a;
+	v[1] = b;
+	v[2] = c;
+	v[3] = d;
+}
+#endif
+
 /*
  * Split n 4-byte elements at src into 4 byte planes at dst (all first
  * bytes, then all second bytes, ...).  Small integers and floats of similar
@@ -91,9 +117,23 @@ shuffle4(uint8_t *dst, const uint8_t *src, size_t n)
 {
 	uint8_t *d0 = dst, *d1 = dst + n, *d2 = dst + 2 * n, *d3 = dst + 3 * n;
 	uint32_t v;
-	size_t i;
+	size_t i = 0;
+#ifdef __SSE2__
+	__m128i x[4];
+	int k;
 
-	for (i = 0; i < n; i++) {
+	for (; i + 16 <= n; i += 16) {
+		for (k = 0; k < 4; k++)
+			x[k] = _mm_loadu_si128((const __m128i *)(const void *)
+			    (src + 4 * i + 16 * k));
+		for (k = 0; k < 4; k++)
+			perfect_shuffle(x);
+		for (k = 0; k < 4; k++)
+			_mm_storeu_si128((__m128i *)(void *)(dst + k * n + i),
+			    x[k]);
+	}
+#endif
+	for (; i < n; i++) {
 		memcpy(&v, src + 4 * i, sizeof v);
 		d0[i] = (uint8_t)v;
 		d1[i] = (uint8_t)(v >> 8);
@@ -109,9 +149,23 @@ unshuffle4(uint8_t *dst, const uint8_t *src, size_t n)
 	const uint8_t *s0 = src, *s1 = src + n, *s2 = src + 2 * n,
 	    *s3 = src + 3 * n;
 	uint32_t v;
-	size_t i;
+	size_t i = 0;
+#ifdef __SSE2__
+	__m128i x[4];
+	int k;
 
-	for (i = 0; i < n; i++) {
+	for (; i + 16 <= n; i += 16) {
+		for (k = 0; k < 4; k++)
+			x[k] = _mm_loadu_si128((const __m128i *)(const void *)
+			    (src + k * n + i));
+		perfect_shuffle(x);
+		perfect_shuffle(x);
+		for (k = 0; k < 4; k++)
+			_mm_storeu_si128((__m128i *)(void *)(dst + 4 * i +
+			    16 * k), x[k]);
+	}
+#endif
+	for (; i < n; i++) {
 		v = (uint32_t)s0[i] | (uint32_t)s1[i] << 8 |
 		    (uint32_t)s2[i] << 16 | (uint32_t)s3[i] << 24;
 		memcpy(dst + 4 * i, &v, sizeof v);

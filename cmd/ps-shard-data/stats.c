@@ -1,8 +1,14 @@
 /*
  * stats.c: the counts ps-shard-data --stats prints, as TSV.
  *
- * Distinct feature ids are kept in an open-addressing hash set (ids are
- * >= 1, so 0 marks a free slot) that doubles at half load.
+ * Distinct feature ids are kept as the words of a bitmap over the ids, in
+ * an open-addressing hash table of (id / 64 + 1, bit mask) pairs: slot[2 i]
+ * is pair i's key (0 = free) and slot[2 i + 1] its mask, for i < cap, and
+ * slot[2 cap] counts the pairs in use.  The table doubles at half load.
+ * The ids of a libsvm file fill a range, so the table holds about
+ * max_id / 64 pairs and stays in cache (news20: 60k ids in 1k pairs, where
+ * a set of the ids themselves would miss the cache on every insert);
+ * scattered ids cost a pair each.
  */
 #include "config.h"
 
@@ -10,45 +16,71 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keyhash.h"
 #include "shard-data.h"
 #include "xmalloc.h"
+
+#define INIT_CAP	256		/* pairs, a power of two */
 
 void
 sd_stats_init(struct sd_stats *st)
 {
 	memset(st, 0, sizeof *st);
-	st->cap = 1024;
-	st->slot = xcalloc(st->cap, sizeof *st->slot);
+	st->cap = INIT_CAP;
+	st->slot = xcalloc(2 * st->cap + 1, sizeof *st->slot);
 }
 
-/* Insert id into the set (no growth check). */
-static void
-set_put(uint64_t *slot, size_t cap, uint64_t id, size_t *n)
+/*
+ * The pair with key w in a table of cap pairs, or the free pair for it.
+ * Fibonacci hashing (the top bits of w times 2^64 / phi) spreads the
+ * consecutive keys of a range of ids evenly and costs one multiply.
+ */
+static uint64_t *
+set_find(uint64_t *t, size_t cap, uint64_t w)
 {
-	size_t i = ps_key_mix(id) & (cap - 1);
+	size_t i = (size_t)((w * UINT64_C(0x9e3779b97f4a7c15)) >>
+	    (64 - __builtin_ctzll(cap)));
 
-	while (slot[i] != 0 && slot[i] != id)
+	while (t[2 * i] != 0 && t[2 * i] != w)
 		i = (i + 1) & (cap - 1);
-	if (slot[i] == 0) {
-		slot[i] = id;
-		(*n)++;
-	}
+	return &t[2 * i];
 }
 
-/* Double the set's capacity. */
+/* Double the table's capacity. */
 static void
 set_grow(struct sd_stats *st)
 {
-	uint64_t *old = st->slot;
-	size_t i, cap = st->cap, n = 0;
+	uint64_t *old = st->slot, *p;
+	size_t i, cap = st->cap;
 
 	st->cap *= 2;
-	st->slot = xcalloc(st->cap, sizeof *st->slot);
+	st->slot = xcalloc(2 * st->cap + 1, sizeof *st->slot);
 	for (i = 0; i < cap; i++)
-		if (old[i] != 0)
-			set_put(st->slot, st->cap, old[i], &n);
+		if (old[2 * i] != 0) {
+			p = set_find(st->slot, st->cap, old[2 * i]);
+			p[0] = old[2 * i];
+			p[1] = old[2 * i + 1];
+		}
+	st->slot[2 * st->cap] = old[2 * cap];
 	free(old);
+}
+
+/* Add id to the set, counting it in nfeat if it is new. */
+static void
+set_add(struct sd_stats *st, uint64_t id)
+{
+	uint64_t w = (id >> 6) + 1, m = UINT64_C(1) << (id & 63), *p;
+
+	p = set_find(st->slot, st->cap, w);
+	if (p[0] == 0) {
+		if (2 * (st->slot[2 * st->cap] + 1) > st->cap) {
+			set_grow(st);
+			p = set_find(st->slot, st->cap, w);
+		}
+		p[0] = w;
+		st->slot[2 * st->cap]++;
+	}
+	st->nfeat += (p[1] & m) == 0;
+	p[1] |= m;
 }
 
 void
@@ -61,11 +93,8 @@ sd_stats_add(struct sd_stats *st, const struct ps_libsvm_row *row)
 	st->positives += row->y > 0;
 	if (row->nnz > 0 && row->fid[row->nnz - 1] > st->max_fid)
 		st->max_fid = row->fid[row->nnz - 1];
-	for (k = 0; k < row->nnz; k++) {
-		if (2 * (st->nfeat + 1) > st->cap)
-			set_grow(st);
-		set_put(st->slot, st->cap, row->fid[k], &st->nfeat);
-	}
+	for (k = 0; k < row->nnz; k++)
+		set_add(st, row->fid[k]);
 }
 
 void
