@@ -166,43 +166,67 @@ ps_l1lr_loss(struct ps_l1lr *lr)
 	return lr->loss;
 }
 
+/* Gather block b's active flags and (active) trust radii into scratch. */
+static void
+l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
+{
+	size_t p;
+
+	for (p = 0; p < bl->nfeat; p++) {
+		lr->bact[p] = lr->active[bl->feats[p]];
+		lr->bd[p] = lr->bact[p] ? lr->trust[bl->feats[p]] : 0;
+	}
+}
+
+void
+ps_l1lr_reserve(struct ps_l1lr *lr, uint32_t b)
+{
+	struct ps_l1lr_block *bl = &lr->blocks[b];
+	size_t r;
+	uint64_t k;
+
+	if (bl->reserved)
+		return;
+	bl->reserved = 1;
+	l1lr_gather(lr, bl);
+	for (r = 0; r < bl->nrows; r++) {
+		uint32_t i = bl->rows[r], cnt = 0;
+		double rsum = 0;
+
+		for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
+			rsum += fabs(bl->val[k]) * lr->bd[bl->pos[k]];
+			cnt += lr->bact[bl->pos[k]];
+		}
+		lr->pendr[i] += rsum;
+		lr->pendk[i] += cnt;
+	}
+}
+
 void
 ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 {
 	const struct ps_l1lr_block *bl = &lr->blocks[b];
 	const int8_t *y = lr->ds->y;
-	double *g = lr->bg, *u = lr->bu, *dl = lr->bd;
-	uint8_t *act = lr->bact;
+	double *g = lr->bg, *u = lr->bu;
 	size_t p, r;
 	uint64_t k;
 
-	for (p = 0; p < bl->nfeat; p++) {
+	ps_l1lr_reserve(lr, b);
+	for (p = 0; p < bl->nfeat; p++)
 		g[p] = u[p] = 0;
-		act[p] = lr->active[bl->feats[p]];
-		dl[p] = act[p] ? lr->trust[bl->feats[p]] : 0;
-	}
 	for (r = 0; r < bl->nrows; r++) {
 		uint32_t i = bl->rows[r];
-		uint64_t lo = bl->rowptr[r], hi = bl->rowptr[r + 1];
-		double rsum = 0, e = lr->rowexp[i], c, h, kfac;
-		uint32_t cnt = 0;
+		double e = lr->rowexp[i], c, h, kfac;
 
-		/* The row's active block features become pending... */
-		for (k = lo; k < hi; k++) {
-			rsum += fabs(bl->val[k]) * dl[bl->pos[k]];
-			cnt += act[bl->pos[k]];
-		}
-		if (cnt == 0)
-			continue;
-		lr->pendr[i] += rsum;
-		lr->pendk[i] += cnt;
-		/* ...so its curvature bound covers them and those in flight. */
+		if (lr->pendk[i] == 0)
+			continue;	/* no active feature of the block here */
+		/* Curvature bound over the moves of every pending feature. */
 		kfac = 1 + lr->beta * ((double)lr->pendk[i] - 1);
 		h = ps_logistic_curv_bound_e(e,
 		    lr->pendr[i] > 0 ? lr->pendr[i] : 0) * kfac;
 		/* Loss slope: -y sigma(-y m), from e = exp(-|m|). */
 		c = -y[i] * (y[i] * lr->margin[i] > 0 ? e : 1) / (1 + e);
-		for (k = lo; k < hi; k++) {
+		for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
 			double x = bl->val[k];
 
 			g[bl->pos[k]] += x * c;
@@ -218,12 +242,13 @@ ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 size_t
 ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew)
 {
-	const struct ps_l1lr_block *bl = &lr->blocks[b];
+	struct ps_l1lr_block *bl = &lr->blocks[b];
 	double *d = lr->bg, *dl = lr->bd;
 	uint8_t *act = lr->bact;
 	size_t p, r, changed = 0;
 	uint64_t k;
 
+	bl->reserved = 0;
 	for (p = 0; p < bl->nfeat; p++) {
 		uint32_t j = bl->feats[p];
 

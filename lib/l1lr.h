@@ -5,8 +5,10 @@
  * diagonal curvature bound that the worker pushes.
  *
  * For the features J of the block, with trust radii delta_j (see prox.h),
- * and P the features of every block whose new weights are still pending
- * (J and, when tau > 0, the blocks in flight before it):
+ * and P the features of every block that may move together with it: the
+ * pending ones, i.e. reserved and not yet applied.  Under delay tau the
+ * worker reserves a block when it enters the window, tau iterations before
+ * its own, so any two blocks whose moves can overlap count each other:
  *   r_i = sum_{j in P} |x_ij| delta_j         how far margin i can move
  *   h_i = max curvature of the loss on [m_i - r_i, m_i + r_i]
  *   k_i = 1 + beta (|P cap row i| - 1)        how many pending features row
@@ -43,6 +45,7 @@ struct ps_l1lr_block {
 	uint64_t	*rowptr;	/* [nrows + 1] into pos and val */
 	uint32_t	*pos;		/* position of each entry's feature in feats */
 	float		*val;		/* value of each entry */
+	int		 reserved;	/* its features count as pending */
 };
 
 struct ps_l1lr {
@@ -74,8 +77,10 @@ void	ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds,
 	    double beta, uint32_t nblocks, const size_t *boff,
 	    const uint32_t *feats);
 void	ps_l1lr_release(struct ps_l1lr *lr);
+/* Count block b's active features as pending (once; apply releases). */
+void	ps_l1lr_reserve(struct ps_l1lr *lr, uint32_t b);
 /*
- * Mark block b's active features pending and put their gradient and
+ * Reserve block b if needed, then put its active features' gradient and
  * curvature bound into gu[2p] and gu[2p+1], p their position in the block
  * (meaningless for inactive ones, which are not pushed).
  */

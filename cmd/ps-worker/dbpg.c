@@ -9,8 +9,9 @@
  * step).  Rules, with tau the allowed delay:
  *  1. Iteration t starts only when every iteration up to t - tau - 1 has
  *     finished (all its replies arrived and were applied): tau = 0 is
- *     sequential, larger tau lets computation overlap the network.  The
- *     first iteration of each pass over the blocks also waits for every
+ *     sequential, larger tau lets computation overlap the network, and
+ *     tau = inf (eventual consistency) waits for nothing within a pass.
+ *     The first iteration of each pass over the blocks waits for every
  *     earlier one (a barrier once per pass).
  *  2. The objective of iteration t is the servers' sum of the workers' loss
  *     at push time plus lambda times the l1 norm before the step; every
@@ -129,12 +130,27 @@ dbpg_start(struct worker *w, uint64_t t)
 {
 	struct plan *pl = &w->plan;
 	struct iter *it = dbpg_slot(w, t);
-	uint32_t b = plan_block_of(pl, t, w->conf.seed);
-	size_t lo = pl->boff[b], s, pos, n = 0;
+	uint64_t ahead;
+	uint32_t b;
+	size_t lo, s, pos, n = 0;
 	struct ps_msg m;
 
-	if (t % pl->nblocks == 0)
+	if (t % pl->nblocks == 0) {
+		plan_pass_order(pl, t / pl->nblocks, w->conf.seed, w->order);
 		ps_l1lr_loss(&w->lr);	/* bound incremental rounding drift */
+	}
+	b = w->order[t % pl->nblocks];
+	lo = pl->boff[b];
+	/*
+	 * Blocks of this pass that may start before this one's weights come
+	 * back move together with it: count them as pending now (l1lr.h).
+	 */
+	for (ahead = 1; ahead <= w->conf.tau &&
+	    (t % pl->nblocks) + ahead < pl->nblocks; ahead++)
+		ps_l1lr_reserve(&w->lr, w->order[t % pl->nblocks + ahead]);
+	log_debug("iteration %llu starts, block %u: iterations below %llu "
+	    "have finished", (unsigned long long)t, b,
+	    (unsigned long long)w->t_done);
 	ps_l1lr_block_grad(&w->lr, b, w->gu + 2 * lo);
 	it->t = t;
 	it->block = b;
@@ -329,6 +345,7 @@ dbpg_run(struct worker *w)
 	w->gu = xcalloc(2 * (w->ds.nfeat + 1), sizeof *w->gu);
 	w->inflight = xcalloc(w->conf.tau + 1, sizeof *w->inflight);
 	maxb = dbpg_max_block(&w->plan) + 1;
+	w->order = xcalloc(w->plan.nblocks, sizeof *w->order);
 	w->keybuf = xcalloc(maxb, sizeof *w->keybuf);
 	w->gubuf = xcalloc(2 * maxb, sizeof *w->gubuf);
 	for (b = 0; b <= w->conf.tau; b++) {

@@ -71,29 +71,23 @@ plan_release(struct plan *pl)
 }
 
 /*
- * Block visited at iteration t: pass p = t / nblocks visits every block once
- * in an order shuffled by (seed, p) with Fisher-Yates over splitmix64.
+ * The order of blocks in pass p: every block once, shuffled by (seed, p)
+ * with Fisher-Yates over splitmix64.  perm has nblocks entries.
  */
-uint32_t
-plan_block_of(const struct plan *pl, uint64_t t, uint64_t seed)
+void
+plan_pass_order(const struct plan *pl, uint64_t pass, uint64_t seed,
+    uint32_t *perm)
 {
-	uint32_t n = pl->nblocks, i, pos = (uint32_t)(t % n), *perm;
-	uint64_t pass = t / n, state = ps_key_mix(seed ^ ps_key_mix(pass + 7));
-	uint32_t b;
+	uint64_t state = ps_key_mix(seed ^ ps_key_mix(pass + 7));
+	uint32_t n = pl->nblocks, i, k, b;
 
-	perm = xcalloc(n, sizeof *perm);
 	for (i = 0; i < n; i++)
 		perm[i] = i;
 	for (i = n - 1; i > 0; i--) {
-		uint32_t k;
-
 		state = ps_key_mix(state + 0x9e3779b97f4a7c15ULL);
 		k = (uint32_t)(state % (i + 1));
 		b = perm[i];
 		perm[i] = perm[k];
 		perm[k] = b;
 	}
-	b = perm[pos];
-	free(perm);
-	return b;
 }

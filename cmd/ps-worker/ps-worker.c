@@ -34,7 +34,7 @@ usage(int status)
 		    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
 		    "  -n, --workers n        workers in the job (default 1)\n"
 		    "  -l, --lambda x         l1 penalty (default 1)\n"
-		    "  -t, --tau n            bounded delay; 0 is sequential (default 0)\n"
+		    "  -t, --tau n|inf        bounded delay; 0 is sequential, inf eventual (default 0)\n"
 		    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
 		    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
 		    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
@@ -108,7 +108,10 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		case 'n': c->nworkers = (uint32_t)parse_num("worker count", optarg, 1, 65536); break;
 		case 'r': c->ring_path = optarg; break;
 		case 'S': c->seed = (uint64_t)parse_num("seed", optarg, 0, 1e18); break;
-		case 't': c->tau = (uint32_t)parse_num("tau", optarg, 0, 1 << 16); break;
+		case 't':
+			c->tau = strcmp(optarg, "inf") == 0 ? UINT32_MAX :
+			    (uint32_t)parse_num("tau", optarg, 0, 1 << 16);
+			break;
 		case 'T': c->test_path = optarg; break;
 		case 1: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
 		case 'v': (*verbose)++; break;
@@ -141,6 +144,9 @@ worker_load(struct worker *w)
 		log_info("%u blocks for %zu features: some blocks are empty",
 		    w->conf.nblocks, w->ds.nfeat);
 	plan_build(&w->plan, &w->ds, &w->ring, w->conf.nblocks, w->conf.seed);
+	/* The pass barrier bounds any delay by the blocks of a pass. */
+	if (w->conf.tau > w->plan.nblocks)
+		w->conf.tau = w->plan.nblocks;
 	ps_l1lr_init(&w->lr, &w->ds, w->conf.beta, w->plan.nblocks,
 	    w->plan.boff, w->plan.feats);
 	if (w->conf.test_path != NULL)
@@ -196,6 +202,7 @@ main(int argc, char **argv)
 	free(w.keybuf);
 	free(w.gubuf);
 	free(w.fullpass);
+	free(w.order);
 	for (uint32_t k = 0; k <= w.conf.tau; k++) {
 		free(w.inflight[k].wnew);
 		free(w.inflight[k].gsum);

@@ -101,6 +101,7 @@ struct worker {
 	uint64_t		*keybuf;	/* one push's keys */
 	float			*gubuf;		/* one push's values */
 	uint8_t			*fullpass;	/* by pass: began with every feature active */
+	uint32_t		*order;		/* this pass's block order */
 	size_t			 passcap;
 	int			 stopping;
 	double			 started, last_progress;
@@ -113,7 +114,8 @@ struct worker {
 void	plan_build(struct plan *pl, const struct ps_dataset *ds,
 	    const struct ps_ring *ring, uint32_t nblocks, uint64_t seed);
 void	plan_release(struct plan *pl);
-uint32_t plan_block_of(const struct plan *pl, uint64_t t, uint64_t seed);
+void	plan_pass_order(const struct plan *pl, uint64_t pass, uint64_t seed,
+	    uint32_t *perm);
 
 /* links.c */
 void	links_open(struct worker *w);

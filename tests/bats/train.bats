@@ -199,3 +199,43 @@ liblinear_ref() {
 	[ "$PS_WAIT_STATUS" -eq 69 ]
 	grep -q 'no answer for 2 s from server 1 (127.0.0.1:[0-9]*)' "$BATS_TEST_TMPDIR/w0.tsv.err"
 }
+
+# check_rule TAU TRACE BLOCKS: every start obeys the task rule of tau, and
+# pass starts wait for everything before them.
+check_rule() {
+	awk -v tau="$1" -v B="$3" '
+	/iteration [0-9]+ starts/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "iteration") t = $(i + 1)
+			if ($i == "below") d = $(i + 1)
+		}
+		n++
+		if (d < t - tau) { print "iteration " t " started with only " d " done"; bad = 1 }
+		if (t % B == 0 && d != t) { print "pass start " t " did not wait: " d; bad = 1 }
+		if (t - d > tau_seen) tau_seen = t - d
+	}
+	END { print n " starts, largest delay " tau_seen; exit bad || n == 0 }' "$2"
+}
+
+@test "consistency: no iteration starts before its tasks of t - tau - 1 finished" {
+	start_servers 2
+	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$BATS_FILE_TMPDIR/w8a"
+	for tau in 0 3 inf; do
+		ps_start_daemon "$BATS_TEST_TMPDIR/w1.tsv" ps-worker -vv -r "$BATS_TEST_TMPDIR/ring" \
+		    -i 1 -n 2 -b 12 -t "$tau" -m 240 "$BATS_TEST_TMPDIR/train-1.pss"
+		run ps-worker -vv -r "$BATS_TEST_TMPDIR/ring" -i 0 -n 2 -b 12 -t "$tau" \
+		    -m 240 "$BATS_TEST_TMPDIR/train-0.pss"
+		assert_success
+		echo "$output" > "$BATS_TEST_TMPDIR/trace-$tau"
+		limit=$tau
+		[ "$tau" = inf ] && limit=12
+		run check_rule "$limit" "$BATS_TEST_TMPDIR/trace-$tau" 12
+		echo "tau $tau: $output"
+		assert_success
+		ps_wait_pid "$PS_LAST_PID" 10
+		[ "$PS_WAIT_STATUS" -eq 0 ]
+	done
+	# The delayed runs really overlapped iterations.
+	run check_rule 0 "$BATS_TEST_TMPDIR/trace-3" 12
+	assert_failure
+}
