@@ -28,11 +28,6 @@
 #include "server.h"
 #include "xmalloc.h"
 
-struct pending_pull {
-	struct peer	*peer;
-	uint32_t	 worker_id;
-};
-
 /* The round for t, created if absent; NULL if t is already past. */
 static struct round *
 round_get(struct server *srv, uint64_t t, int create)
@@ -201,7 +196,7 @@ round_push(struct server *srv, struct peer *p, struct ps_msg *m)
 		return;
 	round_apply(srv, r);
 	for (i = 0; i < r->nwaiting; i++)
-		round_answer(srv, r, r->waiting[i].peer);
+		round_answer(srv, r, r->waiting[i]);
 }
 
 void
@@ -216,8 +211,7 @@ round_pull(struct server *srv, struct peer *p, struct ps_msg *m)
 	} else if (r->done) {
 		round_answer(srv, r, p);
 	} else {
-		r->waiting[r->nwaiting].peer = p;
-		r->waiting[r->nwaiting++].worker_id = p->worker_id;
+		r->waiting[r->nwaiting++] = p;
 	}
 	ps_msg_release(m);
 }

@@ -60,7 +60,7 @@ struct round {
 	struct ps_msg		*pushes;	/* [nworkers], by worker id */
 	int			 done;
 	double			 result[5];	/* loss, l1 and nnz before, after */
-	struct pending_pull	*waiting;	/* pulls that came before done */
+	struct peer		**waiting;	/* pullers that came before done */
 	size_t			 nwaiting;
 	TAILQ_ENTRY(round)	 entry;
 };
