@@ -88,9 +88,9 @@ peer_free(struct peer *p)
 	struct server *srv = p->srv;
 
 	peer_count(srv, p);
-	if (p->is_worker && srv->job.workers != NULL &&
-	    srv->job.workers[p->worker_id] == p)
-		srv->job.workers[p->worker_id] = NULL;
+	if (p->is_worker && p->ch->job.workers != NULL &&
+	    p->ch->job.workers[p->worker_id] == p)
+		p->ch->job.workers[p->worker_id] = NULL;
 	TAILQ_REMOVE(&srv->peers, p, entry);
 	ps_conn_free(p->conn);
 	srv->nconns--;
@@ -139,11 +139,11 @@ peer_fail(struct peer *p, const char *fmt, ...)
 	va_end(ap);
 	log_warnx("%s: %s", ps_conn_peer(p->conn), why);
 	peer_send_error(p, why);
-	if (p->is_worker && p->srv->job.active) {
+	if (p->is_worker && p->ch->job.active) {
 		msg = xasprintf("worker %u (%s) broke the protocol: %s",
 		    p->worker_id, ps_conn_peer(p->conn), why);
 		p->is_worker = 0;
-		job_abort(p->srv, msg);
+		job_abort(p->ch, msg);
 		free(msg);
 	}
 	p->is_worker = 0;
@@ -151,12 +151,12 @@ peer_fail(struct peer *p, const char *fmt, ...)
 
 /* End the job: every worker is told why and disconnected; weights stay. */
 void
-job_abort(struct server *srv, const char *why)
+job_abort(struct channel *ch, const char *why)
 {
-	struct job *job = &srv->job;
+	struct job *job = &ch->job;
 	uint32_t i;
 
-	log_warnx("aborting the job: %s", why);
+	log_warnx("aborting the job on channel %u: %s", ch->id, why);
 	for (i = 0; i < job->nworkers; i++) {
 		struct peer *w = job->workers[i];
 
@@ -165,7 +165,7 @@ job_abort(struct server *srv, const char *why)
 		w->is_worker = 0;
 		peer_send_error(w, why);
 	}
-	rounds_clear(srv);
+	rounds_clear(ch);
 	free(job->workers);
 	job->workers = NULL;
 	job->active = 0;
@@ -176,11 +176,18 @@ job_abort(struct server *srv, const char *why)
 static void
 peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 {
-	struct job *job = &srv->job;
+	struct channel *ch = channel_get(srv, m->channel, 1);
+	struct job *job;
 	struct ps_msg ok;
 	char err[512];
 	uint32_t id, n;
 
+	if (ch == NULL) {
+		peer_fail(p, "no channel %u (channels are 0 to %d)",
+		    m->channel, SERVER_CHANNELS_MAX - 1);
+		return;
+	}
+	job = &ch->job;
 	if (m->naux < 6 || m->aux[0] < 0 || m->aux[1] < 1 ||
 	    m->aux[1] > 65536 || m->aux[0] >= m->aux[1] || !(m->aux[5] >= 0)) {
 		peer_fail(p, "malformed hello");
@@ -201,7 +208,8 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		job->lambda = m->aux[5];
 		job->workers = xcalloc(n, sizeof *job->workers);
 		job->rounds_done = 0;
-		log_info("job started: %u workers, lambda %g", n, job->lambda);
+		log_info("job started on channel %u: %u workers, lambda %g",
+		    ch->id, n, job->lambda);
 	} else if (n != job->nworkers || m->aux[5] != job->lambda) {
 		peer_fail(p, "hello does not match the job: %u workers and "
 		    "lambda %g, the job has %u and %g", n, m->aux[5],
@@ -214,6 +222,7 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 	}
 	job->workers[id] = p;
 	job->nhello++;
+	p->ch = ch;
 	p->is_worker = 1;
 	p->worker_id = id;
 	log_info("%s: worker %u of %u", ps_conn_peer(p->conn), id, n);
@@ -221,23 +230,25 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 	ok.type = PS_MSG_HELLO_OK;
 	ok.flags = PS_MSG_F_NOKEYS;
 	ok.ring_version = job->ring_version;
+	ok.channel = ch->id;
 	peer_send(p, &ok);
 }
 
 /* A worker finished; the job ends when all of them did. */
 static void
-peer_bye(struct server *srv, struct peer *p)
+peer_bye(struct peer *p)
 {
-	struct job *job = &srv->job;
+	struct channel *ch = p->ch;
+	struct job *job = &ch->job;
 
 	p->said_bye = 1;
 	if (++job->nbye < job->nworkers)
 		return;
-	log_info("job finished after %llu rounds: %llu keys, %llu non-zero",
-	    (unsigned long long)job->rounds_done,
-	    (unsigned long long)ps_keytab_count(&srv->store.keys),
-	    (unsigned long long)srv->store.nnz);
-	rounds_clear(srv);
+	log_info("job on channel %u finished after %llu rounds: %llu keys, "
+	    "%llu non-zero", ch->id, (unsigned long long)job->rounds_done,
+	    (unsigned long long)ps_keytab_count(&ch->store.keys),
+	    (unsigned long long)ch->store.nnz);
+	rounds_clear(ch);
 	free(job->workers);
 	job->workers = NULL;
 	job->active = 0;
@@ -255,8 +266,7 @@ peer_save(struct server *srv, struct peer *p)
 		peer_fail(p, "cannot save: server started without -o");
 		return;
 	}
-	if (store_save(&srv->store, &srv->job, srv->model_path, err,
-	    sizeof err) != 0) {
+	if (channels_save(srv, err, sizeof err) != 0) {
 		log_warnx("%s", err);
 		peer_fail(p, "cannot save: %s", err);
 		return;
@@ -265,6 +275,20 @@ peer_save(struct server *srv, struct peer *p)
 	reply.type = PS_MSG_SAVE_OK;
 	reply.flags = PS_MSG_F_NOKEYS;
 	peer_send(p, &reply);
+}
+
+/* A CURRENT pull names its channel; anyone may read one that exists. */
+static void
+peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
+{
+	struct channel *ch = channel_get(srv, m->channel, 0);
+
+	if (ch == NULL) {
+		peer_fail(p, "no channel %u on this server", m->channel);
+		ps_msg_release(m);
+		return;
+	}
+	round_pull_current(ch, p, m);
 }
 
 static void
@@ -282,6 +306,13 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		ps_msg_release(m);
 		return;
 	}
+	if (worker_only && m->channel != p->ch->id) {
+		peer_fail(p, "%s for channel %u, but the worker joined "
+		    "channel %u", ps_msg_type_name(m->type), m->channel,
+		    p->ch->id);
+		ps_msg_release(m);
+		return;
+	}
 	if ((m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL) &&
 	    owner_check(srv, m->keys, m->nkeys, why, sizeof why) != 0) {
 		peer_fail(p, "%s", why);
@@ -293,16 +324,16 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		peer_hello(srv, p, m);
 		break;
 	case PS_MSG_PUSH:
-		round_push(srv, p, m);
+		round_push(p->ch, p, m);
 		return;
 	case PS_MSG_PULL:
 		if (m->flags & PS_MSG_F_CURRENT)
-			round_pull_current(srv, p, m);
+			peer_pull_current(srv, p, m);
 		else
-			round_pull(srv, p, m);
+			round_pull(p->ch, p, m);
 		return;
 	case PS_MSG_BYE:
-		peer_bye(srv, p);
+		peer_bye(p);
 		break;
 	case PS_MSG_SAVE:
 		peer_save(srv, p);
@@ -339,11 +370,11 @@ peer_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	struct server *srv = p->srv;
 	char *why;
 
-	if (p->is_worker && srv->job.active && !p->said_bye) {
+	if (p->is_worker && p->ch->job.active && !p->said_bye) {
 		why = xasprintf("worker %u (%s) went away: %s", p->worker_id,
 		    ps_conn_peer(c), reason);
 		p->is_worker = 0;
-		job_abort(srv, why);
+		job_abort(p->ch, why);
 		free(why);
 	} else if (reason != NULL && *reason != '\0') {
 		if (ps_conn_is_protocol_error(c)) {

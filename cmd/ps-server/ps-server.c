@@ -61,11 +61,34 @@ stat_line(char **buf, const char *name, const char *fmt, ...)
 	*buf = next;
 }
 
+/* A channel's job and store; channel 0's lines carry no prefix. */
+static void
+channel_stats(char **buf, const struct channel *ch)
+{
+	const struct job *job = &ch->job;
+	char p[32] = "", name[64];
+
+	if (ch->id > 0)
+		snprintf(p, sizeof p, "ch%u_", ch->id);
+#define CHANNEL_STAT(field, fmt, val) do {				\
+		snprintf(name, sizeof name, "%s%s", p, field);		\
+		stat_line(buf, name, fmt, val);				\
+	} while (0)
+	CHANNEL_STAT("job_active", "%d", job->active);
+	CHANNEL_STAT("job_workers", "%u", job->nworkers);
+	CHANNEL_STAT("job_lambda", "%.17g", job->lambda);
+	CHANNEL_STAT("rounds_done", "%llu", (unsigned long long)job->rounds_done);
+	CHANNEL_STAT("keys", "%zu", ps_keytab_count(&ch->store.keys));
+	CHANNEL_STAT("nnz", "%llu", (unsigned long long)ch->store.nnz);
+	CHANNEL_STAT("l1_norm", "%.17g", ch->store.l1);
+#undef CHANNEL_STAT
+}
+
 char *
 server_stats_text(struct server *srv)
 {
 	struct server_stats *s = &srv->stats;
-	struct job *job = &srv->job;
+	uint32_t i;
 	uint64_t bin = s->bytes_in, bout = s->bytes_out;
 	uint64_t min = s->msgs_in, mout = s->msgs_out;
 	struct peer *p;
@@ -87,13 +110,9 @@ server_stats_text(struct server *srv)
 	stat_line(&buf, "total_connections", "%llu", (unsigned long long)s->conns_total);
 	stat_line(&buf, "rejected_connections", "%llu", (unsigned long long)s->conns_refused);
 	stat_line(&buf, "rejected_frames", "%llu", (unsigned long long)s->frames_rejected);
-	stat_line(&buf, "job_active", "%d", job->active);
-	stat_line(&buf, "job_workers", "%u", job->nworkers);
-	stat_line(&buf, "job_lambda", "%.17g", job->lambda);
-	stat_line(&buf, "rounds_done", "%llu", (unsigned long long)job->rounds_done);
-	stat_line(&buf, "keys", "%zu", ps_keytab_count(&srv->store.keys));
-	stat_line(&buf, "nnz", "%llu", (unsigned long long)srv->store.nnz);
-	stat_line(&buf, "l1_norm", "%.17g", srv->store.l1);
+	for (i = 0; i < SERVER_CHANNELS_MAX; i++)
+		if (srv->channels[i] != NULL)
+			channel_stats(&buf, srv->channels[i]);
 	stat_line(&buf, "pushes", "%llu", (unsigned long long)s->pushes);
 	stat_line(&buf, "pulls", "%llu", (unsigned long long)s->pulls);
 	stat_line(&buf, "keys_pushed", "%llu", (unsigned long long)s->keys_pushed);
@@ -128,8 +147,7 @@ server_save_cb(evutil_socket_t sig, short what, void *arg)
 		log_warnx("SIGUSR1: nothing to do without -o");
 		return;
 	}
-	if (store_save(&srv->store, &srv->job, srv->model_path, err,
-	    sizeof err) != 0)
+	if (channels_save(srv, err, sizeof err) != 0)
 		log_warnx("%s", err);
 	else
 		log_info("saved %s", srv->model_path);
@@ -207,8 +225,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	srv.started = time(NULL);
 	TAILQ_INIT(&srv.peers);
-	TAILQ_INIT(&srv.job.rounds);
-	store_init(&srv.store);
+	channel_get(&srv, 0, 1);
 	if ((srv.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
 	if (ps_listen(srv.base, listen, peer_accept_cb, &srv, &srv.listener,
@@ -225,19 +242,17 @@ main(int argc, char **argv)
 	event_add(sigusr1, NULL);
 	event_base_dispatch(srv.base);
 	if (srv.model_path != NULL &&
-	    store_save(&srv.store, &srv.job, srv.model_path, err, sizeof err) != 0) {
+	    channels_save(&srv, err, sizeof err) != 0) {
 		log_warnx("%s", err);
 		status = EX_CANTCREAT;
 	}
-	rounds_clear(&srv);
-	free(srv.job.workers);
 	server_free_peers(&srv);
+	channels_free(&srv);
 	evconnlistener_free(srv.listener);
 	event_free(sigterm);
 	event_free(sigint);
 	event_free(sigusr1);
 	event_base_free(srv.base);
-	store_release(&srv.store);
 	if (srv.have_ring)
 		ps_ring_release(&srv.ring);
 	return status;

@@ -30,9 +30,9 @@
 
 /* The round for t, created if absent; NULL if t is already past. */
 static struct round *
-round_get(struct server *srv, uint64_t t, int create)
+round_get(struct channel *ch, uint64_t t, int create)
 {
-	struct job *job = &srv->job;
+	struct job *job = &ch->job;
 	struct round *r;
 
 	TAILQ_FOREACH(r, &job->rounds, entry)
@@ -49,12 +49,12 @@ round_get(struct server *srv, uint64_t t, int create)
 }
 
 static void
-round_free(struct server *srv, struct round *r)
+round_free(struct channel *ch, struct round *r)
 {
 	uint32_t i;
 
-	TAILQ_REMOVE(&srv->job.rounds, r, entry);
-	for (i = 0; i < srv->job.nworkers; i++)
+	TAILQ_REMOVE(&ch->job.rounds, r, entry);
+	for (i = 0; i < ch->job.nworkers; i++)
 		ps_msg_release(&r->pushes[i]);
 	free(r->pushes);
 	free(r->waiting);
@@ -62,27 +62,27 @@ round_free(struct server *srv, struct round *r)
 }
 
 void
-rounds_clear(struct server *srv)
+rounds_clear(struct channel *ch)
 {
 	struct round *r;
 
-	while ((r = TAILQ_FIRST(&srv->job.rounds)) != NULL)
-		round_free(srv, r);
+	while ((r = TAILQ_FIRST(&ch->job.rounds)) != NULL)
+		round_free(ch, r);
 }
 
 /* Sum every worker's push into the store's g/u scratch, in worker order. */
 static uint32_t *
-round_sum(struct server *srv, struct round *r, size_t *nslots, double *loss)
+round_sum(struct channel *ch, struct round *r, size_t *nslots, double *loss)
 {
-	struct store *st = &srv->store;
+	struct store *st = &ch->store;
 	size_t total = 0, n = 0, k;
 	uint32_t i, *slots;
 
-	for (i = 0; i < srv->job.nworkers; i++)
+	for (i = 0; i < ch->job.nworkers; i++)
 		total += r->pushes[i].nkeys;
 	slots = xcalloc(total, sizeof *slots);
 	*loss = 0;
-	for (i = 0; i < srv->job.nworkers; i++) {
+	for (i = 0; i < ch->job.nworkers; i++) {
 		const struct ps_msg *m = &r->pushes[i];
 
 		*loss += m->aux[0];
@@ -103,12 +103,12 @@ round_sum(struct server *srv, struct round *r, size_t *nslots, double *loss)
 
 /* Apply the proximal step to every key the round touched (invariant 2). */
 static void
-round_apply(struct server *srv, struct round *r)
+round_apply(struct channel *ch, struct round *r)
 {
-	struct store *st = &srv->store;
+	struct store *st = &ch->store;
 	double loss;
 	size_t n, k;
-	uint32_t *slots = round_sum(srv, r, &n, &loss);
+	uint32_t *slots = round_sum(ch, r, &n, &loss);
 
 	r->result[0] = loss;
 	r->result[1] = st->l1;
@@ -116,7 +116,7 @@ round_apply(struct server *srv, struct round *r)
 	for (k = 0; k < n; k++) {
 		uint32_t s = slots[k];
 		float w = ps_prox_step(st->w[s], st->g[s], st->u[s],
-		    srv->job.lambda, &st->trust[s]);
+		    ch->job.lambda, &st->trust[s]);
 
 		store_set(st, s, w);
 		st->glast[s] = (float)st->g[s];
@@ -127,14 +127,15 @@ round_apply(struct server *srv, struct round *r)
 	r->result[3] = st->l1;
 	r->result[4] = (double)st->nnz;
 	r->done = 1;
-	srv->job.rounds_done++;
-	srv->job.last_round = r->t;
+	ch->job.rounds_done++;
+	ch->job.last_round = r->t;
 }
 
 /* Answer worker w's pull for a completed round; free the round when all did. */
 static void
-round_answer(struct server *srv, struct round *r, struct peer *p)
+round_answer(struct channel *ch, struct round *r, struct peer *p)
 {
+	struct server *srv = ch->srv;
 	const struct ps_msg *push = &r->pushes[p->worker_id];
 	struct ps_msg reply;
 	size_t k;
@@ -144,27 +145,28 @@ round_answer(struct server *srv, struct round *r, struct peer *p)
 	reply.flags = PS_MSG_F_NOKEYS;
 	reply.width = 2;
 	reply.timestamp = r->t;
-	reply.ring_version = srv->job.ring_version;
+	reply.ring_version = ch->job.ring_version;
 	reply.nkeys = push->nkeys;
 	reply.naux = 5;
 	memcpy(reply.aux, r->result, sizeof r->result);
 	reply.vals = xcalloc(2 * (size_t)push->nkeys, sizeof *reply.vals);
 	for (k = 0; k < push->nkeys; k++) {
-		long slot = ps_keytab_find(&srv->store.keys, push->keys[k]);
+		long slot = ps_keytab_find(&ch->store.keys, push->keys[k]);
 
-		reply.vals[2 * k] = srv->store.w[slot];
-		reply.vals[2 * k + 1] = srv->store.glast[slot];
+		reply.vals[2 * k] = ch->store.w[slot];
+		reply.vals[2 * k + 1] = ch->store.glast[slot];
 	}
 	srv->stats.keys_pulled += push->nkeys;
 	peer_send(p, &reply);
 	free(reply.vals);
-	if (++r->npulls == srv->job.nworkers)
-		round_free(srv, r);
+	if (++r->npulls == ch->job.nworkers)
+		round_free(ch, r);
 }
 
 void
-round_push(struct server *srv, struct peer *p, struct ps_msg *m)
+round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
+	struct server *srv = ch->srv;
 	struct round *r;
 	uint32_t i;
 
@@ -174,14 +176,14 @@ round_push(struct server *srv, struct peer *p, struct ps_msg *m)
 		ps_msg_release(m);
 		return;
 	}
-	if (srv->job.rounds_done > 0 && m->timestamp <= srv->job.last_round &&
-	    round_get(srv, m->timestamp, 0) == NULL) {
+	if (ch->job.rounds_done > 0 && m->timestamp <= ch->job.last_round &&
+	    round_get(ch, m->timestamp, 0) == NULL) {
 		peer_fail(p, "push for finished round %llu",
 		    (unsigned long long)m->timestamp);
 		ps_msg_release(m);
 		return;
 	}
-	r = round_get(srv, m->timestamp, 1);
+	r = round_get(ch, m->timestamp, 1);
 	if (r->pushes[p->worker_id].type != 0) {
 		peer_fail(p, "second push for round %llu",
 		    (unsigned long long)m->timestamp);
@@ -192,24 +194,25 @@ round_push(struct server *srv, struct peer *p, struct ps_msg *m)
 	srv->stats.keys_pushed += m->nkeys;
 	r->pushes[p->worker_id] = *m;	/* the round now owns the arrays */
 	memset(m, 0, sizeof *m);
-	if (++r->npushes < srv->job.nworkers)
+	if (++r->npushes < ch->job.nworkers)
 		return;
-	round_apply(srv, r);
+	round_apply(ch, r);
 	for (i = 0; i < r->nwaiting; i++)
-		round_answer(srv, r, r->waiting[i]);
+		round_answer(ch, r, r->waiting[i]);
 }
 
 void
-round_pull(struct server *srv, struct peer *p, struct ps_msg *m)
+round_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
-	struct round *r = round_get(srv, m->timestamp, 0);
+	struct round *r = round_get(ch, m->timestamp, 0);
+	struct server *srv = ch->srv;
 
 	srv->stats.pulls++;
 	if (r == NULL || r->pushes[p->worker_id].type == 0) {
 		peer_fail(p, "pull for round %llu without a push",
 		    (unsigned long long)m->timestamp);
 	} else if (r->done) {
-		round_answer(srv, r, p);
+		round_answer(ch, r, p);
 	} else {
 		r->waiting[r->nwaiting++] = p;
 	}
@@ -218,8 +221,9 @@ round_pull(struct server *srv, struct peer *p, struct ps_msg *m)
 
 /* A pull of current weights for the keys it names, answered at once. */
 void
-round_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
+round_pull_current(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
+	struct server *srv = ch->srv;
 	struct ps_msg reply;
 	size_t k;
 
@@ -228,14 +232,14 @@ round_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
 	reply.flags = PS_MSG_F_NOKEYS | PS_MSG_F_CURRENT;
 	reply.width = 1;
 	reply.timestamp = m->timestamp;
-	reply.ring_version = srv->job.ring_version;
+	reply.ring_version = ch->job.ring_version;
 	reply.nkeys = m->nkeys;
 	reply.naux = 2;
-	reply.aux[0] = srv->store.l1;
-	reply.aux[1] = (double)srv->store.nnz;
+	reply.aux[0] = ch->store.l1;
+	reply.aux[1] = (double)ch->store.nnz;
 	reply.vals = xcalloc(m->nkeys, sizeof *reply.vals);
 	for (k = 0; k < m->nkeys; k++)
-		reply.vals[k] = store_get(&srv->store, m->keys[k]);
+		reply.vals[k] = store_get(&ch->store, m->keys[k]);
 	srv->stats.pulls++;
 	srv->stats.keys_pulled += m->nkeys;
 	peer_send(p, &reply);

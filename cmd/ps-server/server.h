@@ -1,11 +1,12 @@
 /*
  * server.h: the parts of ps-server and what they share.
  *
- * A server holds the weights of the keys workers send it (store.c), takes
- * connections and dispatches their messages (peer.c), and aggregates each
- * round's pushes from every worker of the job before applying the proximal
- * step and answering the round's pulls (round.c).  All of it runs on one
- * libevent loop in one thread.
+ * A server holds one or more channels (channel.c), each an independent
+ * weight vector with its own job: the keys workers send it (store.c) and,
+ * for Algorithm 2, each round's pushes from every worker of the job,
+ * aggregated before the proximal step and the round's pulls (round.c).  It
+ * takes connections and dispatches their messages (peer.c).  All of it
+ * runs on one libevent loop in one thread.
  */
 #ifndef PS_SERVER_H
 #define PS_SERVER_H
@@ -24,11 +25,13 @@
 #include "wire.h"
 
 struct server;
+struct channel;
 
 /* One connection: a worker once it said HELLO, else an anonymous client. */
 struct peer {
 	struct server		*srv;
 	struct ps_conn		*conn;
+	struct channel		*ch;		/* the worker's channel */
 	int			 is_worker;
 	uint32_t		 worker_id;
 	int			 said_bye;
@@ -79,6 +82,20 @@ struct job {
 	struct round_list	 rounds;
 };
 
+/*
+ * channel.c: one weight vector and the job that trains it, named by the
+ * frame header's channel field (a model being served on one channel while
+ * another is trained, say).  Created by the first HELLO or SAVE naming it.
+ */
+#define SERVER_CHANNELS_MAX	16
+
+struct channel {
+	struct server		*srv;
+	uint32_t		 id;
+	struct store		 store;
+	struct job		 job;
+};
+
 struct server_stats {
 	uint64_t	conns_total, conns_refused, frames_rejected;
 	uint64_t	bytes_in, bytes_out, msgs_in, msgs_out;
@@ -97,8 +114,7 @@ struct server {
 	int			 max_conns;
 	int			 nconns;
 	time_t			 started;
-	struct store		 store;
-	struct job		 job;
+	struct channel		*channels[SERVER_CHANNELS_MAX];
 	struct peer_list	 peers;
 	struct server_stats	 stats;
 };
@@ -112,6 +128,11 @@ void	store_set(struct store *st, uint32_t slot, float w);
 int	store_save(const struct store *st, const struct job *job,
 	    const char *path, char *err, size_t errlen);
 
+/* channel.c */
+struct channel *channel_get(struct server *srv, uint32_t id, int create);
+void	channels_free(struct server *srv);
+int	channels_save(struct server *srv, char *err, size_t errlen);
+
 /* peer.c */
 void	peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	    struct sockaddr *sa, int salen, void *arg);
@@ -119,7 +140,7 @@ void	peer_fail(struct peer *p, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	peer_send(struct peer *p, const struct ps_msg *m);
 void	server_free_peers(struct server *srv);
-void	job_abort(struct server *srv, const char *why);
+void	job_abort(struct channel *ch, const char *why);
 
 /* ps-server.c */
 char	*server_stats_text(struct server *srv);
@@ -131,10 +152,10 @@ int	owner_check(const struct server *srv, const uint64_t *keys, size_t n,
 	    char *err, size_t errlen);
 
 /* round.c */
-void	round_push(struct server *srv, struct peer *p, struct ps_msg *m);
-void	round_pull(struct server *srv, struct peer *p, struct ps_msg *m);
-void	round_pull_current(struct server *srv, struct peer *p,
+void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	round_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	round_pull_current(struct channel *ch, struct peer *p,
 	    struct ps_msg *m);
-void	rounds_clear(struct server *srv);
+void	rounds_clear(struct channel *ch);
 
 #endif

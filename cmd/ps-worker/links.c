@@ -128,10 +128,14 @@ links_close(struct worker *w)
 	w->nlinks = 0;
 }
 
+/* Send m to a server, on this worker's channel. */
 void
 links_send(struct worker *w, size_t server, const struct ps_msg *m)
 {
-	if (ps_conn_send(w->links[server].conn, m) < 0)
+	struct ps_msg on = *m;
+
+	on.channel = w->conf.channel;
+	if (ps_conn_send(w->links[server].conn, &on) < 0)
 		fatalx(EX_SOFTWARE, "cannot encode %s for server %zu (%s)",
 		    ps_msg_type_name(m->type), server, w->links[server].addr);
 }

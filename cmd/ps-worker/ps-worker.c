@@ -20,8 +20,8 @@
 #include "xmalloc.h"
 
 static const char usage_text[] =
-"usage: ps-worker [-hVvz] [-b blocks] [-e epsilon] [-i id] [-l lambda]\n"
-"                 [-m max-iter] [-n workers] [-S seed] [-t tau]\n"
+"usage: ps-worker [-hVvz] [-b blocks] [-c channel] [-e epsilon] [-i id]\n"
+"                 [-l lambda] [-m max-iter] [-n workers] [-S seed] [-t tau]\n"
 "                 [-T test.pss] [--timeout secs] -r ring shard.pss\n";
 
 static void
@@ -33,6 +33,7 @@ usage(int status)
 		    "  -r, --ring file        the ring naming the servers (required)\n"
 		    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
 		    "  -n, --workers n        workers in the job (default 1)\n"
+		    "  -c, --channel n        the servers' weight vector to train, 0-15 (default 0)\n"
 		    "  -l, --lambda x         l1 penalty (default 1)\n"
 		    "  -t, --tau n|inf        bounded delay; 0 is sequential, inf eventual (default 0)\n"
 		    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
@@ -78,6 +79,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 {
 	static const struct option longopts[] = {
 		{ "blocks", required_argument, NULL, 'b' },
+		{ "channel", required_argument, NULL, 'c' },
 		{ "epsilon", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "id", required_argument, NULL, 'i' },
@@ -96,10 +98,11 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "b:e:hi:l:m:n:r:S:t:T:vVz",
+	while ((ch = getopt_long(argc, argv, "b:c:e:hi:l:m:n:r:S:t:T:vVz",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b': c->nblocks = (uint32_t)parse_num("block count", optarg, 1, 1 << 20); break;
+		case 'c': c->channel = (uint32_t)parse_num("channel", optarg, 0, 15); break;
 		case 'e': c->eps = parse_num("epsilon", optarg, 0, 1); break;
 		case 'h': usage(0); break;
 		case 'i': c->id = (uint32_t)parse_num("worker id", optarg, 0, 65535); break;

@@ -24,6 +24,7 @@
 struct worker_conf {
 	const char	*ring_path, *shard_path, *test_path;
 	uint32_t	 id, nworkers;
+	uint32_t	 channel;	/* the servers' weight vector */
 	double		 lambda;
 	uint32_t	 tau;
 	uint32_t	 nblocks;

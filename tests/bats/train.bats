@@ -239,3 +239,39 @@ check_rule() {
 	run check_rule 0 "$BATS_TEST_TMPDIR/trace-3" 12
 	assert_failure
 }
+
+@test "channels: two jobs train two vectors on the same servers at once" {
+	start_servers 2
+	head -n 3000 "$BATS_FILE_TMPDIR/a9a" > "$BATS_TEST_TMPDIR/train"
+	ps-shard-data -q -n 1 -o "$BATS_TEST_TMPDIR/train" "$BATS_TEST_TMPDIR/train"
+	ps_start_daemon "$BATS_TEST_TMPDIR/c0.tsv" ps-worker -r "$BATS_TEST_TMPDIR/ring" \
+	    -b 8 -l 1 "$BATS_TEST_TMPDIR/train-0.pss"
+	c0=$PS_LAST_PID
+	ps_start_daemon "$BATS_TEST_TMPDIR/c3.tsv" ps-worker -r "$BATS_TEST_TMPDIR/ring" \
+	    -c 3 -b 8 -l 4 "$BATS_TEST_TMPDIR/train-0.pss"
+	c3=$PS_LAST_PID
+	ps_wait_pid "$c0" 60
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	ps_wait_pid "$c3" 60
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	set -- $SERVER_PIDS
+	kill -TERM "$1" "$2"
+	ps_wait_pid "$1" 10
+	ps_wait_pid "$2" 10
+	# Each vector is saved on its own and matches its own job's answer.
+	for k in 0 1; do
+		[ -s "$BATS_TEST_TMPDIR/part-$k.psm" ]
+		[ -s "$BATS_TEST_TMPDIR/part-$k.psm.ch3" ]
+	done
+	ps-ckpt export -f liblinear "$BATS_TEST_TMPDIR/part-0.psm" "$BATS_TEST_TMPDIR/part-1.psm" > "$BATS_TEST_TMPDIR/m0"
+	ps-ckpt export -f liblinear "$BATS_TEST_TMPDIR/part-0.psm.ch3" "$BATS_TEST_TMPDIR/part-1.psm.ch3" > "$BATS_TEST_TMPDIR/m3"
+	f0=$(ll_objective "$BATS_TEST_TMPDIR/m0" "$BATS_TEST_TMPDIR/train" 1)
+	f3=$(ll_objective "$BATS_TEST_TMPDIR/m3" "$BATS_TEST_TMPDIR/train" 4)
+	gap0=$(rel_gap "$f0" "$(final_objective "$BATS_TEST_TMPDIR/c0.tsv")")
+	gap3=$(rel_gap "$f3" "$(final_objective "$BATS_TEST_TMPDIR/c3.tsv")")
+	awk -v a="$gap0" -v b="$gap3" 'BEGIN { exit !(a < 1e-6 && b < 1e-6) }'
+	# lambda 4 gives the sparser model.
+	n0=$(ps-ckpt dump "$BATS_TEST_TMPDIR"/part-[01].psm | wc -l)
+	n3=$(ps-ckpt dump "$BATS_TEST_TMPDIR"/part-[01].psm.ch3 | wc -l)
+	[ "$n3" -gt 0 ] && [ "$n3" -lt "$n0" ]
+}

@@ -1,0 +1,78 @@
+/*
+ * channel.c: a server's weight vectors.  Each channel has its own key store
+ * and job; a message names its channel in the frame header.  Channel 0 is
+ * saved to the -o path, channel c > 0 to that path with ".ch<c>" appended.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "xmalloc.h"
+
+/* The channel id, created empty if asked to; NULL if out of range or absent. */
+struct channel *
+channel_get(struct server *srv, uint32_t id, int create)
+{
+	struct channel *ch;
+
+	if (id >= SERVER_CHANNELS_MAX)
+		return NULL;
+	if (srv->channels[id] != NULL || !create)
+		return srv->channels[id];
+	ch = xcalloc(1, sizeof *ch);
+	ch->srv = srv;
+	ch->id = id;
+	store_init(&ch->store);
+	TAILQ_INIT(&ch->job.rounds);
+	srv->channels[id] = ch;
+	return ch;
+}
+
+void
+channels_free(struct server *srv)
+{
+	uint32_t i;
+
+	for (i = 0; i < SERVER_CHANNELS_MAX; i++) {
+		struct channel *ch = srv->channels[i];
+
+		if (ch == NULL)
+			continue;
+		rounds_clear(ch);
+		free(ch->job.workers);
+		store_release(&ch->store);
+		free(ch);
+		srv->channels[i] = NULL;
+	}
+}
+
+/* Write every channel's model part; -1 with the first failure in err. */
+int
+channels_save(struct server *srv, char *err, size_t errlen)
+{
+	char path[4096], why[512];
+	uint32_t i;
+	int rc = 0;
+
+	if (channel_get(srv, 0, 1) == NULL)	/* channel 0 is always saved */
+		return -1;
+	for (i = 0; i < SERVER_CHANNELS_MAX; i++) {
+		struct channel *ch = srv->channels[i];
+
+		if (ch == NULL)
+			continue;
+		if (i == 0)
+			snprintf(path, sizeof path, "%s", srv->model_path);
+		else
+			snprintf(path, sizeof path, "%s.ch%u", srv->model_path, i);
+		if (store_save(&ch->store, &ch->job, path, why,
+		    sizeof why) != 0 && rc == 0) {
+			snprintf(err, errlen, "%s", why);
+			rc = -1;
+		}
+	}
+	return rc;
+}
