@@ -58,6 +58,9 @@ struct ps_conn {
 	int			 free_pending;
 	char			 reason[256];	/* why closing, once known */
 	struct ps_conn_stats	 stats;
+	int			 keycache_send;
+	struct ps_keycache	 sent_lists;	/* signatures the peer holds */
+	struct ps_keycache	 recv_lists;	/* lists the peer sent */
 };
 
 static void	conn_process(struct ps_conn *);
@@ -67,6 +70,8 @@ static void
 conn_destroy(struct ps_conn *c)
 {
 	bufferevent_free(c->bev);
+	ps_keycache_release(&c->sent_lists);
+	ps_keycache_release(&c->recv_lists);
 	free(c->peer);
 	free(c);
 }
@@ -125,6 +130,64 @@ conn_detect(struct ps_conn *c, struct evbuffer *in)
 	return 0;
 }
 
+/* Tell the peer it named a key list this conn does not hold. */
+static void
+conn_keys_missing(struct ps_conn *c, const struct ps_msg *m)
+{
+	struct ps_msg miss;
+	char why[128];
+
+	memset(&miss, 0, sizeof miss);
+	miss.type = PS_MSG_KEYS_MISSING;
+	miss.flags = PS_MSG_F_KEYSIG;
+	miss.channel = m->channel;
+	miss.timestamp = m->timestamp;
+	miss.ring_version = m->ring_version;
+	miss.nkeys = m->nkeys;
+	miss.keysig = m->keysig;
+	miss.naux = 1;
+	miss.aux[0] = m->type;
+	snprintf(why, sizeof why, "unknown key list %016llx of %u keys",
+	    (unsigned long long)m->keysig, m->nkeys);
+	miss.blob = why;
+	miss.bloblen = strlen(why);
+	ps_conn_send(c, &miss);
+}
+
+/*
+ * Key caching and counting on a decoded message: resolve a signature (or
+ * answer KEYS_MISSING), keep a list sent to be cached, forget one the peer
+ * lost; count what the filters saved.
+ */
+static void
+conn_keys_in(struct ps_conn *c, struct ps_msg *m, size_t wire_len)
+{
+	const struct ps_keycache_entry *e;
+	struct ps_wire_sizes sz;
+
+	if (m->type == PS_MSG_KEYS_MISSING) {
+		ps_keycache_forget(&c->sent_lists, m->keysig);
+	} else if (m->flags & PS_MSG_F_KEYSIG) {
+		e = ps_keycache_find(&c->recv_lists, m->keysig, m->nkeys);
+		if (e != NULL) {
+			m->keys = xcalloc(m->nkeys, sizeof *m->keys);
+			memcpy(m->keys, e->keys, m->nkeys * sizeof *m->keys);
+			c->stats.keysig_hits++;
+		} else {
+			c->stats.keysig_misses++;
+			conn_keys_missing(c, m);
+		}
+	} else if ((m->flags & PS_MSG_F_KEYCACHE) && m->nkeys > 0) {
+		ps_keycache_put(&c->recv_lists, ps_keysig(m->keys, m->nkeys),
+		    m->keys, m->nkeys);
+	}
+	ps_wire_sizes_of(m, wire_len, &sz);
+	ps_wire_sizes_add(&c->stats.in, &sz);
+	if (m->keys != NULL)
+		m->flags &= ~PS_MSG_F_KEYSIG;
+	m->flags &= ~PS_MSG_F_KEYCACHE;
+}
+
 /* Handle one frame: 1 done, 0 when more bytes are needed, -1 failed. */
 static int
 conn_read_frame(struct ps_conn *c, struct evbuffer *in)
@@ -162,6 +225,7 @@ conn_read_frame(struct ps_conn *c, struct evbuffer *in)
 	evbuffer_drain(in, flen);
 	c->stats.bytes_in += flen;
 	c->stats.msgs_in++;
+	conn_keys_in(c, &m, flen - PS_FRAME_HDR_LEN);
 	c->msg_cb(c, &m, c->arg);
 	return 1;
 }
@@ -348,6 +412,8 @@ ps_conn_new(struct event_base *base, evutil_socket_t fd, const char *peer,
 	c->close_cb = close_cb;
 	c->arg = arg;
 	c->pausable = 1;
+	ps_keycache_init(&c->sent_lists, 0, 0);
+	ps_keycache_init(&c->recv_lists, PS_KEYCACHE_DEFAULT, 1);
 	evutil_make_socket_nonblocking(fd);
 	/* Fails harmlessly on socketpairs and unix sockets: no Nagle there. */
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -367,16 +433,38 @@ int
 ps_conn_send(struct ps_conn *c, const struct ps_msg *m)
 {
 	char err[200];
-	int n;
+	struct ps_wire_sizes sz;
+	struct ps_msg by_sig;
+	uint64_t sig = 0;
+	int n, cacheable;
 
 	if (c->dead || c->closing)
 		return -1;
-	n = ps_msg_encode(m, bufferevent_get_output(c->bev), c->lz4, err,
-	    sizeof err);
+	cacheable = c->keycache_send && m->nkeys >= PS_KEYCACHE_MIN_KEYS &&
+	    m->keys != NULL &&
+	    !(m->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYSIG));
+	if (cacheable) {
+		sig = ps_keysig(m->keys, m->nkeys);
+		by_sig = *m;
+		if (ps_keycache_find(&c->sent_lists, sig, m->nkeys) != NULL) {
+			by_sig.flags |= PS_MSG_F_KEYSIG;
+			by_sig.keysig = sig;
+			cacheable = 0;
+			c->stats.keysig_out++;
+		} else {
+			by_sig.flags |= PS_MSG_F_KEYCACHE;
+		}
+		m = &by_sig;
+	}
+	n = ps_msg_encode(m, bufferevent_get_output(c->bev), c->lz4, &sz,
+	    err, sizeof err);
 	if (n < 0)
 		return -1;
+	if (cacheable)
+		ps_keycache_put(&c->sent_lists, sig, m->keys, m->nkeys);
 	c->stats.bytes_out += (uint64_t)n;
 	c->stats.msgs_out++;
+	ps_wire_sizes_add(&c->stats.out, &sz);
 	conn_check_pause(c);
 	return n;
 }
@@ -439,6 +527,21 @@ void
 ps_conn_set_lz4(struct ps_conn *c, int on)
 {
 	c->lz4 = on != 0;
+}
+
+void
+ps_conn_set_keycache_send(struct ps_conn *c, size_t max_keys)
+{
+	ps_keycache_release(&c->sent_lists);
+	ps_keycache_init(&c->sent_lists, max_keys, 0);
+	c->keycache_send = max_keys > 0;
+}
+
+void
+ps_conn_set_keycache_recv(struct ps_conn *c, size_t max_keys)
+{
+	ps_keycache_release(&c->recv_lists);
+	ps_keycache_init(&c->recv_lists, max_keys, 1);
 }
 
 /* Traffic counters. */

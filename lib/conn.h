@@ -34,6 +34,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "keycache.h"
 #include "wire.h"
 
 #define PS_CONN_LINE_MAX	1024
@@ -42,10 +43,17 @@
 
 struct ps_conn;
 
-/* Traffic counted by a conn: whole frames and text lines. */
+/*
+ * Traffic counted by a conn: whole frames and text lines, what the wire
+ * filters did to the frames each way, and the key cache's work.
+ */
 struct ps_conn_stats {
 	uint64_t	bytes_in, bytes_out;
 	uint64_t	msgs_in, msgs_out;
+	struct ps_wire_sizes in, out;
+	uint64_t	keysig_out;	/* messages sent by key signature */
+	uint64_t	keysig_hits;	/* signatures received and resolved */
+	uint64_t	keysig_misses;	/* received, unknown: KEYS_MISSING sent */
 };
 
 /* A decoded message; the callback owns m and must ps_msg_release() it. */
@@ -92,6 +100,20 @@ void		 ps_conn_free(struct ps_conn *c);
 const char	*ps_conn_peer(const struct ps_conn *c);
 /* LZ4-compress outgoing payloads when that makes them smaller (default off). */
 void		 ps_conn_set_lz4(struct ps_conn *c, int on);
+/*
+ * Key caching (keycache.h).  Sending (default off): a key list of at
+ * least PS_KEYCACHE_MIN_KEYS keys goes once with KEYCACHE and then as its
+ * signature, assuming the peer keeps max_keys keys.  Receiving (default
+ * PS_KEYCACHE_DEFAULT keys; 0 keeps none): lists sent with KEYCACHE are
+ * kept and signatures resolved before the message callback.  A signature
+ * the conn cannot resolve is answered with KEYS_MISSING, and the message
+ * is still handed over with KEYSIG set and keys NULL so that the owner
+ * knows it must wait for the resend; it must not act on it otherwise.  A
+ * KEYS_MISSING received makes the conn forget that signature before it is
+ * handed over; the owner then sends the message again.
+ */
+void		 ps_conn_set_keycache_send(struct ps_conn *c, size_t max_keys);
+void		 ps_conn_set_keycache_recv(struct ps_conn *c, size_t max_keys);
 /* Counters so far; the pointer stays valid until ps_conn_free(). */
 const struct ps_conn_stats *ps_conn_stats(const struct ps_conn *c);
 /* Bytes queued for sending and not yet written to the socket. */

@@ -240,7 +240,8 @@ ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 }
 
 size_t
-ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew)
+ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
+    const float *slack)
 {
 	struct ps_l1lr_block *bl = &lr->blocks[b];
 	double *d = lr->bg, *dl = lr->bd;
@@ -258,7 +259,9 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew)
 			continue;
 		dl[p] = lr->trust[j];
 		d[p] = (double)wnew[p] - (double)lr->w[j];
-		lr->trust[j] = ps_trust_next(lr->w[j], wnew[p], dl[p]);
+		if (slack == NULL || slack[p] >= 0)
+			lr->trust[j] = ps_trust_after(fabs(d[p]) +
+			    (slack != NULL ? slack[p] : 0), dl[p]);
 		lr->w[j] = wnew[p];
 		changed += d[p] != 0;
 	}
@@ -288,8 +291,7 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew)
 }
 
 size_t
-ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const float *gsum,
-    double threshold)
+ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const uint8_t *drop)
 {
 	const struct ps_l1lr_block *bl = &lr->blocks[b];
 	size_t p, dropped = 0;
@@ -297,8 +299,7 @@ ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const float *gsum,
 	for (p = 0; p < bl->nfeat; p++) {
 		uint32_t j = bl->feats[p];
 
-		if (lr->active[j] && lr->w[j] == 0 &&
-		    fabs(gsum[p]) <= threshold) {
+		if (lr->active[j] && drop[p]) {
 			lr->active[j] = 0;
 			dropped++;
 		}

@@ -88,17 +88,21 @@ void	ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu);
 /*
  * Take new weights wnew[p] for block b's pending (active) features: they
  * stop being pending; update margins, row losses, the total loss and trust
- * radii.  Entries for inactive features are ignored.
+ * radii.  Entries for inactive features are ignored.  slack (NULL: all 0)
+ * bounds how far the servers' step may exceed the one seen here (a filter
+ * left weights out of replies): the trust radii then assume a step that
+ * much larger, so that they still bound the servers' radii; slack[p] < 0
+ * says the servers left the weight and its radius alone (not pushed).
  * Returns how many weights changed.
  */
-size_t	ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew);
+size_t	ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
+	    const float *slack);
 /*
  * After ps_l1lr_apply(): drop from the active set block b's features that
- * were active, stay at 0 and had |gsum[p]| <= threshold.  Returns how many
- * left.
+ * were active and have drop[p] set (the servers' KKT verdict).  Returns
+ * how many left.
  */
-size_t	ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const float *gsum,
-	    double threshold);
+size_t	ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const uint8_t *drop);
 /* Put every feature back in the active set; returns how many came back. */
 size_t	ps_l1lr_activate_all(struct ps_l1lr *lr);
 /* Recompute the total loss from scratch (bounds rounding drift). */

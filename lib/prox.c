@@ -36,12 +36,17 @@ ps_soft_threshold(double z, double t)
 }
 
 double
-ps_trust_next(float w_old, float w_new, double delta)
+ps_trust_after(double step, double delta)
 {
-	double d = fabs((double)w_new - (double)w_old);
-	double nd = 2 * d > delta / 2 ? 2 * d : delta / 2;
+	double nd = 2 * step > delta / 2 ? 2 * step : delta / 2;
 
 	return nd > PS_TRUST_MIN ? nd : PS_TRUST_MIN;
+}
+
+double
+ps_trust_next(float w_old, float w_new, double delta)
+{
+	return ps_trust_after(fabs((double)w_new - (double)w_old), delta);
 }
 
 float

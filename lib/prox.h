@@ -32,5 +32,7 @@ double	ps_soft_threshold(double z, double t);
 float	ps_prox_step(float w, double g, double u, double lambda, double *delta);
 /* The trust-radius rule of invariant 3, for a step from w_old to w_new. */
 double	ps_trust_next(float w_old, float w_new, double delta);
+/* The same rule for a step of the given length. */
+double	ps_trust_after(double step, double delta);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <lz4.h>
 
 #include "crc32c.h"
+#include "half.h"
 #include "varint.h"
 #include "wire.h"
 
@@ -34,7 +36,7 @@ struct wire_hdr {
 
 static const char *const wire_type_names[] = {
 	NULL, "HELLO", "HELLO_OK", "ERROR", "PUSH", "PULL", "PULL_REPLY",
-	"BYE", "SAVE", "SAVE_OK", "STATS", "STATS_REPLY"
+	"BYE", "SAVE", "SAVE_OK", "STATS", "STATS_REPLY", "KEYS_MISSING"
 };
 
 /* Format a reason into err and return -1. */
@@ -125,7 +127,8 @@ encode_check(const struct ps_msg *m, char *err, size_t errlen)
 	if (m->naux > PS_MSG_AUX_MAX)
 		return wire_fail(err, errlen, "naux %u too large (limit %d)",
 		    m->naux, PS_MSG_AUX_MAX);
-	if (m->nkeys > 0 && m->keys == NULL && !(m->flags & PS_MSG_F_NOKEYS))
+	if (m->nkeys > 0 && m->keys == NULL &&
+	    !(m->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYSIG)))
 		return wire_fail(err, errlen, "%u keys but no key array",
 		    m->nkeys);
 	if (m->nkeys > 0 && m->width > 0 && m->vals == NULL)
@@ -133,6 +136,37 @@ encode_check(const struct ps_msg *m, char *err, size_t errlen)
 		    m->nkeys);
 	if (m->bloblen > 0 && m->blob == NULL)
 		return wire_fail(err, errlen, "blob length without a blob");
+	if ((m->flags & PS_MSG_F_KEYSIG) &&
+	    (m->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYCACHE)))
+		return wire_fail(err, errlen, "a key signature goes without "
+		    "NOKEYS and KEYCACHE");
+	return 0;
+}
+
+/*
+ * With FP16, the power-of-two scale of each value column that maps its
+ * largest magnitude below 2^15; -1 if a value is not finite.
+ */
+static int
+encode_scales(const struct ps_msg *m, float *scale, char *err, size_t errlen)
+{
+	size_t k, nval = (size_t)m->nkeys * m->width;
+	float max[PS_MSG_WIDTH_MAX] = { 0 };
+	int c, e;
+
+	for (k = 0; k < nval; k++) {
+		float a = fabsf(m->vals[k]);
+
+		if (!isfinite(a))
+			return wire_fail(err, errlen, "value %zu is not finite "
+			    "and cannot be sent as fp16", k);
+		if (a > max[k % m->width])
+			max[k % m->width] = a;
+	}
+	for (c = 0; c < m->width; c++) {
+		frexpf(max[c], &e);	/* max < 2^e */
+		scale[c] = max[c] > 0 ? ldexpf(1, e - 15) : 1;
+	}
 	return 0;
 }
 
@@ -174,23 +208,42 @@ encode_keys(uint8_t *p, const uint64_t *keys, uint32_t n)
 	return (size_t)(p - start);
 }
 
+/* Write the values as FP16 with their column scales at q; return the end. */
+static uint8_t *
+encode_fp16(const struct ps_msg *m, const float *scale, uint8_t *q)
+{
+	size_t k, nval = (size_t)m->nkeys * m->width;
+
+	memcpy(q, scale, m->width * sizeof(float));
+	q += m->width * sizeof(float);
+	for (k = 0; k < nval; k++, q += 2)
+		put16(q, ps_half_from_float(m->vals[k] / scale[k % m->width]));
+	return q;
+}
+
 /* Write the raw payload of m at p; its length, or SIZE_MAX (bad keys). */
 static size_t
-encode_raw(const struct ps_msg *m, uint8_t *p)
+encode_raw(const struct ps_msg *m, const float *scale, uint8_t *p)
 {
 	size_t klen = 0, nval = (size_t)m->nkeys * m->width;
 	uint8_t *q;
 
-	if (!(m->flags & PS_MSG_F_NOKEYS) &&
+	if (m->flags & PS_MSG_F_KEYSIG) {
+		put64(p, m->keysig);
+		klen = 8;
+	} else if (!(m->flags & PS_MSG_F_NOKEYS) &&
 	    (klen = encode_keys(p, m->keys, m->nkeys)) == SIZE_MAX)
 		return SIZE_MAX;
 	q = p + klen;
 	if (m->naux > 0)
 		memcpy(q, m->aux, m->naux * sizeof(double));
 	q += m->naux * sizeof(double);
-	if (nval > 0)
+	if (m->flags & PS_MSG_F_FP16)
+		q = encode_fp16(m, scale, q);
+	else if (nval > 0)
 		memcpy(q, m->vals, nval * sizeof(float));
-	q += nval * sizeof(float);
+	if (!(m->flags & PS_MSG_F_FP16))
+		q += nval * sizeof(float);
 	if (m->bloblen > 0)
 		memcpy(q, m->blob, m->bloblen);
 	q += m->bloblen;
@@ -223,12 +276,23 @@ encode_lz4(uint8_t *p, size_t raw_len)
  * over the limit; SIZE_MAX when the keys are not ascending.
  */
 static size_t
+encode_vals_len(const struct ps_msg *m)
+{
+	size_t nval = (size_t)m->nkeys * m->width;
+
+	if (m->flags & PS_MSG_F_FP16)
+		return m->width * sizeof(float) + nval * 2;
+	return nval * sizeof(float);
+}
+
+static size_t
 encode_bound(const struct ps_msg *m)
 {
 	size_t fixed, keys = 0;
 
-	fixed = m->naux * sizeof(double) +
-	    (size_t)m->nkeys * m->width * sizeof(float) + m->bloblen;
+	fixed = m->naux * sizeof(double) + encode_vals_len(m) + m->bloblen;
+	if (m->flags & PS_MSG_F_KEYSIG)
+		return fixed + 8;
 	if (!(m->flags & PS_MSG_F_NOKEYS))
 		keys = (size_t)m->nkeys * PS_VARINT_MAX;
 	if (fixed + keys <= PS_FRAME_MAX_PAYLOAD || keys == 0)
@@ -238,16 +302,51 @@ encode_bound(const struct ps_msg *m)
 }
 
 /* Append m to out as one frame; see wire.h. */
+void
+ps_wire_sizes_of(const struct ps_msg *m, size_t wire_len,
+    struct ps_wire_sizes *sz)
+{
+	memset(sz, 0, sizeof *sz);
+	if (m->flags & PS_MSG_F_KEYSIG) {
+		sz->keys_sent = 8;
+		sz->keys_full = m->keys != NULL ?
+		    encode_keys_len(m->keys, m->nkeys) : 8;
+	} else if (!(m->flags & PS_MSG_F_NOKEYS) && m->keys != NULL) {
+		sz->keys_sent = sz->keys_full = encode_keys_len(m->keys,
+		    m->nkeys);
+	}
+	sz->vals_full = (size_t)m->nkeys * m->width * sizeof(float);
+	sz->vals_sent = encode_vals_len(m);
+	sz->raw_len = sz->keys_sent + m->naux * sizeof(double) +
+	    sz->vals_sent + m->bloblen;
+	sz->wire_len = wire_len;
+}
+
+void
+ps_wire_sizes_add(struct ps_wire_sizes *sum, const struct ps_wire_sizes *add)
+{
+	sum->keys_full += add->keys_full;
+	sum->keys_sent += add->keys_sent;
+	sum->vals_full += add->vals_full;
+	sum->vals_sent += add->vals_sent;
+	sum->raw_len += add->raw_len;
+	sum->wire_len += add->wire_len;
+}
+
 int
 ps_msg_encode(const struct ps_msg *m, struct evbuffer *out, int allow_lz4,
-    char *err, size_t errlen)
+    struct ps_wire_sizes *sz, char *err, size_t errlen)
 {
 	struct evbuffer_iovec vec;
 	struct wire_hdr h;
 	size_t bound, raw_len, wire_len;
+	float scale[PS_MSG_WIDTH_MAX];
 	uint8_t *frame;
 
 	if (encode_check(m, err, errlen) != 0)
+		return -1;
+	if ((m->flags & PS_MSG_F_FP16) &&
+	    encode_scales(m, scale, err, errlen) != 0)
 		return -1;
 	if (m->bloblen > PS_FRAME_MAX_PAYLOAD)
 		return wire_fail(err, errlen, "frame too large (%zu bytes, "
@@ -260,7 +359,7 @@ ps_msg_encode(const struct ps_msg *m, struct evbuffer *out, int allow_lz4,
 	if (evbuffer_reserve_space(out, PS_FRAME_HDR_LEN + bound, &vec, 1) < 1)
 		return wire_fail(err, errlen, "out of memory");
 	frame = vec.iov_base;
-	raw_len = encode_raw(m, frame + PS_FRAME_HDR_LEN);
+	raw_len = encode_raw(m, scale, frame + PS_FRAME_HDR_LEN);
 	if (raw_len == SIZE_MAX)
 		return wire_fail(err, errlen, "keys not ascending");
 	memset(&h, 0, sizeof h);
@@ -288,6 +387,8 @@ ps_msg_encode(const struct ps_msg *m, struct evbuffer *out, int allow_lz4,
 	vec.iov_len = PS_FRAME_HDR_LEN + wire_len;
 	if (evbuffer_commit_space(out, &vec, 1) != 0)
 		return wire_fail(err, errlen, "cannot commit frame");
+	if (sz != NULL)
+		ps_wire_sizes_of(m, wire_len, sz);
 	return (int)vec.iov_len;
 }
 
@@ -312,9 +413,18 @@ peek_limits(const struct wire_hdr *h, char *err, size_t errlen)
 		    "bytes on the wire, %u raw)", h->wire_len, h->raw_len);
 	if ((h->flags & PS_MSG_F_LZ4) && h->wire_len == 0)
 		return wire_fail(err, errlen, "bad lz4 payload");
+	if ((h->flags & PS_MSG_F_KEYSIG) &&
+	    (h->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYCACHE)))
+		return wire_fail(err, errlen, "key signature with flags 0x%02x",
+		    h->flags);
 	need = (uint64_t)h->naux * sizeof(double) +
-	    (uint64_t)h->nkeys * h->width * sizeof(float);
-	if (!(h->flags & PS_MSG_F_NOKEYS))
+	    (uint64_t)h->nkeys * h->width *
+	    (h->flags & PS_MSG_F_FP16 ? 2 : sizeof(float));
+	if (h->flags & PS_MSG_F_FP16)
+		need += h->width * sizeof(float);
+	if (h->flags & PS_MSG_F_KEYSIG)
+		need += 8;
+	else if (!(h->flags & PS_MSG_F_NOKEYS))
 		need += h->nkeys;
 	if (need > h->raw_len)
 		return wire_fail(err, errlen, "payload too short for %u keys "
@@ -399,20 +509,48 @@ decode_alloc(void **out, size_t n, char *err, size_t errlen)
 	return 0;
 }
 
+/* Expand FP16 values at [*pp, end) into m->vals; advance *pp. */
+static int
+decode_fp16(const uint8_t **pp, struct ps_msg *m, char *err, size_t errlen)
+{
+	size_t k, nval = (size_t)m->nkeys * m->width;
+	const uint8_t *p = *pp;
+	float scale[PS_MSG_WIDTH_MAX];
+	int c;
+
+	memcpy(scale, p, m->width * sizeof(float));
+	p += m->width * sizeof(float);
+	for (c = 0; c < m->width; c++)
+		if (!isfinite(scale[c]) || !(scale[c] > 0))
+			return wire_fail(err, errlen, "bad fp16 scale %g in "
+			    "column %d", (double)scale[c], c);
+	for (k = 0; k < nval; k++, p += 2)
+		m->vals[k] = ps_half_to_float(get16(p)) * scale[k % m->width];
+	*pp = p;
+	return 0;
+}
+
 /* Split the raw payload [p, end) into m's sections. */
 static int
 decode_raw(const uint8_t *p, const uint8_t *end, struct ps_msg *m,
     char *err, size_t errlen)
 {
 	size_t nval = (size_t)m->nkeys * m->width, need;
+	int fp16 = (m->flags & PS_MSG_F_FP16) != 0;
 
-	if (!(m->flags & PS_MSG_F_NOKEYS)) {
+	if (m->flags & PS_MSG_F_KEYSIG) {
+		if (end - p < 8)
+			return wire_fail(err, errlen, "truncated key signature");
+		m->keysig = get64(p);
+		p += 8;
+	} else if (!(m->flags & PS_MSG_F_NOKEYS)) {
 		if (decode_alloc((void **)&m->keys, m->nkeys * sizeof(uint64_t),
 		    err, errlen) != 0 ||
 		    decode_keys(&p, end, m->keys, m->nkeys, err, errlen) != 0)
 			return -1;
 	}
-	need = m->naux * sizeof(double) + nval * sizeof(float);
+	need = m->naux * sizeof(double) +
+	    (fp16 ? m->width * sizeof(float) + nval * 2 : nval * sizeof(float));
 	if ((size_t)(end - p) < need)
 		return wire_fail(err, errlen, "payload length mismatch "
 		    "(%zu bytes left, sections need %zu)", (size_t)(end - p),
@@ -422,9 +560,14 @@ decode_raw(const uint8_t *p, const uint8_t *end, struct ps_msg *m,
 	if (decode_alloc((void **)&m->vals, nval * sizeof(float), err,
 	    errlen) != 0)
 		return -1;
-	if (nval > 0)
-		memcpy(m->vals, p, nval * sizeof(float));
-	p += nval * sizeof(float);
+	if (fp16) {
+		if (decode_fp16(&p, m, err, errlen) != 0)
+			return -1;
+	} else {
+		if (nval > 0)
+			memcpy(m->vals, p, nval * sizeof(float));
+		p += nval * sizeof(float);
+	}
 	m->bloblen = (size_t)(end - p);
 	if (m->bloblen == 0)
 		return 0;

@@ -26,14 +26,26 @@
  *
  *   keys   unless PS_MSG_F_NOKEYS: nkeys strictly ascending uint64 keys,
  *          the first as a varint (varint.h), each next one as the varint
- *          delta (>= 1) from the one before
+ *          delta (>= 1) from the one before; with PS_MSG_F_KEYSIG instead
+ *          the u64 signature of a key list of nkeys keys that the sender
+ *          sent before with PS_MSG_F_KEYCACHE (keycache.h)
  *   aux    naux IEEE-754 doubles
- *   vals   nkeys * width IEEE-754 floats, key-major: vals[k * width + c]
+ *   vals   nkeys * width IEEE-754 floats, key-major: vals[k * width + c];
+ *          with PS_MSG_F_FP16 instead width float scales s[c] (powers of
+ *          two) followed by nkeys * width binary16 halves h, the value
+ *          being h * s[c] (half.h): lossy, half the bytes
  *   blob   every remaining byte (error text, stats text, ...)
  *
  * With PS_MSG_F_LZ4 the wire payload is one LZ4 block that decompresses to
  * exactly raw_len bytes; otherwise wire_len == raw_len.  The encoder sets
  * it only when the block is smaller than the raw payload.
+ *
+ * Filters on the wire: PS_MSG_F_KEYCACHE asks the receiver to remember the
+ * message's key list; a later PS_MSG_F_KEYSIG names it by signature.  A
+ * receiver that does not hold the list drops the message and answers
+ * KEYS_MISSING, with the dropped message's timestamp, channel, nkeys and
+ * signature (KEYSIG), its type in aux[0] and the reason as blob text; the
+ * sender forgets the signature and sends the message again with its keys.
  *
  * Limits, checked from the header before anything is allocated: raw_len
  * and wire_len <= PS_FRAME_MAX_PAYLOAD; width <= PS_MSG_WIDTH_MAX; naux <=
@@ -60,7 +72,10 @@
 #define PS_MSG_F_LZ4		0x01	/* payload is one LZ4 block */
 #define PS_MSG_F_NOKEYS		0x02	/* keys omitted: those of my request */
 #define PS_MSG_F_CURRENT	0x04	/* PULL: reply with current values now */
-#define PS_MSG_F_ALL		0x07
+#define PS_MSG_F_KEYSIG		0x08	/* keys given by a cached signature */
+#define PS_MSG_F_KEYCACHE	0x10	/* receiver: remember this key list */
+#define PS_MSG_F_FP16		0x20	/* values as scaled binary16 */
+#define PS_MSG_F_ALL		0x3f
 
 enum ps_msg_type {
 	PS_MSG_HELLO = 1,
@@ -74,7 +89,8 @@ enum ps_msg_type {
 	PS_MSG_SAVE_OK,
 	PS_MSG_STATS,
 	PS_MSG_STATS_REPLY,
-	PS_MSG_TYPE_MAX = PS_MSG_STATS_REPLY
+	PS_MSG_KEYS_MISSING,
+	PS_MSG_TYPE_MAX = PS_MSG_KEYS_MISSING
 };
 
 /*
@@ -93,6 +109,7 @@ struct ps_msg {
 	uint64_t	 timestamp;
 	uint32_t	 nkeys;
 	uint64_t	*keys;		/* [nkeys] ascending; NULL with NOKEYS */
+	uint64_t	 keysig;	/* with KEYSIG: the list's signature */
 	uint16_t	 naux;
 	double		 aux[PS_MSG_AUX_MAX];
 	float		*vals;		/* [nkeys * width] */
@@ -103,14 +120,34 @@ struct ps_msg {
 /* "PUSH", "PULL_REPLY", ...; "UNKNOWN" for anything else. */
 const char	*ps_msg_type_name(int type);
 
+/* What the filters of frames did to their payloads, in bytes. */
+struct ps_wire_sizes {
+	uint64_t keys_full, keys_sent;	/* key sections in full, as sent */
+	uint64_t vals_full, vals_sent;	/* values as float32, as sent */
+	uint64_t raw_len, wire_len;	/* payloads before and after LZ4 */
+};
+
+/*
+ * The sizes of a frame carrying m with wire_len payload bytes, m's flags
+ * saying how it travels (a decoded message keeps FP16 and, until its keys
+ * are resolved, KEYSIG); keys_full needs m->keys, else counts as sent.
+ */
+void	ps_wire_sizes_of(const struct ps_msg *m, size_t wire_len,
+	    struct ps_wire_sizes *sz);
+/* *sum += *add, field by field. */
+void	ps_wire_sizes_add(struct ps_wire_sizes *sum,
+	    const struct ps_wire_sizes *add);
+
 /*
  * Append m as one frame to out; LZ4-compress the payload when allow_lz4 and
- * that makes it smaller.  Return the frame's size in bytes, or -1 with the
- * reason in err (unknown type, width or naux too large, keys not ascending,
- * frame too large); out is then unchanged.
+ * that makes it smaller.  With KEYSIG, m->keys (if not NULL) only serves to
+ * count keys_full.  Return the frame's size in bytes and, if sz is not
+ * NULL, fill *sz; or -1 with the reason in err (unknown type, width or
+ * naux too large, keys not ascending, a value FP16 cannot carry, frame too
+ * large); out is then unchanged.
  */
 int	ps_msg_encode(const struct ps_msg *m, struct evbuffer *out,
-	    int allow_lz4, char *err, size_t errlen);
+	    int allow_lz4, struct ps_wire_sizes *sz, char *err, size_t errlen);
 
 /*
  * Check a frame header: magic, version, header checksum, type, flags and
@@ -125,7 +162,9 @@ int	ps_frame_peek(const uint8_t hdr[PS_FRAME_HDR_LEN], size_t *frame_len,
  * overwritten.  Return 0, or -1 with the reason in err and *m zeroed.  On
  * success the caller must ps_msg_release(m).  Allocation is bounded by the
  * checked header: raw_len for an LZ4 payload plus at most 8 * raw_len for
- * the keys and raw_len for values and blob.
+ * the keys and 2 * raw_len for values and blob.  FP16 values come back as
+ * floats (the flag stays, to tell how they travelled); with KEYSIG, keys
+ * is NULL and keysig holds the signature for the caller to resolve.
  */
 int	ps_msg_decode(const uint8_t *frame, size_t len, struct ps_msg *m,
 	    char *err, size_t errlen);

@@ -65,6 +65,7 @@ peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	p->srv = srv;
 	p->conn = ps_conn_new(srv->base, fd, name, peer_msg_cb, peer_text_cb,
 	    peer_close_cb, p);
+	ps_conn_set_keycache_recv(p->conn, srv->key_cache);
 	srv->nconns++;
 	TAILQ_INSERT_TAIL(&srv->peers, p, entry);
 	log_debug("%s: connected", name);
@@ -80,6 +81,10 @@ peer_count(struct server *srv, struct peer *p)
 	srv->stats.bytes_out += cs->bytes_out;
 	srv->stats.msgs_in += cs->msgs_in;
 	srv->stats.msgs_out += cs->msgs_out;
+	ps_wire_sizes_add(&srv->stats.wire_in, &cs->in);
+	ps_wire_sizes_add(&srv->stats.wire_out, &cs->out);
+	srv->stats.keysig_hits += cs->keysig_hits;
+	srv->stats.keysig_misses += cs->keysig_misses;
 }
 
 static void
@@ -189,7 +194,8 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 	}
 	job = &ch->job;
 	if (m->naux < 6 || m->aux[0] < 0 || m->aux[1] < 1 ||
-	    m->aux[1] > 65536 || m->aux[0] >= m->aux[1] || !(m->aux[5] >= 0)) {
+	    m->aux[1] > 65536 || m->aux[0] >= m->aux[1] || !(m->aux[5] >= 0) ||
+	    (m->naux >= 7 && !(m->aux[6] >= 0 && m->aux[6] <= 1))) {
 		peer_fail(p, "malformed hello");
 		return;
 	}
@@ -206,14 +212,18 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		job->nservers = (uint32_t)m->aux[3];
 		job->ring_version = (uint32_t)m->aux[4];
 		job->lambda = m->aux[5];
+		job->kkt = m->naux >= 7 ? m->aux[6] * m->aux[5] : 0;
 		job->workers = xcalloc(n, sizeof *job->workers);
+		store_sent_reset(&ch->store, 0);
 		job->rounds_done = 0;
 		log_info("job started on channel %u: %u workers, lambda %g",
 		    ch->id, n, job->lambda);
-	} else if (n != job->nworkers || m->aux[5] != job->lambda) {
-		peer_fail(p, "hello does not match the job: %u workers and "
-		    "lambda %g, the job has %u and %g", n, m->aux[5],
-		    job->nworkers, job->lambda);
+	} else if (n != job->nworkers || m->aux[5] != job->lambda ||
+	    (m->naux >= 7 ? m->aux[6] * m->aux[5] : 0) != job->kkt) {
+		peer_fail(p, "hello does not match the job: %u workers, "
+		    "lambda %g, KKT threshold %g; the job has %u, %g and %g",
+		    n, m->aux[5], m->naux >= 7 ? m->aux[6] * m->aux[5] : 0,
+		    job->nworkers, job->lambda, job->kkt);
 		return;
 	}
 	if (job->workers[id] != NULL || p->is_worker) {
@@ -313,6 +323,13 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		ps_msg_release(m);
 		return;
 	}
+	if ((m->flags & PS_MSG_F_KEYSIG) && m->type != PS_MSG_PUSH) {
+		/* The conn asked for the keys; the peer sends it again. */
+		log_info("%s: %s named an unknown key list; asked for its "
+		    "keys", ps_conn_peer(p->conn), ps_msg_type_name(m->type));
+		ps_msg_release(m);
+		return;
+	}
 	if ((m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL) &&
 	    owner_check(srv, m->keys, m->nkeys, why, sizeof why) != 0) {
 		peer_fail(p, "%s", why);
@@ -324,7 +341,10 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		peer_hello(srv, p, m);
 		break;
 	case PS_MSG_PUSH:
-		round_push(p->ch, p, m);
+		if (m->flags & PS_MSG_F_KEYSIG)
+			round_push_unresolved(p->ch, p, m);
+		else
+			round_push(p->ch, p, m);
 		return;
 	case PS_MSG_PULL:
 		if (m->flags & PS_MSG_F_CURRENT)

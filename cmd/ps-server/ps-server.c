@@ -20,8 +20,8 @@
 #include "xmalloc.h"
 
 static const char usage_text[] =
-"usage: ps-server [-hVv] [-c max-conns] [-l addr:port] [-o model.psm]\n"
-"                 [-r ring]\n";
+"usage: ps-server [-hVv] [-c max-conns] [-K keys] [-l addr:port]\n"
+"                 [-o model.psm] [-r ring]\n";
 
 static void
 usage(int status)
@@ -34,6 +34,8 @@ usage(int status)
 		    "  -r, --ring file         hold only the keys this ring gives this server\n"
 		    "                          (read when the first worker says hello)\n"
 		    "  -c, --max-conns n       refuse connections beyond n (default 1024)\n"
+		    "  -K, --key-cache n       keys of cached key lists kept per connection\n"
+		    "                          (default 4194304; 0 keeps none)\n"
 		    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
 		    "  -V, --version           print the version and exit\n"
 		    "  -h, --help              print this help and exit\n"
@@ -59,6 +61,25 @@ stat_line(char **buf, const char *name, const char *fmt, ...)
 	next = xasprintf("%sSTAT %s %s\r\n", *buf, name, val);
 	free(*buf);
 	*buf = next;
+}
+
+/* What the wire filters did to the frames one way (dir "read", "written"). */
+static void
+wire_stat_lines(char **buf, const char *dir, const struct ps_wire_sizes *w)
+{
+	char name[64];
+
+#define WIRE_STAT(what, val) do {					\
+		snprintf(name, sizeof name, "%s_%s", what, dir);	\
+		stat_line(buf, name, "%llu", (unsigned long long)(val)); \
+	} while (0)
+	WIRE_STAT("keycache_bytes_in", w->keys_full);
+	WIRE_STAT("keycache_bytes_out", w->keys_sent);
+	WIRE_STAT("fp16_bytes_in", w->vals_full);
+	WIRE_STAT("fp16_bytes_out", w->vals_sent);
+	WIRE_STAT("lz4_bytes_in", w->raw_len);
+	WIRE_STAT("lz4_bytes_out", w->wire_len);
+#undef WIRE_STAT
 }
 
 /* A channel's job and store; channel 0's lines carry no prefix. */
@@ -91,6 +112,8 @@ server_stats_text(struct server *srv)
 	uint32_t i;
 	uint64_t bin = s->bytes_in, bout = s->bytes_out;
 	uint64_t min = s->msgs_in, mout = s->msgs_out;
+	uint64_t hits = s->keysig_hits, misses = s->keysig_misses;
+	struct ps_wire_sizes win = s->wire_in, wout = s->wire_out;
 	struct peer *p;
 	char *buf = xstrdup(""), *out;
 
@@ -101,6 +124,10 @@ server_stats_text(struct server *srv)
 		bout += cs->bytes_out;
 		min += cs->msgs_in;
 		mout += cs->msgs_out;
+		ps_wire_sizes_add(&win, &cs->in);
+		ps_wire_sizes_add(&wout, &cs->out);
+		hits += cs->keysig_hits;
+		misses += cs->keysig_misses;
 	}
 	stat_line(&buf, "pid", "%ld", (long)getpid());
 	stat_line(&buf, "uptime", "%lld", (long long)(time(NULL) - srv->started));
@@ -121,6 +148,13 @@ server_stats_text(struct server *srv)
 	stat_line(&buf, "bytes_written", "%llu", (unsigned long long)bout);
 	stat_line(&buf, "msgs_read", "%llu", (unsigned long long)min);
 	stat_line(&buf, "msgs_written", "%llu", (unsigned long long)mout);
+	stat_line(&buf, "sigmod_entries_in", "%llu", (unsigned long long)s->sigmod_in);
+	stat_line(&buf, "sigmod_entries_out", "%llu", (unsigned long long)s->sigmod_out);
+	stat_line(&buf, "kkt_inactive_sent", "%llu", (unsigned long long)s->kkt_marked);
+	stat_line(&buf, "keycache_hits", "%llu", (unsigned long long)hits);
+	stat_line(&buf, "keycache_misses", "%llu", (unsigned long long)misses);
+	wire_stat_lines(&buf, "read", &win);
+	wire_stat_lines(&buf, "written", &wout);
 	out = xasprintf("%sEND\r\n", buf);
 	free(buf);
 	return out;
@@ -161,6 +195,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "listen", required_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-conns", required_argument, NULL, 'c' },
+		{ "key-cache", required_argument, NULL, 'K' },
 		{ "ring", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -171,7 +206,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	long n;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:hl:o:r:Vv", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:hK:l:o:r:Vv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			n = strtol(optarg, &end, 10);
@@ -183,6 +218,14 @@ server_parse_args(struct server *srv, int argc, char **argv,
 			break;
 		case 'h':
 			usage(0);
+			break;
+		case 'K':
+			n = strtol(optarg, &end, 10);
+			if (*end != '\0' || n < 0 || n > (1L << 30)) {
+				fprintf(stderr, "ps-server: bad key cache size '%s'\n", optarg);
+				usage(EX_USAGE);
+			}
+			srv->key_cache = (size_t)n;
 			break;
 		case 'l':
 			*listen = optarg;
@@ -218,6 +261,7 @@ main(int argc, char **argv)
 
 	memset(&srv, 0, sizeof srv);
 	srv.max_conns = 1024;
+	srv.key_cache = PS_KEYCACHE_DEFAULT;
 	server_parse_args(&srv, argc, argv, &listen, &verbose);
 	log_init("ps-server", verbose);
 	log_route_libevent();

@@ -11,15 +11,25 @@
  *     way, and the l1 norm and nnz before and after are kept as the round's
  *     result, sent with every pull reply.
  *  3. A worker's PULL for t names no keys: it asks for the keys of its own
- *     PUSH for t.  The reply holds, per key, the new weight and the round's
- *     gradient sum G, from which every worker derives the same KKT active
- *     set.  A pull that comes before the round completes waits; the round
- *     is freed once every worker pulled, before any later round can touch
- *     the same keys (blocks differ within a pass, and passes are separated
- *     by the workers' barrier).
+ *     PUSH for t.  The reply holds each key's new weight, -0 for a key the
+ *     KKT filter drops from the active set (w = 0 and |G| <= the job's kkt
+ *     threshold), so every worker keeps the same set.  A pull that comes
+ *     before the round completes waits; the round is freed once every
+ *     worker pulled, before any later round can touch the same keys
+ *     (blocks differ within a pass, and passes are separated by the
+ *     workers' barrier).
+ *  4. A pull with a threshold theta (its aux[0]) asks for the
+ *     significantly-modified filter: the reply names its keys and holds
+ *     only those whose weight moved more than theta from the value last
+ *     sent to that worker, or that the KKT filter drops; theta 0 sends
+ *     every weight that changed.
+ *  5. A push whose key list the connection could not resolve (key cache
+ *     miss) is dropped and its resend awaited; the worker's pull for that
+ *     round waits for it like any pull.
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +53,8 @@ round_get(struct channel *ch, uint64_t t, int create)
 	r = xcalloc(1, sizeof *r);
 	r->t = t;
 	r->pushes = xcalloc(job->nworkers, sizeof *r->pushes);
+	r->resend = xcalloc(job->nworkers, sizeof *r->resend);
+	r->theta = xcalloc(job->nworkers, sizeof *r->theta);
 	r->waiting = xcalloc(job->nworkers, sizeof *r->waiting);
 	TAILQ_INSERT_TAIL(&job->rounds, r, entry);
 	return r;
@@ -57,6 +69,8 @@ round_free(struct channel *ch, struct round *r)
 	for (i = 0; i < ch->job.nworkers; i++)
 		ps_msg_release(&r->pushes[i]);
 	free(r->pushes);
+	free(r->resend);
+	free(r->theta);
 	free(r->waiting);
 	free(r);
 }
@@ -131,36 +145,95 @@ round_apply(struct channel *ch, struct round *r)
 	ch->job.last_round = r->t;
 }
 
+/* The weight a pull reply carries for slot: -0 when KKT drops it (3). */
+static float
+round_reply_weight(struct channel *ch, uint32_t slot)
+{
+	const struct store *st = &ch->store;
+
+	if (ch->job.kkt > 0 && st->w[slot] == 0 &&
+	    fabsf(st->glast[slot]) <= ch->job.kkt) {
+		ch->srv->stats.kkt_marked++;
+		return -0.0f;
+	}
+	return st->w[slot];
+}
+
+/* Significantly-modified filter (4): send w to worker id? Remember it if so. */
+static int
+round_sigmod(struct store *st, uint32_t slot, uint32_t id, float w,
+    double theta)
+{
+	float *last = &st->sent[(size_t)slot * st->nsent + id];
+
+	if (!(w == 0 && signbit(w)) && fabs((double)w - *last) <= theta)
+		return 0;
+	*last = w;
+	return 1;
+}
+
 /* Answer worker w's pull for a completed round; free the round when all did. */
 static void
 round_answer(struct channel *ch, struct round *r, struct peer *p)
 {
 	struct server *srv = ch->srv;
+	struct store *st = &ch->store;
 	const struct ps_msg *push = &r->pushes[p->worker_id];
+	double theta = r->theta[p->worker_id];
+	int filter = !isnan(theta);
 	struct ps_msg reply;
-	size_t k;
+	size_t k, n = 0;
 
+	if (filter && st->nsent != ch->job.nworkers)
+		store_sent_reset(st, ch->job.nworkers);
 	memset(&reply, 0, sizeof reply);
 	reply.type = PS_MSG_PULL_REPLY;
-	reply.flags = PS_MSG_F_NOKEYS;
-	reply.width = 2;
+	reply.flags = filter ? 0 : PS_MSG_F_NOKEYS;
+	reply.width = 1;
 	reply.timestamp = r->t;
 	reply.ring_version = ch->job.ring_version;
-	reply.nkeys = push->nkeys;
 	reply.naux = 5;
 	memcpy(reply.aux, r->result, sizeof r->result);
-	reply.vals = xcalloc(2 * (size_t)push->nkeys, sizeof *reply.vals);
+	reply.vals = xcalloc(push->nkeys + 1, sizeof *reply.vals);
+	if (filter)
+		reply.keys = xcalloc(push->nkeys + 1, sizeof *reply.keys);
 	for (k = 0; k < push->nkeys; k++) {
-		long slot = ps_keytab_find(&ch->store.keys, push->keys[k]);
+		uint32_t slot = (uint32_t)ps_keytab_find(&st->keys,
+		    push->keys[k]);
+		float w = round_reply_weight(ch, slot);
 
-		reply.vals[2 * k] = ch->store.w[slot];
-		reply.vals[2 * k + 1] = ch->store.glast[slot];
+		if (filter && !round_sigmod(st, slot, p->worker_id, w, theta))
+			continue;
+		if (filter)
+			reply.keys[n] = push->keys[k];
+		reply.vals[n++] = w;
 	}
-	srv->stats.keys_pulled += push->nkeys;
+	reply.nkeys = (uint32_t)n;
+	if (filter) {
+		srv->stats.sigmod_in += push->nkeys;
+		srv->stats.sigmod_out += n;
+	}
+	srv->stats.keys_pulled += n;
 	peer_send(p, &reply);
 	free(reply.vals);
+	free(reply.keys);
 	if (++r->npulls == ch->job.nworkers)
 		round_free(ch, r);
+}
+
+/* A push the connection could not resolve: await its resend (5). */
+void
+round_push_unresolved(struct channel *ch, struct peer *p, struct ps_msg *m)
+{
+	struct round *r;
+
+	ch->srv->stats.push_resends++;
+	log_info("%s: push for round %llu named an unknown key list; "
+	    "asked for its keys", ps_conn_peer(p->conn),
+	    (unsigned long long)m->timestamp);
+	if ((r = round_get(ch, m->timestamp, 1)) != NULL)
+		r->resend[p->worker_id] = 1;
+	ps_msg_release(m);
 }
 
 void
@@ -184,6 +257,7 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 		return;
 	}
 	r = round_get(ch, m->timestamp, 1);
+	r->resend[p->worker_id] = 0;
 	if (r->pushes[p->worker_id].type != 0) {
 		peer_fail(p, "second push for round %llu",
 		    (unsigned long long)m->timestamp);
@@ -206,15 +280,20 @@ round_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
 	struct round *r = round_get(ch, m->timestamp, 0);
 	struct server *srv = ch->srv;
+	uint32_t id = p->worker_id;
 
 	srv->stats.pulls++;
-	if (r == NULL || r->pushes[p->worker_id].type == 0) {
+	if (m->naux >= 1 && !(m->aux[0] >= 0)) {
+		peer_fail(p, "pull with a bad filter threshold %g", m->aux[0]);
+	} else if (r == NULL || (r->pushes[id].type == 0 && !r->resend[id])) {
 		peer_fail(p, "pull for round %llu without a push",
 		    (unsigned long long)m->timestamp);
-	} else if (r->done) {
-		round_answer(ch, r, p);
 	} else {
-		r->waiting[r->nwaiting++] = p;
+		r->theta[id] = m->naux >= 1 ? m->aux[0] : NAN;
+		if (r->done)
+			round_answer(ch, r, p);
+		else
+			r->waiting[r->nwaiting++] = p;
 	}
 	ps_msg_release(m);
 }

@@ -47,6 +47,9 @@ struct store {
 	double			*g, *u;		/* aggregation scratch, 0 between rounds */
 	uint64_t		*mark;		/* last round (t + 1) that touched the slot */
 	float			*glast;		/* gradient sum of the slot's last round */
+	float			*sent;		/* [slot * nsent + worker]: weight last
+						   sent (significantly-modified filter) */
+	uint32_t		 nsent;		/* workers in sent; 0 until first used */
 	size_t			 cap;		/* allocated entries per array */
 	double			 l1;		/* sum |w| */
 	uint64_t		 nnz;		/* count of w != 0 */
@@ -61,6 +64,10 @@ struct round {
 	uint64_t		 t;
 	uint32_t		 npushes, npulls;
 	struct ps_msg		*pushes;	/* [nworkers], by worker id */
+	uint8_t			*resend;	/* [nworkers]: push dropped for an
+						   unknown key list, resend due */
+	double			*theta;		/* [nworkers]: the pull's filter
+						   threshold, NAN for none */
 	int			 done;
 	double			 result[5];	/* loss, l1 and nnz before, after */
 	struct peer		**waiting;	/* pullers that came before done */
@@ -74,6 +81,8 @@ struct job {
 	int			 active;
 	uint32_t		 nworkers;
 	double			 lambda;
+	double			 kkt;		/* KKT filter: inactive when w = 0 and
+						   |G| <= kkt; 0 is off */
 	uint32_t		 server_index, nservers, ring_version;
 	struct peer		**workers;	/* [nworkers], NULL until HELLO */
 	uint32_t		 nhello, nbye;
@@ -100,6 +109,11 @@ struct server_stats {
 	uint64_t	conns_total, conns_refused, frames_rejected;
 	uint64_t	bytes_in, bytes_out, msgs_in, msgs_out;
 	uint64_t	pushes, pulls, keys_pushed, keys_pulled;
+	uint64_t	sigmod_in, sigmod_out;	/* pull entries before, after */
+	uint64_t	kkt_marked;		/* keys sent as inactive */
+	uint64_t	push_resends;		/* pushes dropped: unknown keys */
+	struct ps_wire_sizes wire_in, wire_out;	/* of closed connections */
+	uint64_t	keysig_hits, keysig_misses;
 };
 
 struct server {
@@ -112,6 +126,7 @@ struct server {
 	int			 have_ring;
 	size_t			 ring_index;	/* this server's place in it */
 	int			 max_conns;
+	size_t			 key_cache;	/* keys cached per connection */
 	int			 nconns;
 	time_t			 started;
 	struct channel		*channels[SERVER_CHANNELS_MAX];
@@ -127,6 +142,7 @@ float	store_get(const struct store *st, uint64_t key);
 void	store_set(struct store *st, uint32_t slot, float w);
 int	store_save(const struct store *st, const struct job *job,
 	    const char *path, char *err, size_t errlen);
+void	store_sent_reset(struct store *st, uint32_t nworkers);
 
 /* channel.c */
 struct channel *channel_get(struct server *srv, uint32_t id, int create);
@@ -153,6 +169,8 @@ int	owner_check(const struct server *srv, const uint64_t *keys, size_t n,
 
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	round_push_unresolved(struct channel *ch, struct peer *p,
+	    struct ps_msg *m);
 void	round_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
 void	round_pull_current(struct channel *ch, struct peer *p,
 	    struct ps_msg *m);

@@ -31,6 +31,7 @@ store_release(struct store *st)
 	free(st->u);
 	free(st->mark);
 	free(st->glast);
+	free(st->sent);
 	memset(st, 0, sizeof *st);
 }
 
@@ -48,6 +49,12 @@ store_grow(struct store *st, size_t n)
 	st->u = xreallocarray(st->u, cap, sizeof *st->u);
 	st->mark = xreallocarray(st->mark, cap, sizeof *st->mark);
 	st->glast = xreallocarray(st->glast, cap, sizeof *st->glast);
+	if (st->nsent > 0) {
+		st->sent = xreallocarray(st->sent, cap * st->nsent,
+		    sizeof *st->sent);
+		memset(st->sent + st->cap * st->nsent, 0,
+		    (cap - st->cap) * st->nsent * sizeof *st->sent);
+	}
 	for (i = st->cap; i < cap; i++) {
 		st->w[i] = 0;
 		st->trust[i] = PS_TRUST_INIT;
@@ -69,6 +76,18 @@ store_slot(struct store *st, uint64_t key)
 	if (slot >= st->cap)
 		store_grow(st, slot);
 	return slot;
+}
+
+/*
+ * A new job of nworkers workers starts: every worker's copy of the weights
+ * is 0, as far as the significantly-modified filter knows.
+ */
+void
+store_sent_reset(struct store *st, uint32_t nworkers)
+{
+	free(st->sent);
+	st->nsent = nworkers;
+	st->sent = xcalloc(st->cap * nworkers + 1, sizeof *st->sent);
 }
 
 /* Weight of key; 0 for a key never seen. */

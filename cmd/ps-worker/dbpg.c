@@ -29,8 +29,12 @@
  *     weights.
  *  4. KKT active set (l1lr.h): a feature whose weight stayed 0 with a global
  *     gradient sum |G| <= kkt * lambda is no longer pushed; the set is reset
- *     every PASSES_PER_RESET passes and before stopping.  The servers send
- *     G with the weights, so every worker keeps the same set.
+ *     every PASSES_PER_RESET passes and before stopping.  The servers
+ *     decide (they send such a weight as -0), so every worker keeps the
+ *     same set.
+ *  5. Filters (filters.c) act on what iteration t pushes and pulls; a push
+ *     the server could not resolve (key cache miss) is sent again from the
+ *     iteration's state, which stays put until its pull is answered.
  */
 #include "config.h"
 
@@ -124,7 +128,80 @@ dbpg_may_start(const struct worker *w, uint64_t t)
 	return t - w->t_done <= w->conf.tau;
 }
 
-/* Push one block's active features to every server; ask for new weights. */
+/* Send server s iteration t's push (again, after a key cache miss). */
+void
+dbpg_push(struct worker *w, uint64_t t, size_t s)
+{
+	struct plan *pl = &w->plan;
+	struct iter *it = dbpg_slot(w, t);
+	float ufactor = w->conf.filters & FILTER_FP16 ? 1 + 0x1p-10f : 1;
+	size_t lo, k, n = 0;
+	struct ps_msg m;
+
+	if (t < w->t_done || t >= w->t_next || it->t != t ||
+	    it->block == UINT32_MAX)
+		fatalx(EX_PROTOCOL, "server %zu (%s) asked again for the push "
+		    "of iteration %llu, which is not in flight", s,
+		    w->links[s].addr, (unsigned long long)t);
+	lo = pl->boff[it->block];
+	for (k = it->actoff[s]; k < it->actoff[s + 1]; k++, n++) {
+		size_t pos = lo + it->actpos[k];
+
+		w->keybuf[n] = pl->keys[pos];
+		w->gubuf[2 * n] = w->gu[2 * pos];
+		/* fp16 rounds to 2^-11 relative: keep the bound an upper one. */
+		w->gubuf[2 * n + 1] = w->gu[2 * pos + 1] * ufactor;
+	}
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_PUSH;
+	m.flags = w->conf.filters & FILTER_FP16 ? PS_MSG_F_FP16 : 0;
+	m.sender = w->conf.id;
+	m.timestamp = t;
+	m.ring_version = w->ring.version;
+	m.nkeys = (uint32_t)n;
+	m.keys = w->keybuf;
+	m.width = 2;
+	m.vals = w->gubuf;
+	m.naux = 1;
+	m.aux[0] = it->push_loss;
+	links_send(w, s, &m);
+}
+
+/* Pick block b's features that iteration t pushes, server by server. */
+static void
+dbpg_select(struct worker *w, uint64_t t, struct iter *it)
+{
+	struct plan *pl = &w->plan;
+	size_t lo = pl->boff[it->block], s, pos, n = 0;
+	float omitted = it->theta > 0 ? (float)it->theta : 0;
+
+	for (pos = lo; pos < pl->boff[it->block + 1]; pos++) {
+		it->wnew[pos - lo] = w->lr.w[pl->feats[pos]];
+		it->slack[pos - lo] = -1;	/* not pushed: left alone */
+		it->drop[pos - lo] = 0;
+	}
+	for (s = 0; s < pl->nservers; s++) {
+		size_t a = pl->off[(size_t)it->block * pl->nservers + s];
+		size_t z = pl->off[(size_t)it->block * pl->nservers + s + 1];
+
+		it->actoff[s] = n;
+		w->counts.block += z - a;
+		for (pos = a; pos < z; pos++) {
+			if (!w->lr.active[pl->feats[pos]])
+				continue;
+			w->counts.active++;
+			if (filters_skip(w, t, pl->keys[pos]))
+				continue;
+			it->actpos[n++] = (uint32_t)(pos - lo);
+			/* Until a reply names it, the weight was filtered out. */
+			it->slack[pos - lo] = omitted;
+		}
+	}
+	it->actoff[pl->nservers] = n;
+	w->counts.pushed += n;
+}
+
+/* Push one block's selected features to every server; ask for new weights. */
 static void
 dbpg_start(struct worker *w, uint64_t t)
 {
@@ -132,7 +209,7 @@ dbpg_start(struct worker *w, uint64_t t)
 	struct iter *it = dbpg_slot(w, t);
 	uint64_t ahead;
 	uint32_t b;
-	size_t lo, s, pos, n = 0;
+	size_t s;
 	struct ps_msg m;
 
 	if (t % pl->nblocks == 0) {
@@ -140,7 +217,6 @@ dbpg_start(struct worker *w, uint64_t t)
 		ps_l1lr_loss(&w->lr);	/* bound incremental rounding drift */
 	}
 	b = w->order[t % pl->nblocks];
-	lo = pl->boff[b];
 	/*
 	 * Blocks of this pass that may start before this one's weights come
 	 * back move together with it: count them as pending now (l1lr.h).
@@ -151,47 +227,86 @@ dbpg_start(struct worker *w, uint64_t t)
 	log_debug("iteration %llu starts, block %u: iterations below %llu "
 	    "have finished", (unsigned long long)t, b,
 	    (unsigned long long)w->t_done);
-	ps_l1lr_block_grad(&w->lr, b, w->gu + 2 * lo);
+	ps_l1lr_block_grad(&w->lr, b, w->gu + 2 * pl->boff[b]);
 	it->t = t;
 	it->block = b;
 	it->pending = pl->nservers;
 	it->loss = it->l1 = it->nnz = 0;
+	it->push_loss = w->lr.loss;
+	it->theta = filters_theta(w, t / pl->nblocks);
+	dbpg_select(w, t, it);
 	for (s = 0; s < pl->nservers; s++) {
-		size_t first = n;
-
-		it->actoff[s] = n;
-		for (pos = pl->off[(size_t)b * pl->nservers + s];
-		    pos < pl->off[(size_t)b * pl->nservers + s + 1]; pos++) {
-			if (!w->lr.active[pl->feats[pos]])
-				continue;
-			it->actpos[n] = (uint32_t)(pos - lo);
-			w->keybuf[n - first] = pl->keys[pos];
-			w->gubuf[2 * (n - first)] = w->gu[2 * pos];
-			w->gubuf[2 * (n - first) + 1] = w->gu[2 * pos + 1];
-			n++;
-		}
-		memset(&m, 0, sizeof m);
-		m.type = PS_MSG_PUSH;
-		m.sender = w->conf.id;
-		m.timestamp = t;
-		m.ring_version = w->ring.version;
-		m.nkeys = (uint32_t)(n - first);
-		m.keys = w->keybuf;
-		m.width = 2;
-		m.vals = w->gubuf;
-		m.naux = 1;
-		m.aux[0] = w->lr.loss;
-		links_send(w, s, &m);
+		dbpg_push(w, t, s);
 		memset(&m, 0, sizeof m);
 		m.type = PS_MSG_PULL;
 		m.flags = PS_MSG_F_NOKEYS;
 		m.sender = w->conf.id;
 		m.timestamp = t;
 		m.ring_version = w->ring.version;
-		m.nkeys = (uint32_t)(n - first);
+		m.nkeys = (uint32_t)(it->actoff[s + 1] - it->actoff[s]);
+		if (!isnan(it->theta)) {
+			m.naux = 1;
+			m.aux[0] = it->theta;
+		}
 		links_send(w, s, &m);
 	}
-	it->actoff[pl->nservers] = n;
+}
+
+/* Take one reply value for block position p (rule 4: -0 drops it). */
+static void
+dbpg_take(struct iter *it, uint32_t p, float v)
+{
+	if (v == 0 && signbit(v))
+		it->drop[p] = 1;
+	it->wnew[p] = v == 0 ? 0.0f : v;
+	it->slack[p] = 0;	/* named: exact */
+}
+
+/* Store a server's reply values: for every key pushed, or the keys named. */
+static void
+dbpg_take_reply(struct worker *w, struct link *l, struct iter *it,
+    const struct ps_msg *m, size_t a, size_t z)
+{
+	const uint64_t *keys = w->plan.keys + w->plan.boff[it->block];
+	size_t k, i;
+
+	if (m->flags & PS_MSG_F_NOKEYS) {
+		for (k = a; k < z; k++)
+			dbpg_take(it, it->actpos[k], m->vals[k - a]);
+		return;
+	}
+	for (i = 0, k = a; i < m->nkeys; i++, k++) {
+		while (k < z && keys[it->actpos[k]] < m->keys[i])
+			k++;
+		if (k == z || keys[it->actpos[k]] != m->keys[i])
+			fatalx(EX_PROTOCOL, "server %u (%s) answered iteration "
+			    "%llu with key %llu, which it was not asked for",
+			    l->index, l->addr, (unsigned long long)it->t,
+			    (unsigned long long)m->keys[i]);
+		dbpg_take(it, it->actpos[k], m->vals[i]);
+	}
+}
+
+/*
+ * All replies are in: turn what each pushed weight's slack was this time
+ * (0 named, theta filtered out) into the bound on the servers' step (the
+ * drift left by the last omission adds to it), and remember the new drift.
+ */
+static void
+dbpg_settle_slack(struct worker *w, struct iter *it)
+{
+	const uint32_t *feats = w->plan.feats + w->plan.boff[it->block];
+	size_t k;
+
+	if (w->drift == NULL)
+		return;
+	for (k = 0; k < it->actoff[w->plan.nservers]; k++) {
+		uint32_t p = it->actpos[k];
+		float now = it->slack[p];
+
+		it->slack[p] = now + w->drift[feats[p]];
+		w->drift[feats[p]] = now;
+	}
 }
 
 /* A server's answer to the pull of iteration t: apply the new weights. */
@@ -199,7 +314,7 @@ void
 dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct iter *it = dbpg_slot(w, m->timestamp);
-	size_t a, z, k;
+	size_t a, z;
 
 	if (m->timestamp < w->t_done || m->timestamp >= w->t_next ||
 	    it->t != m->timestamp || it->pending == 0)
@@ -211,15 +326,15 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		a = it->actoff[l->index];
 		z = it->actoff[l->index + 1];
 	}
-	if (m->width != 2 || m->nkeys != z - a || m->naux < 5)
+	if (m->width != 1 || m->naux < 5 || m->nkeys > z - a ||
+	    ((m->flags & PS_MSG_F_NOKEYS) && m->nkeys != z - a))
 		fatalx(EX_PROTOCOL, "server %u (%s) answered iteration %llu "
 		    "with %u values of width %u, expected %zu", l->index,
 		    l->addr, (unsigned long long)m->timestamp, m->nkeys,
 		    m->width, z - a);
-	for (k = a; k < z; k++) {
-		it->wnew[it->actpos[k]] = m->vals[2 * (k - a)];
-		it->gsum[it->actpos[k]] = m->vals[2 * (k - a) + 1];
-	}
+	if (it->block != UINT32_MAX)
+		dbpg_take_reply(w, l, it, m, a, z);
+	w->counts.received += m->nkeys;
 	if (l->index == 0)
 		it->loss = m->aux[0];
 	it->l1 += m->aux[1];
@@ -227,9 +342,9 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	if (--it->pending > 0)
 		return;
 	if (it->block != UINT32_MAX) {
-		ps_l1lr_apply(&w->lr, it->block, it->wnew);
-		ps_l1lr_kkt(&w->lr, it->block, it->gsum,
-		    w->conf.kkt * w->conf.lambda);
+		dbpg_settle_slack(w, it);
+		ps_l1lr_apply(&w->lr, it->block, it->wnew, it->slack);
+		ps_l1lr_kkt(&w->lr, it->block, it->drop);
 	}
 	dbpg_record(w, it->t, it->loss + w->conf.lambda * it->l1);
 	while (w->t_done < w->t_next && dbpg_slot(w, w->t_done)->pending == 0 &&
@@ -247,10 +362,12 @@ dbpg_print(struct worker *w, uint64_t t, double obj, double nnz, int eval)
 	if (eval && w->have_test)
 		evaltest_run(w, &logloss, &auc);
 	links_bytes(w, &sent, &recv);
-	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g\n",
+	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g",
 	    (unsigned long long)t, worker_now() - w->started, obj,
 	    t < w->objcap ? dbpg_rel_change(w, t) : NAN, nnz,
 	    (unsigned long long)sent, (unsigned long long)recv, logloss, auc);
+	filters_print(w);
+	putchar('\n');
 }
 
 /* Report finished iterations in order. */
@@ -343,6 +460,8 @@ dbpg_run(struct worker *w)
 	char what[64];
 
 	w->gu = xcalloc(2 * (w->ds.nfeat + 1), sizeof *w->gu);
+	if (w->conf.filters & FILTER_SIGMOD)
+		w->drift = xcalloc(w->ds.nfeat + 1, sizeof *w->drift);
 	w->inflight = xcalloc(w->conf.tau + 1, sizeof *w->inflight);
 	maxb = dbpg_max_block(&w->plan) + 1;
 	w->order = xcalloc(w->plan.nblocks, sizeof *w->order);
@@ -352,12 +471,15 @@ dbpg_run(struct worker *w)
 		struct iter *it = &w->inflight[b];
 
 		it->wnew = xcalloc(maxb, sizeof *it->wnew);
-		it->gsum = xcalloc(maxb, sizeof *it->gsum);
+		it->slack = xcalloc(maxb, sizeof *it->slack);
+		it->drop = xcalloc(maxb, sizeof *it->drop);
 		it->actpos = xcalloc(maxb, sizeof *it->actpos);
 		it->actoff = xcalloc(w->plan.nservers + 1, sizeof *it->actoff);
 	}
 	printf("iter\tsecs\tobjective\trel_change\tnnz\tbytes_sent\t"
-	    "bytes_recv\ttest_logloss\ttest_auc\n");
+	    "bytes_recv\ttest_logloss\ttest_auc");
+	filters_print_header();
+	putchar('\n');
 	for (;;) {
 		dbpg_report(w);
 		while (!w->stopping && dbpg_may_start(w, w->t_next)) {

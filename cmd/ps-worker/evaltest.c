@@ -80,24 +80,32 @@ evaltest_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	ev->pending--;
 }
 
+/* Ask server s for the current weights of its test features. */
+void
+evaltest_pull(struct worker *w, size_t s)
+{
+	struct evaltest *ev = &w->test;
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_PULL;
+	m.flags = PS_MSG_F_CURRENT;
+	m.sender = w->conf.id;
+	m.ring_version = w->ring.version;
+	m.nkeys = (uint32_t)(ev->off[s + 1] - ev->off[s]);
+	m.keys = ev->keys + ev->off[s];
+	links_send(w, s, &m);
+}
+
 void
 evaltest_run(struct worker *w, double *logloss, double *auc)
 {
 	struct evaltest *ev = &w->test;
-	struct ps_msg m;
 	size_t s;
 
 	ev->pending = (uint32_t)w->ring.nservers;
-	for (s = 0; s < w->ring.nservers; s++) {
-		memset(&m, 0, sizeof m);
-		m.type = PS_MSG_PULL;
-		m.flags = PS_MSG_F_CURRENT;
-		m.sender = w->conf.id;
-		m.ring_version = w->ring.version;
-		m.nkeys = (uint32_t)(ev->off[s + 1] - ev->off[s]);
-		m.keys = ev->keys + ev->off[s];
-		links_send(w, s, &m);
-	}
+	for (s = 0; s < w->ring.nservers; s++)
+		evaltest_pull(w, s);
 	while (ev->pending > 0)
 		links_step(w, "test-set weights");
 	ps_l1lr_margins(&ev->ds, ev->w, ev->margin);

@@ -17,6 +17,21 @@
 /* Seconds allowed for connecting to one server. */
 #define LINK_CONNECT_TIMEOUT	10.0
 
+/* The server lost a key list we named (conn.h): send that message again. */
+static void
+link_keys_missing(struct worker *w, struct link *l, const struct ps_msg *m)
+{
+	log_info("server %u (%s): %.*s; sending the keys again", l->index,
+	    l->addr, (int)m->bloblen, m->blob != NULL ? m->blob : "");
+	if (m->naux >= 1 && m->aux[0] == PS_MSG_PUSH)
+		dbpg_push(w, m->timestamp, l->index);
+	else if (m->naux >= 1 && m->aux[0] == PS_MSG_PULL && w->have_test)
+		evaltest_pull(w, l->index);
+	else
+		fatalx(EX_PROTOCOL, "server %u (%s) lost the keys of a message "
+		    "this worker cannot send again", l->index, l->addr);
+}
+
 static void
 link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {
@@ -33,6 +48,9 @@ link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 			evaltest_reply(w, l, m);
 		else
 			dbpg_reply(w, l, m);
+		break;
+	case PS_MSG_KEYS_MISSING:
+		link_keys_missing(w, l, m);
 		break;
 	case PS_MSG_ERROR:
 		fatalx(EX_UNAVAILABLE, "server %u (%s) stopped the job: %.*s",
@@ -80,19 +98,22 @@ links_open(struct worker *w)
 		    sizeof err);
 		if (l->conn == NULL)
 			fatalx(EX_UNAVAILABLE, "server %zu: %s", i, err);
-		ps_conn_set_lz4(l->conn, w->conf.lz4);
+		ps_conn_set_lz4(l->conn, (w->conf.filters & FILTER_LZ4) != 0);
+		if (w->conf.filters & FILTER_KEYCACHE)
+			ps_conn_set_keycache_send(l->conn, PS_KEYCACHE_DEFAULT);
 		memset(&hello, 0, sizeof hello);
 		hello.type = PS_MSG_HELLO;
 		hello.flags = PS_MSG_F_NOKEYS;
 		hello.sender = w->conf.id;
 		hello.ring_version = w->ring.version;
-		hello.naux = 6;
+		hello.naux = 7;
 		hello.aux[0] = w->conf.id;
 		hello.aux[1] = w->conf.nworkers;
 		hello.aux[2] = (double)i;
 		hello.aux[3] = (double)w->nlinks;
 		hello.aux[4] = w->ring.version;
 		hello.aux[5] = w->conf.lambda;
+		hello.aux[6] = w->conf.kkt;	/* 0: the KKT filter is off */
 		links_send(w, i, &hello);
 	}
 	while (!links_all_hello(w))

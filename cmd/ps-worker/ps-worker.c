@@ -20,9 +20,9 @@
 #include "xmalloc.h"
 
 static const char usage_text[] =
-"usage: ps-worker [-hVvz] [-b blocks] [-c channel] [-e epsilon] [-i id]\n"
-"                 [-l lambda] [-m max-iter] [-n workers] [-S seed] [-t tau]\n"
-"                 [-T test.pss] [--timeout secs] -r ring shard.pss\n";
+"usage: ps-worker [-hVvz] [-b blocks] [-c channel] [-e epsilon] [-F filters]\n"
+"                 [-i id] [-l lambda] [-m max-iter] [-n workers] [-S seed]\n"
+"                 [-t tau] [-T test.pss] [--timeout secs] -r ring shard.pss\n";
 
 static void
 usage(int status)
@@ -41,13 +41,18 @@ usage(int status)
 		    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
 		    "  -S, --seed n           seed of block assignment and order (default 1)\n"
 		    "  -T, --test file        score this test shard at the end of each pass\n"
-		    "  -z, --lz4              compress messages with LZ4 when it helps\n"
+		    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
+		    "                         skip[=p] keycache lz4 fp16, or all or none\n"
+		    "                         (default kkt,keycache; theta 1e-3, p 0.5)\n"
+		    "  -z, --lz4              the same as adding lz4 to the filters\n"
 		    "      --timeout secs     give up when servers are silent this long (default 60)\n"
 		    "  -v, --verbose          more messages on stderr\n"
 		    "  -V, --version          print the version and exit\n"
 		    "  -h, --help             print this help and exit\n"
 		    "\nProgress goes to stdout as TSV: iter secs objective rel_change nnz\n"
-		    "bytes_sent bytes_recv test_logloss test_auc.\n", stdout);
+		    "bytes_sent bytes_recv test_logloss test_auc, then the filter counters\n"
+		    "msgs_sent msgs_recv kkt_in kkt_out skip_out sigmod_in sigmod_out\n"
+		    "keycache_in keycache_out fp16_in fp16_out lz4_in lz4_out.\n", stdout);
 	exit(status);
 }
 
@@ -81,6 +86,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		{ "blocks", required_argument, NULL, 'b' },
 		{ "channel", required_argument, NULL, 'c' },
 		{ "epsilon", required_argument, NULL, 'e' },
+		{ "filters", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "lambda", required_argument, NULL, 'l' },
@@ -98,12 +104,19 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "b:c:e:hi:l:m:n:r:S:t:T:vVz",
+	while ((ch = getopt_long(argc, argv, "b:c:e:F:hi:l:m:n:r:S:t:T:vVz",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b': c->nblocks = (uint32_t)parse_num("block count", optarg, 1, 1 << 20); break;
 		case 'c': c->channel = (uint32_t)parse_num("channel", optarg, 0, 15); break;
 		case 'e': c->eps = parse_num("epsilon", optarg, 0, 1); break;
+		case 'F':
+			if (filters_parse(optarg, c) != 0) {
+				fprintf(stderr, "ps-worker: bad filter list '%s'\n",
+				    optarg);
+				usage(EX_USAGE);
+			}
+			break;
 		case 'h': usage(0); break;
 		case 'i': c->id = (uint32_t)parse_num("worker id", optarg, 0, 65535); break;
 		case 'l': c->lambda = parse_num("lambda", optarg, 0, 1e12); break;
@@ -119,7 +132,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		case 1: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
 		case 'v': (*verbose)++; break;
 		case 'V': printf("ps-worker %s\n", PACKAGE_VERSION); exit(0);
-		case 'z': c->lz4 = 1; break;
+		case 'z': c->filters |= FILTER_LZ4; break;
 		default: usage(EX_USAGE);
 		}
 	}
@@ -131,6 +144,8 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		usage(EX_USAGE);
 	}
 	c->shard_path = argv[optind];
+	if (!(c->filters & FILTER_KKT))
+		c->kkt = 0;
 }
 
 /* Load the ring and shards, build the plan and the margins. */
@@ -180,6 +195,9 @@ main(int argc, char **argv)
 	w.conf.timeout = 60;
 	w.conf.beta = 1;
 	w.conf.kkt = 0.9;
+	w.conf.filters = FILTER_DEFAULT;
+	w.conf.theta = 1e-3;
+	w.conf.skip = 0.5;
 	worker_parse_args(&w.conf, argc, argv, &verbose);
 	log_init("ps-worker", verbose);
 	log_route_libevent();
@@ -202,13 +220,15 @@ main(int argc, char **argv)
 	ps_dataset_release(&w.ds);
 	ps_ring_release(&w.ring);
 	free(w.gu);
+	free(w.drift);
 	free(w.keybuf);
 	free(w.gubuf);
 	free(w.fullpass);
 	free(w.order);
 	for (uint32_t k = 0; k <= w.conf.tau; k++) {
 		free(w.inflight[k].wnew);
-		free(w.inflight[k].gsum);
+		free(w.inflight[k].slack);
+		free(w.inflight[k].drop);
 		free(w.inflight[k].actpos);
 		free(w.inflight[k].actoff);
 	}

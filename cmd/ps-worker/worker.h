@@ -34,7 +34,26 @@ struct worker_conf {
 	double		 timeout;	/* seconds without progress before giving up */
 	double		 beta;		/* row-count factor of the curvature bound */
 	double		 kkt;		/* inactive when w = 0 and |G| <= kkt lambda */
-	int		 lz4;
+	unsigned	 filters;	/* FILTER_* */
+	double		 theta;		/* significantly-modified: first threshold */
+	double		 skip;		/* random skip: probability */
+};
+
+/* filters.c: the traffic filters a job may stack (-F). */
+#define FILTER_KKT	0x01	/* push only the KKT active set */
+#define FILTER_SIGMOD	0x02	/* pull only significantly modified weights */
+#define FILTER_SKIP	0x04	/* push a random part of each block */
+#define FILTER_KEYCACHE	0x08	/* send repeated key lists as signatures */
+#define FILTER_LZ4	0x10	/* LZ4 on payloads where it shrinks them */
+#define FILTER_FP16	0x20	/* push values as 16-bit floats */
+#define FILTER_DEFAULT	(FILTER_KKT | FILTER_KEYCACHE)
+
+/* Entries each filter of the worker saw and let through, so far. */
+struct filter_counts {
+	uint64_t	 block;		/* features of the blocks started */
+	uint64_t	 active;	/* after the KKT filter */
+	uint64_t	 pushed;	/* after random skip */
+	uint64_t	 received;	/* pull entries after significantly-modified */
 };
 
 /* plan.c: local features by block, then by server, ascending within. */
@@ -65,7 +84,10 @@ struct iter {
 	uint32_t	 pending;	/* servers yet to answer */
 	double		 loss, l1, nnz;	/* as the servers report them */
 	float		*wnew;		/* the block's new weights as they come */
-	float		*gsum;		/* and their gradient sums */
+	float		*slack;		/* how far the servers' may be from them */
+	uint8_t		*drop;		/* the servers' KKT verdicts */
+	double		 push_loss;	/* the loss the push carried */
+	double		 theta;		/* the pull's filter threshold, or NAN */
 	uint32_t	*actpos;	/* block positions of the pushed features */
 	size_t		*actoff;	/* [nservers + 1]: each server's part */
 };
@@ -99,6 +121,8 @@ struct worker {
 	uint64_t		 t_done;	/* iterations < t_done have finished */
 	uint64_t		 t_printed;	/* iterations < t_printed were reported */
 	float			*gu;		/* gradient and curvature by plan position */
+	float			*drift;		/* by feature: how far the servers' weight
+						   may be from ours (sigmod filter) */
 	uint64_t		*keybuf;	/* one push's keys */
 	float			*gubuf;		/* one push's values */
 	uint8_t			*fullpass;	/* by pass: began with every feature active */
@@ -109,6 +133,7 @@ struct worker {
 	int			 have_test;
 	int			 closing;	/* BYE sent: closes are expected */
 	struct evaltest		 test;
+	struct filter_counts	 counts;
 };
 
 /* plan.c */
@@ -117,6 +142,15 @@ void	plan_build(struct plan *pl, const struct ps_dataset *ds,
 void	plan_release(struct plan *pl);
 void	plan_pass_order(const struct plan *pl, uint64_t pass, uint64_t seed,
 	    uint32_t *perm);
+
+/* filters.c */
+int	filters_parse(const char *list, struct worker_conf *c);
+const char *filters_names(unsigned filters, char *buf, size_t len);
+int	filters_exact_pass(const struct worker *w, uint64_t pass);
+double	filters_theta(const struct worker *w, uint64_t pass);
+int	filters_skip(const struct worker *w, uint64_t t, uint64_t key);
+void	filters_print_header(void);
+void	filters_print(const struct worker *w);
 
 /* links.c */
 void	links_open(struct worker *w);
@@ -128,9 +162,11 @@ void	links_step(struct worker *w, const char *what);
 /* dbpg.c */
 int	dbpg_run(struct worker *w);
 void	dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m);
+void	dbpg_push(struct worker *w, uint64_t t, size_t server);
 
 /* evaltest.c */
 void	evaltest_init(struct worker *w);
+void	evaltest_pull(struct worker *w, size_t server);
 void	evaltest_release(struct evaltest *ev);
 void	evaltest_run(struct worker *w, double *logloss, double *auc);
 void	evaltest_reply(struct worker *w, struct link *l, struct ps_msg *m);

@@ -107,19 +107,27 @@ final_objective() {
 	tail -n 1 "$1" | cut -f 3
 }
 
+# tsv_last TSV COLUMN: the named column of the last line of a progress TSV.
+tsv_last() {
+	awk -F'\t' -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i }
+	    END { if (k) print $k; else exit 1 }' "$1"
+}
+
 # rel_gap OURS THEIRS: (ours - theirs) / theirs.
 rel_gap() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g\n", (a - b) / b }'
 }
 
-# start_servers N: start N servers with model output in $BATS_TEST_TMPDIR;
-# sets SERVER_ADDRS and SERVER_PIDS, writes $BATS_TEST_TMPDIR/ring.
+# start_servers N [OPTION...]: start N servers with model output in
+# $BATS_TEST_TMPDIR and the given options; sets SERVER_ADDRS and
+# SERVER_PIDS, writes $BATS_TEST_TMPDIR/ring.
 start_servers() {
 	local n=$1 k addr
+	shift
 	SERVER_ADDRS= SERVER_PIDS=
 	for k in $(seq 0 $((n - 1))); do
 		ps_start_daemon "$BATS_TEST_TMPDIR/server-$k.out" \
-		    ps-server -o "$BATS_TEST_TMPDIR/part-$k.psm"
+		    ps-server -o "$BATS_TEST_TMPDIR/part-$k.psm" "$@"
 		SERVER_PIDS="$SERVER_PIDS $PS_LAST_PID"
 		addr=$(ps_wait_line "$BATS_TEST_TMPDIR/server-$k.out" '^listening ' 10) || return 1
 		SERVER_ADDRS="$SERVER_ADDRS ${addr#listening }"

@@ -68,7 +68,7 @@ bench_run(const struct ps_msg *m, int lz4, int rounds)
 		uint8_t *p;
 
 		t0 = now();
-		if ((n = ps_msg_encode(m, eb, lz4, err, sizeof err)) < 0) {
+		if ((n = ps_msg_encode(m, eb, lz4, NULL, err, sizeof err)) < 0) {
 			fprintf(stderr, "bench-wire: %s\n", err);
 			return 1;
 		}

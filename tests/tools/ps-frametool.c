@@ -79,7 +79,7 @@ ft_hello(struct ft_frame *fr)
 	m.aux[1] = 1;		/* worker 0 of 1, server 0 of 1, ring 0 */
 	m.aux[3] = 1;
 	m.aux[5] = 1.0;		/* lambda */
-	if (eb == NULL || (n = ps_msg_encode(&m, eb, 0, err, sizeof err)) < 0) {
+	if (eb == NULL || (n = ps_msg_encode(&m, eb, 0, NULL, err, sizeof err)) < 0) {
 		fprintf(stderr, "ps-frametool: cannot encode hello\n");
 		exit(EX_SOFTWARE);
 	}

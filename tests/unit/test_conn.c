@@ -156,7 +156,7 @@ encode(const struct ps_msg *m, size_t *len)
 	char err[200];
 	uint8_t *buf;
 
-	assert_true(ps_msg_encode(m, eb, 0, err, sizeof err) > 0);
+	assert_true(ps_msg_encode(m, eb, 0, NULL, err, sizeof err) > 0);
 	*len = evbuffer_get_length(eb);
 	buf = malloc(*len);
 	evbuffer_remove(eb, buf, *len);

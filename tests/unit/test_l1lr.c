@@ -99,7 +99,7 @@ test_gradient(void **state)
 	}
 	ps_l1lr_init(&lr, &ds, 1, 1, boff, feats);
 	ps_l1lr_block_grad(&lr, 0, gu);		/* features pending */
-	ps_l1lr_apply(&lr, 0, wnew);
+	ps_l1lr_apply(&lr, 0, wnew, NULL);
 	for (j = 0; j < NROWS; j++)
 		assert_true(lr.pendk[j] == 0 && fabs(lr.pendr[j]) < 1e-12);
 	assert_true(fabs(lr.loss - loss_at(&ds, w)) < 1e-9);

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,7 +47,7 @@ encode(const struct ps_msg *m, int lz4)
 	char err[200];
 	int n;
 
-	n = ps_msg_encode(m, eb, lz4, err, sizeof err);
+	n = ps_msg_encode(m, eb, lz4, NULL, err, sizeof err);
 	if (n < 0)
 		fail_msg("encode: %s", err);
 	assert_int_equal((size_t)n, evbuffer_get_length(eb));
@@ -339,24 +340,24 @@ test_encode_rejects(void **state)
 	m.nkeys = 3;
 	m.keys = keys;
 	m.vals = vals;
-	assert_int_equal(ps_msg_encode(&m, eb, 1, err, sizeof err), -1);
+	assert_int_equal(ps_msg_encode(&m, eb, 1, NULL, err, sizeof err), -1);
 	assert_string_equal(err, "keys not ascending");
 	assert_int_equal(evbuffer_get_length(eb), 0);
 	keys[2] = 10;
 	m.width = 9;
-	assert_int_equal(ps_msg_encode(&m, eb, 1, err, sizeof err), -1);
+	assert_int_equal(ps_msg_encode(&m, eb, 1, NULL, err, sizeof err), -1);
 	assert_non_null(strstr(err, "width 9 too large"));
 	m.width = 1;
 	m.type = 99;
-	assert_int_equal(ps_msg_encode(&m, eb, 1, err, sizeof err), -1);
+	assert_int_equal(ps_msg_encode(&m, eb, 1, NULL, err, sizeof err), -1);
 	assert_string_equal(err, "unknown message type 99");
 	m.type = PS_MSG_PUSH;
 	m.naux = 17;
-	assert_int_equal(ps_msg_encode(&m, eb, 1, err, sizeof err), -1);
+	assert_int_equal(ps_msg_encode(&m, eb, 1, NULL, err, sizeof err), -1);
 	m.naux = 0;
 	m.bloblen = PS_FRAME_MAX_PAYLOAD;
 	m.blob = "x";	/* never read: the size check comes first */
-	assert_int_equal(ps_msg_encode(&m, eb, 1, err, sizeof err), -1);
+	assert_int_equal(ps_msg_encode(&m, eb, 1, NULL, err, sizeof err), -1);
 	assert_non_null(strstr(err, "frame too large"));
 	assert_int_equal(evbuffer_get_length(eb), 0);
 	evbuffer_free(eb);
@@ -607,6 +608,89 @@ test_type_names(void **state)
 	assert_string_equal(ps_msg_type_name(99), "UNKNOWN");
 }
 
+/* FP16 values come back within 2^-11 of their column's scaled range. */
+static void
+test_fp16_round_trip(void **state)
+{
+	uint64_t keys[300], seed = 7;
+	float vals[600];
+	struct ps_msg m, d;
+	struct frame f;
+	char err[200];
+	size_t k;
+
+	(void)state;
+	memset(&m, 0, sizeof m);
+	for (k = 0; k < 300; k++) {
+		keys[k] = 10 + 3 * k;
+		vals[2 * k] = (float)((int64_t)(rnd(&seed) % 20001) - 10000) * 0.37f;
+		vals[2 * k + 1] = (float)(rnd(&seed) % 1000) * 1e-6f;
+	}
+	m.type = PS_MSG_PUSH;
+	m.flags = PS_MSG_F_FP16;
+	m.width = 2;
+	m.nkeys = 300;
+	m.keys = keys;
+	m.vals = vals;
+	f = encode(&m, 0);
+	/* 300 keys: 4-byte values became 2-byte ones plus two scales. */
+	assert_true(f.len < PS_FRAME_HDR_LEN + 300 * 2 + 600 * 2 + 8 + 1);
+	assert_int_equal(ps_msg_decode(f.buf, f.len, &d, err, sizeof err), 0);
+	assert_true(d.flags & PS_MSG_F_FP16);
+	for (k = 0; k < 600; k++)
+		assert_true(fabsf(d.vals[k] - vals[k]) <=
+		    fabsf(vals[k]) * 0x1p-11f + 1e-12f);
+	ps_msg_release(&d);
+	free(f.buf);
+	vals[5] = INFINITY;	/* not representable: refused */
+	{
+		struct evbuffer *eb = evbuffer_new();
+
+		assert_int_equal(ps_msg_encode(&m, eb, 0, NULL, err, sizeof err), -1);
+		assert_non_null(strstr(err, "not finite"));
+		assert_int_equal(evbuffer_get_length(eb), 0);
+		evbuffer_free(eb);
+	}
+}
+
+/* A key signature travels instead of the keys; bad FP16 scales are refused. */
+static void
+test_keysig_and_bad_scale(void **state)
+{
+	struct ps_msg m, d;
+	struct frame f;
+	uint8_t raw[8 + 4 + 2];
+	float scale = -1;
+	char err[200];
+
+	(void)state;
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_PUSH;
+	m.flags = PS_MSG_F_KEYSIG;
+	m.nkeys = 1000;
+	m.keysig = 0x0123456789abcdefULL;
+	f = encode(&m, 0);
+	assert_int_equal(f.len, PS_FRAME_HDR_LEN + 8);
+	assert_int_equal(ps_msg_decode(f.buf, f.len, &d, err, sizeof err), 0);
+	assert_true(d.keysig == m.keysig);
+	assert_null(d.keys);
+	assert_int_equal(d.nkeys, 1000);
+	ps_msg_release(&d);
+	free(f.buf);
+	/* KEYSIG with NOKEYS makes no sense. */
+	f = craft(PS_MSG_PUSH, PS_MSG_F_KEYSIG | PS_MSG_F_NOKEYS, 0, 1, 0, 8,
+	    raw, 8);
+	expect_reject(&f, "key signature with flags");
+	free(f.buf);
+	/* One key, width 1, FP16: a negative scale. */
+	raw[0] = 5;
+	memcpy(raw + 1, &scale, 4);
+	raw[5] = raw[6] = 0;
+	f = craft(PS_MSG_PUSH, PS_MSG_F_FP16, 1, 1, 0, 7, raw, 7);
+	expect_reject(&f, "bad fp16 scale");
+	free(f.buf);
+}
+
 int
 main(void)
 {
@@ -625,6 +709,8 @@ main(void)
 		cmocka_unit_test(test_reject_lengths),
 		cmocka_unit_test(test_fuzz_mutations),
 		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_fp16_round_trip),
+		cmocka_unit_test(test_keysig_and_bad_scale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
