@@ -124,6 +124,11 @@ col() {
 	grep -q 'push for round [0-9]* named an unknown key list; asked for its keys' \
 	    "$BATS_TEST_TMPDIR/server-0.out.err"
 	kill -TERM $SERVER_PIDS
+	for pid in $SERVER_PIDS; do
+		ps_wait_pid "$pid" 10
+	done
+	# start_servers reads the new servers' addresses from these files.
+	rm -f "$BATS_TEST_TMPDIR"/server-*.out "$BATS_TEST_TMPDIR"/ring
 	# The same job against servers that keep the lists gives the same answer.
 	start_servers 2
 	run timeout 60 ps-worker -r "$BATS_TEST_TMPDIR/ring" -b 4 -F kkt,keycache \
