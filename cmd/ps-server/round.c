@@ -241,7 +241,7 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
 	struct server *srv = ch->srv;
 	struct round *r;
-	uint32_t i;
+	size_t i, n;
 
 	if (m->width != 2 || m->naux < 1 || (m->flags & PS_MSG_F_NOKEYS)) {
 		peer_fail(p, "malformed push: width %u, %u scalars", m->width,
@@ -271,7 +271,8 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	if (++r->npushes < ch->job.nworkers)
 		return;
 	round_apply(ch, r);
-	for (i = 0; i < r->nwaiting; i++)
+	/* The last answer may free r when every worker was waiting. */
+	for (i = 0, n = r->nwaiting; i < n; i++)
 		round_answer(ch, r, r->waiting[i]);
 }
 
