@@ -22,9 +22,13 @@
  *       + l1 |w| + l2/2 w^2,
  *     the regulariser centred at the past weights (McMahan's Algorithm 1).
  *  4. l1 and l2 are penalties on the running sum of the losses, not per
- *     step: when every row is seen E times, the losses count E times, and
- *     l1 = E lambda makes the fixed point minimise the batch objective
- *     F(w) = sum_i loss_i + lambda |w|_1 (ps-worker sends it so).
+ *     step.  F(w) = sum_i loss_i + lambda |w|_1 spreads lambda over its
+ *     rows, lambda / N each, so after e epochs (every row seen e times) the
+ *     losses seen sum to about e times F's and the matching penalty is
+ *     e lambda.  The caller passes the penalties in force now: the server
+ *     scales the job's per-epoch l1 and l2 by the epochs of data seen
+ *     (online.c), so at any time the weights minimise the online
+ *     counterpart of F, at the end of the first epoch as after the last.
  *  5. beta > 0, so the denominator is positive and w is finite for every
  *     reachable (z, n), including a coordinate never touched (z = n = 0).
  */

@@ -4,8 +4,9 @@
  * A server holds one or more channels (channel.c), each an independent
  * weight vector with its own job: the keys workers send it (store.c) and,
  * for Algorithm 2, each round's pushes from every worker of the job,
- * aggregated before the proximal step and the round's pulls (round.c).  It
- * takes connections and dispatches their messages (peer.c).  All of it
+ * aggregated before the proximal step and the round's pulls (round.c); for
+ * the online path, each push applied at once by FTRL or AdaGrad (online.c).
+ * It takes connections and dispatches their messages (peer.c).  All of it
  * runs on one libevent loop in one thread.
  */
 #ifndef PS_SERVER_H
@@ -20,6 +21,7 @@
 #include <event2/listener.h>
 
 #include "conn.h"
+#include "ftrl.h"
 #include "keytab.h"
 #include "ring.h"
 #include "wire.h"
@@ -47,6 +49,8 @@ struct store {
 	double			*g, *u;		/* aggregation scratch, 0 between rounds */
 	uint64_t		*mark;		/* last round (t + 1) that touched the slot */
 	float			*glast;		/* gradient sum of the slot's last round */
+	double			*z, *n;		/* optimiser state (ftrl.h); NULL unless
+						   the weights are an online job's */
 	size_t			 cap;		/* allocated entries per array */
 	double			 l1;		/* sum |w| */
 	uint64_t		 nnz;		/* count of w != 0 */
@@ -69,9 +73,24 @@ struct round {
 };
 TAILQ_HEAD(round_list, round);
 
+/*
+ * online.c: an online job's optimiser and, per worker, the lowest push
+ * timestamp it may still send (each push is applied once, in order), its
+ * epochs of data pushed, and the workers waiting at the end barrier.
+ */
+struct online {
+	struct ps_ftrl		 opt;		/* l1, l2 per epoch of data */
+	uint64_t		*next_t;	/* [nworkers] */
+	double			*epochs;	/* [nworkers] */
+	double			 epochs_sum;
+	struct peer		**done;		/* [nworkers], NULL until it finished */
+	uint32_t		 ndone;
+};
+
 /* The job the connected workers run; set by the first HELLO. */
 struct job {
 	int			 active;
+	int			 algorithm;	/* enum ps_algorithm (hello.h) */
 	uint32_t		 nworkers;
 	double			 lambda;
 	uint32_t		 server_index, nservers, ring_version;
@@ -80,6 +99,7 @@ struct job {
 	uint64_t		 rounds_done;
 	uint64_t		 last_round;
 	struct round_list	 rounds;
+	struct online		 online;	/* algorithm sgd only */
 };
 
 /*
@@ -100,6 +120,7 @@ struct server_stats {
 	uint64_t	conns_total, conns_refused, frames_rejected;
 	uint64_t	bytes_in, bytes_out, msgs_in, msgs_out;
 	uint64_t	pushes, pulls, keys_pushed, keys_pulled;
+	uint64_t	pushes_refused;
 };
 
 struct server {
@@ -127,6 +148,9 @@ float	store_get(const struct store *st, uint64_t key);
 void	store_set(struct store *st, uint32_t slot, float w);
 int	store_save(const struct store *st, const struct job *job,
 	    const char *path, char *err, size_t errlen);
+void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
+void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
+void	store_online_end(struct store *st);
 
 /* channel.c */
 struct channel *channel_get(struct server *srv, uint32_t id, int create);
@@ -150,6 +174,12 @@ int	owner_load(struct server *srv, uint32_t version, char *err,
 	    size_t errlen);
 int	owner_check(const struct server *srv, const uint64_t *keys, size_t n,
 	    char *err, size_t errlen);
+
+/* online.c */
+void	online_start(struct channel *ch);
+void	online_push(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	online_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	online_clear(struct channel *ch);
 
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);
