@@ -67,7 +67,7 @@ online_start(struct channel *ch)
 	store_online_begin(&ch->store, &opt);
 }
 
-/* The job ended: drop the per-worker state; the store keeps (z, n). */
+/* The job ended: drop its online state; the store keeps (z, n). */
 void
 online_clear(struct channel *ch)
 {
@@ -76,10 +76,7 @@ online_clear(struct channel *ch)
 	free(on->next_t);
 	free(on->epochs);
 	free(on->done);
-	on->next_t = NULL;
-	on->epochs = NULL;
-	on->done = NULL;
-	on->ndone = 0;
+	memset(on, 0, sizeof *on);
 }
 
 /* Invariant 2: 0 if m is a well-formed online push, else fail the peer. */

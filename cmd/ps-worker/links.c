@@ -194,19 +194,27 @@ links_check_each(struct worker *w, const char *what)
 	}
 }
 
+/* Send m to every server. */
+void
+links_send_all(struct worker *w, const struct ps_msg *m)
+{
+	size_t s;
+
+	for (s = 0; s < w->nlinks; s++)
+		links_send(w, s, m);
+}
+
 /* Tell every server this worker is done. */
 void
 links_bye(struct worker *w)
 {
 	struct ps_msg m;
-	size_t s;
 
 	memset(&m, 0, sizeof m);
 	m.type = PS_MSG_BYE;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.sender = w->conf.id;
-	for (s = 0; s < w->nlinks; s++)
-		links_send(w, s, &m);
+	links_send_all(w, &m);
 }
 
 /* True when every server answered HELLO. */

@@ -319,7 +319,6 @@ sgd_barrier(struct worker *w)
 	struct sgd *sg = &w->sgd;
 	double last_ping = worker_now();
 	struct ps_msg m;
-	size_t s;
 
 	memset(&m, 0, sizeof m);
 	m.type = PS_MSG_PULL;
@@ -327,15 +326,13 @@ sgd_barrier(struct worker *w)
 	m.sender = w->conf.id;
 	m.timestamp = sg->total;
 	m.ring_version = w->ring.version;
-	for (s = 0; s < w->nlinks; s++)
-		links_send(w, s, &m);
+	links_send_all(w, &m);
 	sg->barrier = (uint32_t)w->nlinks;
 	m.flags = PS_MSG_F_CURRENT;
 	m.timestamp = SGD_PING_TIMESTAMP;
 	while (sg->barrier > 0) {
 		if (worker_now() - last_ping >= 1) {
-			for (s = 0; s < w->nlinks; s++)
-				links_send(w, s, &m);
+			links_send_all(w, &m);
 			last_ping = worker_now();
 		}
 		links_step(w, "the other workers to finish");

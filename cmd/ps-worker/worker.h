@@ -188,6 +188,7 @@ void	batches_release(struct batches *bt);
 void	links_open(struct worker *w);
 void	links_close(struct worker *w);
 void	links_send(struct worker *w, size_t server, const struct ps_msg *m);
+void	links_send_all(struct worker *w, const struct ps_msg *m);
 void	links_bytes(const struct worker *w, uint64_t *sent, uint64_t *recv);
 void	links_step(struct worker *w, const char *what);
 void	links_check_each(struct worker *w, const char *what);
