@@ -59,10 +59,11 @@ ps_ftrl_check(const struct ps_ftrl *c, char *err, size_t errlen)
 	return 0;
 }
 
-double
-ps_ftrl_weight(const struct ps_ftrl *c, double z, double n)
+/* The weight of (z, n) given sqrt(n). */
+static double
+ftrl_weight_sqrt(const struct ps_ftrl *c, double z, double sqrt_n)
 {
-	double denom = (c->beta + sqrt(n)) / c->alpha + c->l2;
+	double denom = (c->beta + sqrt_n) / c->alpha + c->l2;
 
 	if (z > c->l1)
 		return -(z - c->l1) / denom;
@@ -72,17 +73,23 @@ ps_ftrl_weight(const struct ps_ftrl *c, double z, double n)
 }
 
 double
+ps_ftrl_weight(const struct ps_ftrl *c, double z, double n)
+{
+	return ftrl_weight_sqrt(c, z, sqrt(n));
+}
+
+double
 ps_ftrl_update(const struct ps_ftrl *c, double *z, double *n, double w,
     double g)
 {
-	double n1 = *n + g * g;
+	double n1 = *n + g * g, s1 = sqrt(n1);
 
 	if (c->opt == PS_OPT_FTRL)
-		*z += g - (sqrt(n1) - sqrt(*n)) / c->alpha * w;
+		*z += g - (s1 - sqrt(*n)) / c->alpha * w;
 	else
 		*z += g;
 	*n = n1;
-	return ps_ftrl_weight(c, *z, *n);
+	return ftrl_weight_sqrt(c, *z, s1);
 }
 
 double
