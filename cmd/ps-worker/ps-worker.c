@@ -24,8 +24,8 @@
 /* sgd defaults, as strings for usage() and numbers for main(). */
 #define SGD_ALPHA	"1"
 #define SGD_BETA	"1"
-#define SGD_EPOCHS	"10"
-#define SGD_BATCH	"500"
+#define SGD_EPOCHS	"20"
+#define SGD_BATCH	"1000"
 
 static const char usage_text[] =
 "usage: ps-worker [-hVvz] [-A dbpg|sgd] [-b blocks] [-c channel] [-e epsilon]\n"
