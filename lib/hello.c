@@ -35,7 +35,6 @@ ps_algorithm_parse(const char *name)
 void
 ps_hello_set_job(struct ps_msg *m, int alg, const struct ps_ftrl *opt)
 {
-	m->aux[PS_HELLO_KKT] = 0;
 	m->aux[PS_HELLO_ALGORITHM] = alg;
 	m->aux[PS_HELLO_OPTIMIZER] = 0;
 	m->aux[PS_HELLO_ALPHA] = m->aux[PS_HELLO_BETA] = 0;

@@ -48,7 +48,7 @@ const char *ps_algorithm_name(int alg);
 /* The algorithm named name, or -1 when unknown. */
 int	ps_algorithm_parse(const char *name);
 /*
- * Write aux 6 to 12 of a HELLO whose aux 0 to 5 the caller filled: the
+ * Write aux 7 to 12 of a HELLO whose aux 0 to 6 the caller filled: the
  * algorithm and, for sgd, the optimiser (opt is ignored for dbpg).  Sets
  * naux to PS_HELLO_NAUX.
  */

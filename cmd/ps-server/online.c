@@ -143,7 +143,6 @@ online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	}
 	*next = m->timestamp + 1;
 	ch->job.rounds_done++;
-	ch->job.last_round = m->timestamp;
 	stats->pushes++;
 	stats->keys_pushed += m->nkeys;
 	ps_msg_release(m);

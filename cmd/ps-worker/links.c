@@ -97,6 +97,7 @@ links_open(struct worker *w)
 		hello.aux[3] = (double)w->nlinks;
 		hello.aux[4] = w->ring.version;
 		hello.aux[5] = w->conf.lambda;
+		hello.aux[PS_HELLO_KKT] = 0;	/* reserved */
 		ps_hello_set_job(&hello, w->conf.algorithm, &w->conf.opt);
 		links_send(w, i, &hello);
 	}
