@@ -113,20 +113,18 @@ store_online_refresh(struct store *st, const struct ps_ftrl *opt)
 }
 
 /*
- * An online job starts on this store: the weights must follow from (z, n)
- * under opt.  A store without optimiser state gets it, each existing weight
- * carried over as the z that gives it with n = 0 (a warm start); one that
- * has it (an earlier online job) keeps it, and its weights are recomputed.
+ * An online job starts on this store: the weights must follow from (z, n).
+ * A store without optimiser state gets it, each existing weight carried
+ * over as the z that gives it under opt with n = 0 (a warm start); one that
+ * has it (an earlier online job) keeps it and the weights it gave.
  */
 void
 store_online_begin(struct store *st, const struct ps_ftrl *opt)
 {
 	size_t i, count = ps_keytab_count(&st->keys);
 
-	if (st->z != NULL) {
-		store_online_refresh(st, opt);
+	if (st->z != NULL)
 		return;
-	}
 	if (st->cap == 0)
 		store_grow(st, 0);
 	st->z = xcalloc(st->cap, sizeof *st->z);

@@ -147,6 +147,41 @@ check_delay() {
 	    "$(ps-ckpt dump "$BATS_TEST_TMPDIR/model" | wc -l)" ]
 }
 
+# save_dump PART OUT: SIGUSR1 the server, wait for PART, dump it to OUT.
+save_dump() {
+	rm -f "$1"
+	set -- "$1" "$2" $SERVER_PIDS
+	kill -USR1 "$3"
+	for i in $(seq 50); do [ -s "$1" ] && break; sleep 0.1; done
+	ps-ckpt dump "$1" >"$2"
+}
+
+@test "an sgd job on a channel that dbpg trained starts from its weights" {
+	start_servers 1
+	head -n 3000 "$BATS_FILE_TMPDIR/a9a" >"$BATS_TEST_TMPDIR/train"
+	ps-shard-data -q -o "$BATS_TEST_TMPDIR/train" "$BATS_TEST_TMPDIR/train"
+	run timeout 60 ps-worker -b 8 -r "$BATS_TEST_TMPDIR/ring" "$BATS_TEST_TMPDIR/train-0.pss"
+	assert_success
+	save_dump "$BATS_TEST_TMPDIR/part-0.psm" "$BATS_TEST_TMPDIR/dbpg"
+	# No epochs: no push, so the weights must come back as they were.
+	run timeout 60 ps-worker -A sgd --epochs 0 -r "$BATS_TEST_TMPDIR/ring" \
+	    "$BATS_TEST_TMPDIR/train-0.pss"
+	assert_success
+	save_dump "$BATS_TEST_TMPDIR/part-0.psm" "$BATS_TEST_TMPDIR/sgd0"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/dbpg")" -gt 20 ]
+	paste "$BATS_TEST_TMPDIR/dbpg" "$BATS_TEST_TMPDIR/sgd0" | awk -F'\t' '
+	    $1 != $3 { exit 1 } { d = $2 - $4; if (d < 0) d = -d; a = $2 < 0 ? -$2 : $2 }
+	    d > 1e-6 * a { exit 1 }'
+	# One epoch then moves them, from there: the first progressive loss is
+	# the trained model's, well below log 2.
+	run timeout 60 ps-worker -A sgd --epochs 1 -r "$BATS_TEST_TMPDIR/ring" \
+	    "$BATS_TEST_TMPDIR/train-0.pss"
+	assert_success
+	loss=$(echo "$output" | awk -F'\t' 'NR == 2 { print $5 }')
+	echo "first progressive loss $loss"
+	awk -v l="$loss" 'BEGIN { exit !(l < 0.5) }'
+}
+
 # A HELLO for a 1-worker sgd job: ftrl, alpha 0.1, beta 1, l1 and l2 0.
 SGD_HELLO='HELLO,nokeys aux=0,1,0,1,0,1,0,1,2,0.1,1,0,0'
 
