@@ -52,8 +52,8 @@ ps_ftrl_check(const struct ps_ftrl *c, char *err, size_t errlen)
 	}
 	if (!(c->l1 >= 0 && isfinite(c->l1) && c->l2 >= 0 &&
 	    isfinite(c->l2))) {
-		snprintf(err, errlen, "penalties l1 %g and l2 %g must be finite "
-		    "and not negative", c->l1, c->l2);
+		snprintf(err, errlen, "penalties l1 %g and l2 %g must be "
+		    "finite and not negative", c->l1, c->l2);
 		return -1;
 	}
 	return 0;

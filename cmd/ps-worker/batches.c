@@ -39,7 +39,8 @@ batches_rows(struct batches *bt, const struct ps_dataset *ds, uint32_t batch,
 	bt->roff = xcalloc((size_t)bt->nbatches + 1, sizeof *bt->roff);
 	plan_shuffle(bt->rows, n, seed, UINT64_MAX);
 	for (b = 0; b < bt->nbatches; b++) {
-		size_t lo = (size_t)b * batch, hi = lo + batch < n ? lo + batch : n;
+		size_t lo = (size_t)b * batch;
+		size_t hi = lo + batch < n ? lo + batch : n;
 
 		bt->roff[b + 1] = hi;
 		qsort(bt->rows + lo, hi - lo, sizeof *bt->rows, u32_cmp);
@@ -117,7 +118,8 @@ batches_group(struct batches *bt, uint32_t b, const uint32_t *srv,
 	size_t base = at[0], n = at[bt->nservers] - base, k, s;
 
 	memcpy(tmp, bt->feats + base, n * sizeof *tmp);
-	for (s = 0; s <= bt->nservers; s++)	/* counts, then starts, from 0 */
+	/* Counts, then starts, from 0; then back to absolute offsets. */
+	for (s = 0; s <= bt->nservers; s++)
 		at[s] = 0;
 	for (k = 0; k < n; k++)
 		at[srv[tmp[k]] + 1]++;

@@ -61,6 +61,8 @@ sgd_init(struct worker *w)
 	batches_build(&sg->bt, &w->ds, &w->ring, w->conf.batch, w->conf.seed);
 	sg->total = (uint64_t)sg->bt.nbatches * w->conf.epochs;
 	sg->tau = w->conf.tau < SGD_TAU_MAX ? w->conf.tau : SGD_TAU_MAX;
+	if (sg->total > 0 && sg->tau >= sg->total)	/* no more than all */
+		sg->tau = (uint32_t)(sg->total - 1);
 	maxf = sg->bt.maxfeats + 1;
 	sg->order = xcalloc(sg->bt.nbatches + 1, sizeof *sg->order);
 	sg->slots = xcalloc((size_t)sg->tau + 1, sizeof *sg->slots);
@@ -74,10 +76,10 @@ sgd_init(struct worker *w)
 	sg->gbuf = xcalloc(maxf, sizeof *sg->gbuf);
 	sg->nnz = xcalloc(ns, sizeof *sg->nnz);
 	log_info("sgd: %u mini-batches of up to %u rows, %u epochs, tau %u, "
-	    "%s alpha %g beta %g, l1 %g l2 %g per epoch", sg->bt.nbatches, w->conf.batch,
-	    w->conf.epochs, sg->tau, ps_ftrl_name(w->conf.opt.opt),
-	    w->conf.opt.alpha, w->conf.opt.beta, w->conf.opt.l1,
-	    w->conf.opt.l2);
+	    "%s alpha %g beta %g, l1 %g l2 %g per epoch", sg->bt.nbatches,
+	    w->conf.batch, w->conf.epochs, sg->tau,
+	    ps_ftrl_name(w->conf.opt.opt), w->conf.opt.alpha,
+	    w->conf.opt.beta, w->conf.opt.l1, w->conf.opt.l2);
 }
 
 void
@@ -161,7 +163,7 @@ sgd_reply_barrier(struct worker *w, struct link *l, struct ps_msg *m)
 	sg->barrier--;
 }
 
-/* A server's weights for an in-flight mini-batch, or a barrier or ping reply. */
+/* A server's weights for a mini-batch in flight, or a barrier or ping reply. */
 void
 sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
