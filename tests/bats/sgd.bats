@@ -22,30 +22,15 @@ teardown() {
 	ps_reap
 }
 
-# pred_auc TEST PRED: AUC (ties count half) of liblinear-predict -b 1
-# output PRED against TEST's labels.
-pred_auc() {
-	awk 'FNR == NR { y[FNR] = ($1 + 0 > 0); next }
-	FNR == 1 { col = ($2 + 0 > 0) ? 2 : 3; next }
-	{ print $col, y[FNR - 1] }' "$1" "$2" | sort -g | awk '
-	{ s[NR] = $1; y[NR] = $2 }
-	END {
-		for (i = 1; i <= NR; i = j + 1) {
-			for (j = i; j < NR && s[j + 1] == s[i]; j++)
-				;
-			for (k = i; k <= j; k++)
-				if (y[k]) { sum += (i + j) / 2; np++ }
-		}
-		printf "%.6f\n", (sum - np * (np + 1) / 2) / (np * (NR - np))
-	}'
-}
+# bench_auc TEST PRED: the AUC of liblinear-predict -b 1 output.
+. "$PSKIT_SRCDIR/tests/bench/lib.sh"
 
 # liblinear_auc TRAIN TEST: LIBLINEAR -s 6 -c 1 -e 0.0001's test AUC, cached.
 liblinear_auc() {
 	if [ ! -f "$1.llauc" ]; then
 		liblinear-train -s 6 -c 1 -e 0.0001 "$1" "$1.llm" >/dev/null
 		liblinear-predict -b 1 "$2" "$1.llm" "$1.llpred" >/dev/null
-		pred_auc "$2" "$1.llpred" >"$1.llauc"
+		bench_auc "$2" "$1.llpred" >"$1.llauc"
 	fi
 	cat "$1.llauc"
 }
@@ -139,7 +124,7 @@ check_delay() {
 	ps-ckpt export -f liblinear -o "$BATS_TEST_TMPDIR/m.ll" "$BATS_TEST_TMPDIR/model"
 	liblinear-predict -b 1 "$BATS_FILE_TMPDIR/a9a.t" "$BATS_TEST_TMPDIR/m.ll" \
 	    "$BATS_TEST_TMPDIR/pred" >/dev/null
-	theirs=$(pred_auc "$BATS_FILE_TMPDIR/a9a.t" "$BATS_TEST_TMPDIR/pred")
+	theirs=$(bench_auc "$BATS_FILE_TMPDIR/a9a.t" "$BATS_TEST_TMPDIR/pred")
 	ours=$(column "$BATS_TEST_TMPDIR/model/progress.tsv" test_auc)
 	echo "final line $ours, exported model $theirs"
 	awk -v a="$ours" -v b="$theirs" 'BEGIN { d = a - b; exit !(d < 1e-4 && d > -1e-4) }'
