@@ -21,6 +21,20 @@ ps_logistic_loss(double z)
 }
 
 /*
+ * The loss log(1 + exp(-z)) of a row with z = y m, and in *s the sigmoid
+ * sigma(-z) = 1 / (1 + exp(z)), so that the loss's derivative in m is
+ * -y *s; one exp() for both.
+ */
+static inline double
+ps_logistic_loss_slope(double z, double *s)
+{
+	double e = exp(-fabs(z));
+
+	*s = (z > 0 ? e : 1) / (1 + e);
+	return log1p(e) + (z < 0 ? -z : 0);
+}
+
+/*
  * The largest second derivative of the logistic loss over margins in
  * [m - r, m + r] is 1/4 if the interval holds 0, else sigma'(|m| - r) =
  * x / (1 + x)^2 with x = exp(-|m|) exp(r): a step inside a trust region of

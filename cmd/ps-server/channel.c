@@ -42,6 +42,7 @@ channels_free(struct server *srv)
 		if (ch == NULL)
 			continue;
 		rounds_clear(ch);
+		online_clear(ch);
 		free(ch->job.workers);
 		store_release(&ch->store);
 		free(ch);

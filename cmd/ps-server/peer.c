@@ -15,6 +15,7 @@
 
 #include <event2/util.h>
 
+#include "hello.h"
 #include "log.h"
 #include "server.h"
 #include "xmalloc.h"
@@ -171,10 +172,83 @@ job_abort(struct channel *ch, const char *why)
 		peer_send_error(w, why);
 	}
 	rounds_clear(ch);
+	online_clear(ch);
 	free(job->workers);
 	job->workers = NULL;
 	job->active = 0;
 	job->nhello = job->nbye = 0;
+}
+
+/* The KKT threshold a HELLO asks for: its factor times lambda, 0 if off. */
+static double
+peer_hello_kkt(const struct ps_msg *m)
+{
+	return m->naux >= 7 ? m->aux[6] * m->aux[5] : 0;
+}
+
+/* The first HELLO of a channel's job sets it up. */
+static void
+peer_job_start(struct channel *ch, const struct ps_msg *m, int alg,
+    const struct ps_ftrl *opt)
+{
+	struct job *job = &ch->job;
+	uint32_t n = (uint32_t)m->aux[1];
+
+	job->active = 1;
+	job->algorithm = alg;
+	job->nworkers = n;
+	job->server_index = (uint32_t)m->aux[2];
+	job->nservers = (uint32_t)m->aux[3];
+	job->ring_version = (uint32_t)m->aux[4];
+	job->lambda = m->aux[5];
+	job->kkt = peer_hello_kkt(m);
+	job->workers = xcalloc(n, sizeof *job->workers);
+	store_sent_reset(&ch->store, 0);
+	job->rounds_done = 0;
+	if (alg == PS_ALG_SGD) {
+		job->online.opt = *opt;
+		online_start(ch);
+		log_info("job started on channel %u: %u workers, sgd with %s, "
+		    "alpha %g, beta %g, l1 %g, l2 %g", ch->id, n,
+		    ps_ftrl_name(opt->opt), opt->alpha, opt->beta, opt->l1,
+		    opt->l2);
+	} else {
+		store_online_end(&ch->store);
+		log_info("job started on channel %u: %u workers, lambda %g",
+		    ch->id, n, job->lambda);
+	}
+}
+
+/* 0 when a later HELLO agrees with the running job, else -1 and why. */
+static int
+peer_job_match(const struct job *job, const struct ps_msg *m, int alg,
+    const struct ps_ftrl *opt, char *err, size_t errlen)
+{
+	const struct ps_ftrl *jo = &job->online.opt;
+
+	if ((uint32_t)m->aux[1] != job->nworkers || m->aux[5] != job->lambda ||
+	    peer_hello_kkt(m) != job->kkt) {
+		snprintf(err, errlen, "%u workers, lambda %g, KKT threshold "
+		    "%g; the job has %u, %g and %g", (uint32_t)m->aux[1],
+		    m->aux[5], peer_hello_kkt(m), job->nworkers, job->lambda,
+		    job->kkt);
+		return -1;
+	}
+	if (alg != job->algorithm) {
+		snprintf(err, errlen, "algorithm %s, the job runs %s",
+		    ps_algorithm_name(alg), ps_algorithm_name(job->algorithm));
+		return -1;
+	}
+	if (alg == PS_ALG_SGD && (opt->opt != jo->opt ||
+	    opt->alpha != jo->alpha || opt->beta != jo->beta ||
+	    opt->l1 != jo->l1 || opt->l2 != jo->l2)) {
+		snprintf(err, errlen, "%s alpha %g beta %g l1 %g l2 %g, the "
+		    "job has %s %g %g %g %g", ps_ftrl_name(opt->opt),
+		    opt->alpha, opt->beta, opt->l1, opt->l2,
+		    ps_ftrl_name(jo->opt), jo->alpha, jo->beta, jo->l1, jo->l2);
+		return -1;
+	}
+	return 0;
 }
 
 /* Check a HELLO against the job, starting the job with the first one. */
@@ -183,9 +257,11 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 {
 	struct channel *ch = channel_get(srv, m->channel, 1);
 	struct job *job;
+	struct ps_ftrl opt;
 	struct ps_msg ok;
 	char err[512];
 	uint32_t id, n;
+	int alg;
 
 	if (ch == NULL) {
 		peer_fail(p, "no channel %u (channels are 0 to %d)",
@@ -199,6 +275,10 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		peer_fail(p, "malformed hello");
 		return;
 	}
+	if (ps_hello_job(m, &alg, &opt, err, sizeof err) != 0) {
+		peer_fail(p, "malformed hello: %s", err);
+		return;
+	}
 	id = (uint32_t)m->aux[0];
 	n = (uint32_t)m->aux[1];
 	if (owner_load(srv, m->ring_version, err, sizeof err) != 0) {
@@ -206,24 +286,10 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		return;
 	}
 	if (!job->active) {
-		job->active = 1;
-		job->nworkers = n;
-		job->server_index = (uint32_t)m->aux[2];
-		job->nservers = (uint32_t)m->aux[3];
-		job->ring_version = (uint32_t)m->aux[4];
-		job->lambda = m->aux[5];
-		job->kkt = m->naux >= 7 ? m->aux[6] * m->aux[5] : 0;
-		job->workers = xcalloc(n, sizeof *job->workers);
-		store_sent_reset(&ch->store, 0);
-		job->rounds_done = 0;
-		log_info("job started on channel %u: %u workers, lambda %g",
-		    ch->id, n, job->lambda);
-	} else if (n != job->nworkers || m->aux[5] != job->lambda ||
-	    (m->naux >= 7 ? m->aux[6] * m->aux[5] : 0) != job->kkt) {
-		peer_fail(p, "hello does not match the job: %u workers, "
-		    "lambda %g, KKT threshold %g; the job has %u, %g and %g",
-		    n, m->aux[5], m->naux >= 7 ? m->aux[6] * m->aux[5] : 0,
-		    job->nworkers, job->lambda, job->kkt);
+		peer_job_start(ch, m, alg, &opt);
+	} else if (peer_job_match(job, m, alg, &opt, err, sizeof err) != 0) {
+		peer_fail(p, "hello does not match the job on channel %u: %s",
+		    ch->id, err);
 		return;
 	}
 	if (job->workers[id] != NULL || p->is_worker) {
@@ -259,6 +325,7 @@ peer_bye(struct peer *p)
 	    (unsigned long long)ps_keytab_count(&ch->store.keys),
 	    (unsigned long long)ch->store.nnz);
 	rounds_clear(ch);
+	online_clear(ch);
 	free(job->workers);
 	job->workers = NULL;
 	job->active = 0;
@@ -341,7 +408,9 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		peer_hello(srv, p, m);
 		break;
 	case PS_MSG_PUSH:
-		if (m->flags & PS_MSG_F_KEYSIG)
+		if (p->ch->job.algorithm == PS_ALG_SGD)
+			online_push(p->ch, p, m);
+		else if (m->flags & PS_MSG_F_KEYSIG)
 			round_push_unresolved(p->ch, p, m);
 		else
 			round_push(p->ch, p, m);
@@ -349,6 +418,8 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	case PS_MSG_PULL:
 		if (m->flags & PS_MSG_F_CURRENT)
 			peer_pull_current(srv, p, m);
+		else if (p->ch->job.algorithm == PS_ALG_SGD)
+			online_pull(p->ch, p, m);
 		else
 			round_pull(p->ch, p, m);
 		return;

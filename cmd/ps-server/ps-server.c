@@ -15,6 +15,7 @@
 #include <event2/event.h>
 
 #include "blas.h"
+#include "hello.h"
 #include "log.h"
 #include "server.h"
 #include "xmalloc.h"
@@ -96,6 +97,7 @@ channel_stats(char **buf, const struct channel *ch)
 		stat_line(buf, name, fmt, val);				\
 	} while (0)
 	CHANNEL_STAT("job_active", "%d", job->active);
+	CHANNEL_STAT("job_algorithm", "%s", ps_algorithm_name(job->algorithm));
 	CHANNEL_STAT("job_workers", "%u", job->nworkers);
 	CHANNEL_STAT("job_lambda", "%.17g", job->lambda);
 	CHANNEL_STAT("rounds_done", "%llu", (unsigned long long)job->rounds_done);
@@ -141,6 +143,7 @@ server_stats_text(struct server *srv)
 		if (srv->channels[i] != NULL)
 			channel_stats(&buf, srv->channels[i]);
 	stat_line(&buf, "pushes", "%llu", (unsigned long long)s->pushes);
+	stat_line(&buf, "pushes_refused", "%llu", (unsigned long long)s->pushes_refused);
 	stat_line(&buf, "pulls", "%llu", (unsigned long long)s->pulls);
 	stat_line(&buf, "keys_pushed", "%llu", (unsigned long long)s->keys_pushed);
 	stat_line(&buf, "keys_pulled", "%llu", (unsigned long long)s->keys_pulled);

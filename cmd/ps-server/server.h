@@ -4,8 +4,9 @@
  * A server holds one or more channels (channel.c), each an independent
  * weight vector with its own job: the keys workers send it (store.c) and,
  * for Algorithm 2, each round's pushes from every worker of the job,
- * aggregated before the proximal step and the round's pulls (round.c).  It
- * takes connections and dispatches their messages (peer.c).  All of it
+ * aggregated before the proximal step and the round's pulls (round.c); for
+ * the online path, each push applied at once by FTRL or AdaGrad (online.c).
+ * It takes connections and dispatches their messages (peer.c).  All of it
  * runs on one libevent loop in one thread.
  */
 #ifndef PS_SERVER_H
@@ -20,6 +21,7 @@
 #include <event2/listener.h>
 
 #include "conn.h"
+#include "ftrl.h"
 #include "keytab.h"
 #include "ring.h"
 #include "wire.h"
@@ -50,6 +52,8 @@ struct store {
 	float			*sent;		/* [slot * nsent + worker]: weight last
 						   sent (significantly-modified filter) */
 	uint32_t		 nsent;		/* workers in sent; 0 until first used */
+	double			*z, *n;		/* optimiser state (ftrl.h); NULL unless
+						   the weights are an online job's */
 	size_t			 cap;		/* allocated entries per array */
 	double			 l1;		/* sum |w| */
 	uint64_t		 nnz;		/* count of w != 0 */
@@ -76,9 +80,24 @@ struct round {
 };
 TAILQ_HEAD(round_list, round);
 
+/*
+ * online.c: an online job's optimiser and, per worker, the lowest push
+ * timestamp it may still send (each push is applied once, in order), its
+ * epochs of data pushed, and the workers waiting at the end barrier.
+ */
+struct online {
+	struct ps_ftrl		 opt;		/* l1, l2 per epoch of data */
+	uint64_t		*next_t;	/* [nworkers] */
+	double			*epochs;	/* [nworkers] */
+	double			 epochs_sum;
+	struct peer		**done;		/* [nworkers], NULL until it finished */
+	uint32_t		 ndone;
+};
+
 /* The job the connected workers run; set by the first HELLO. */
 struct job {
 	int			 active;
+	int			 algorithm;	/* enum ps_algorithm (hello.h) */
 	uint32_t		 nworkers;
 	double			 lambda;
 	double			 kkt;		/* KKT filter: inactive when w = 0 and
@@ -89,6 +108,7 @@ struct job {
 	uint64_t		 rounds_done;
 	uint64_t		 last_round;
 	struct round_list	 rounds;
+	struct online		 online;	/* algorithm sgd only */
 };
 
 /*
@@ -114,6 +134,7 @@ struct server_stats {
 	uint64_t	push_resends;		/* pushes dropped: unknown keys */
 	struct ps_wire_sizes wire_in, wire_out;	/* of closed connections */
 	uint64_t	keysig_hits, keysig_misses;
+	uint64_t	pushes_refused;
 };
 
 struct server {
@@ -143,6 +164,9 @@ void	store_set(struct store *st, uint32_t slot, float w);
 int	store_save(const struct store *st, const struct job *job,
 	    const char *path, char *err, size_t errlen);
 void	store_sent_reset(struct store *st, uint32_t nworkers);
+void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
+void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
+void	store_online_end(struct store *st);
 
 /* channel.c */
 struct channel *channel_get(struct server *srv, uint32_t id, int create);
@@ -166,6 +190,12 @@ int	owner_load(struct server *srv, uint32_t version, char *err,
 	    size_t errlen);
 int	owner_check(const struct server *srv, const uint64_t *keys, size_t n,
 	    char *err, size_t errlen);
+
+/* online.c */
+void	online_start(struct channel *ch);
+void	online_push(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	online_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	online_clear(struct channel *ch);
 
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);

@@ -1,7 +1,8 @@
 /*
  * store.c: the server's key store: a hash index from feature id to slot and
  * per-slot arrays for the weight, its trust radius and the aggregation
- * scratch; and writing the non-zero weights as a model part file.
+ * scratch, and for an online job the optimiser state (z, n) from which the
+ * weight follows; and writing the non-zero weights as a model part file.
  */
 #include "config.h"
 
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ftrl.h"
 #include "model.h"
 #include "prox.h"
 #include "server.h"
@@ -32,6 +34,8 @@ store_release(struct store *st)
 	free(st->mark);
 	free(st->glast);
 	free(st->sent);
+	free(st->z);
+	free(st->n);
 	memset(st, 0, sizeof *st);
 }
 
@@ -54,6 +58,12 @@ store_grow(struct store *st, size_t n)
 		    sizeof *st->sent);
 		memset(st->sent + st->cap * st->nsent, 0,
 		    (cap - st->cap) * st->nsent * sizeof *st->sent);
+	}
+	if (st->z != NULL) {
+		st->z = xreallocarray(st->z, cap, sizeof *st->z);
+		st->n = xreallocarray(st->n, cap, sizeof *st->n);
+		memset(st->z + st->cap, 0, (cap - st->cap) * sizeof *st->z);
+		memset(st->n + st->cap, 0, (cap - st->cap) * sizeof *st->n);
 	}
 	for (i = st->cap; i < cap; i++) {
 		st->w[i] = 0;
@@ -108,6 +118,50 @@ store_set(struct store *st, uint32_t slot, float w)
 	st->l1 += fabs((double)w) - fabs((double)old);
 	st->nnz += (w != 0) - (old != 0);
 	st->w[slot] = w;
+}
+
+/* Recompute every weight from (z, n) under opt (its penalties changed). */
+void
+store_online_refresh(struct store *st, const struct ps_ftrl *opt)
+{
+	size_t i, count = ps_keytab_count(&st->keys);
+
+	for (i = 0; i < count; i++)
+		store_set(st, (uint32_t)i,
+		    (float)ps_ftrl_weight(opt, st->z[i], st->n[i]));
+}
+
+/*
+ * An online job starts on this store: the weights must follow from (z, n).
+ * A store without optimiser state gets it, each existing weight carried
+ * over as the z that gives it under opt with n = 0 (a warm start); one that
+ * has it (an earlier online job) keeps it and the weights it gave.
+ */
+void
+store_online_begin(struct store *st, const struct ps_ftrl *opt)
+{
+	size_t i, count = ps_keytab_count(&st->keys);
+
+	if (st->z != NULL)
+		return;
+	if (st->cap == 0)
+		store_grow(st, 0);
+	st->z = xcalloc(st->cap, sizeof *st->z);
+	st->n = xcalloc(st->cap, sizeof *st->n);
+	for (i = 0; i < count; i++) {
+		st->z[i] = ps_ftrl_warm_z(opt, st->w[i]);
+		store_set(st, (uint32_t)i,
+		    (float)ps_ftrl_weight(opt, st->z[i], 0));
+	}
+}
+
+/* A batch job starts: the weights no longer follow an optimiser state. */
+void
+store_online_end(struct store *st)
+{
+	free(st->z);
+	free(st->n);
+	st->z = st->n = NULL;
 }
 
 /* qsort order of (fid, weight) records by feature id. */

@@ -423,21 +423,6 @@ dbpg_final(struct worker *w)
 		links_step(w, "the final round");
 }
 
-/* Tell every server this worker is done. */
-static void
-dbpg_bye(struct worker *w)
-{
-	struct ps_msg m;
-	size_t s;
-
-	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_BYE;
-	m.flags = PS_MSG_F_NOKEYS;
-	m.sender = w->conf.id;
-	for (s = 0; s < w->nlinks; s++)
-		links_send(w, s, &m);
-}
-
 /* Features in the largest block. */
 static size_t
 dbpg_max_block(const struct plan *pl)
@@ -508,6 +493,6 @@ dbpg_run(struct worker *w)
 	log_info("finished after %llu iterations: objective %.9g, %.0f non-zero "
 	    "weights", (unsigned long long)t_final, w->objective[t_final],
 	    last->nnz);
-	dbpg_bye(w);
+	links_bye(w);
 	return 0;
 }

@@ -91,6 +91,7 @@ evaltest_pull(struct worker *w, size_t s)
 	m.type = PS_MSG_PULL;
 	m.flags = PS_MSG_F_CURRENT;
 	m.sender = w->conf.id;
+	m.timestamp = EVALTEST_TIMESTAMP;
 	m.ring_version = w->ring.version;
 	m.nkeys = (uint32_t)(ev->off[s + 1] - ev->off[s]);
 	m.keys = ev->keys + ev->off[s];

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "hello.h"
 #include "log.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -44,8 +45,11 @@ link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		l->hello_ok = 1;
 		break;
 	case PS_MSG_PULL_REPLY:
-		if (m->flags & PS_MSG_F_CURRENT)
+		if ((m->flags & PS_MSG_F_CURRENT) &&
+		    m->timestamp == EVALTEST_TIMESTAMP)
 			evaltest_reply(w, l, m);
+		else if (w->conf.algorithm == PS_ALG_SGD)
+			sgd_reply(w, l, m);
 		else
 			dbpg_reply(w, l, m);
 		break;
@@ -113,7 +117,8 @@ links_open(struct worker *w)
 		hello.aux[3] = (double)w->nlinks;
 		hello.aux[4] = w->ring.version;
 		hello.aux[5] = w->conf.lambda;
-		hello.aux[6] = w->conf.kkt;	/* 0: the KKT filter is off */
+		hello.aux[PS_HELLO_KKT] = w->conf.kkt;	/* 0: KKT filter off */
+		ps_hello_set_job(&hello, w->conf.algorithm, &w->conf.opt);
 		links_send(w, i, &hello);
 	}
 	while (!links_all_hello(w))
@@ -191,6 +196,46 @@ links_step(struct worker *w, const char *what)
 			quiet = &w->links[i];
 	fatalx(EX_UNAVAILABLE, "no answer for %.0f s from server %u (%s) while "
 	    "waiting for %s", w->conf.timeout, quiet->index, quiet->addr, what);
+}
+
+/* Give up on a server silent for the timeout even while others talk. */
+void
+links_check_each(struct worker *w, const char *what)
+{
+	double now = worker_now();
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++) {
+		struct link *l = &w->links[i];
+
+		if (now - l->last_rx > w->conf.timeout)
+			fatalx(EX_UNAVAILABLE, "no answer for %.0f s from server "
+			    "%u (%s) while waiting for %s", w->conf.timeout,
+			    l->index, l->addr, what);
+	}
+}
+
+/* Send m to every server. */
+void
+links_send_all(struct worker *w, const struct ps_msg *m)
+{
+	size_t s;
+
+	for (s = 0; s < w->nlinks; s++)
+		links_send(w, s, m);
+}
+
+/* Tell every server this worker is done. */
+void
+links_bye(struct worker *w)
+{
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_BYE;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.sender = w->conf.id;
+	links_send_all(w, &m);
 }
 
 /* True when every server answered HELLO. */

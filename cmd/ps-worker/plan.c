@@ -1,6 +1,7 @@
 /*
  * plan.c: which of the worker's features go in which block and to which
- * server, and the seeded order in which blocks are visited.
+ * server, and the seeded order in which blocks are visited (the shuffle
+ * also orders sgd's mini-batches).
  *
  * A feature's block is a hash of its id and the job's seed, so every worker
  * puts a feature in the same block without talking; its server is the ring's
@@ -71,23 +72,30 @@ plan_release(struct plan *pl)
 }
 
 /*
- * The order of blocks in pass p: every block once, shuffled by (seed, p)
- * with Fisher-Yates over splitmix64.  perm has nblocks entries.
+ * A permutation of 0 .. n-1 drawn from (seed, round): Fisher-Yates over
+ * splitmix64.  The same arguments give the same permutation on every worker.
  */
 void
-plan_pass_order(const struct plan *pl, uint64_t pass, uint64_t seed,
-    uint32_t *perm)
+plan_shuffle(uint32_t *perm, uint32_t n, uint64_t seed, uint64_t round)
 {
-	uint64_t state = ps_key_mix(seed ^ ps_key_mix(pass + 7));
-	uint32_t n = pl->nblocks, i, k, b;
+	uint64_t state = ps_key_mix(seed ^ ps_key_mix(round + 7));
+	uint32_t i, k, b;
 
 	for (i = 0; i < n; i++)
 		perm[i] = i;
-	for (i = n - 1; i > 0; i--) {
+	for (i = n > 0 ? n - 1 : 0; i > 0; i--) {
 		state = ps_key_mix(state + 0x9e3779b97f4a7c15ULL);
 		k = (uint32_t)(state % (i + 1));
 		b = perm[i];
 		perm[i] = perm[k];
 		perm[k] = b;
 	}
+}
+
+/* The order of blocks in pass p: every block once, shuffled by (seed, p). */
+void
+plan_pass_order(const struct plan *pl, uint64_t pass, uint64_t seed,
+    uint32_t *perm)
+{
+	plan_shuffle(perm, pl->nblocks, seed, pass);
 }

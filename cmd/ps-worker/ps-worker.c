@@ -1,6 +1,7 @@
 /*
  * ps-worker.c: a worker of an l1-regularised logistic regression job:
- * options, loading the shard and the ring, then the iterations (dbpg.c).
+ * options, loading the shard and the ring, then the algorithm: Delayed
+ * Block Proximal Gradient (dbpg.c) or asynchronous SGD (sgd.c).
  */
 #include "config.h"
 
@@ -14,15 +15,24 @@
 #include <time.h>
 
 #include "blas.h"
+#include "hello.h"
 #include "log.h"
 #include "shard.h"
 #include "worker.h"
 #include "xmalloc.h"
 
+/* sgd defaults, as strings for usage() and numbers for main(). */
+#define SGD_ALPHA	"1"
+#define SGD_BETA	"1"
+#define SGD_EPOCHS	"20"
+#define SGD_BATCH	"1000"
+
 static const char usage_text[] =
-"usage: ps-worker [-hVvz] [-b blocks] [-c channel] [-e epsilon] [-F filters]\n"
-"                 [-i id] [-l lambda] [-m max-iter] [-n workers] [-S seed]\n"
-"                 [-t tau] [-T test.pss] [--timeout secs] -r ring shard.pss\n";
+"usage: ps-worker [-hVvz] [-A dbpg|sgd] [-b blocks] [-c channel] [-e epsilon]\n"
+"                 [-F filters] [-i id] [-l lambda] [-m max-iter] [-n workers]\n"
+"                 [-S seed] [-t tau] [-T test.pss] [--alpha x] [--batch rows]\n"
+"                 [--beta x] [--epochs n] [--l2 x] [--optimizer adagrad|ftrl]\n"
+"                 [--timeout secs] -r ring shard.pss\n";
 
 static void
 usage(int status)
@@ -34,8 +44,12 @@ usage(int status)
 		    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
 		    "  -n, --workers n        workers in the job (default 1)\n"
 		    "  -c, --channel n        the servers' weight vector to train, 0-15 (default 0)\n"
-		    "  -l, --lambda x         l1 penalty (default 1)\n"
+		    "  -A, --algorithm name   dbpg (Algorithm 2, default) or sgd (asynchronous SGD)\n"
+		    "  -l, --lambda x         l1 penalty of F (default 1)\n"
 		    "  -t, --tau n|inf        bounded delay; 0 is sequential, inf eventual (default 0)\n"
+		    "  -S, --seed n           seed of block or mini-batch assignment and order (default 1)\n"
+		    "  -T, --test file        score this test shard after each pass or epoch\n"
+		    "dbpg:\n"
 		    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
 		    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
 		    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
@@ -43,16 +57,26 @@ usage(int status)
 		    "  -T, --test file        score this test shard at the end of each pass\n"
 		    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
 		    "                         skip[=p] keycache lz4 fp16, or all or none\n"
-		    "                         (default kkt,keycache; theta 1e-3, p 0.5)\n"
+		    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
+		    "                         sgd takes only lz4 and fp16, default none)\n"
 		    "  -z, --lz4              the same as adding lz4 to the filters\n"
+		    "sgd (the servers apply the optimizer to each push):\n"
+		    "      --optimizer name   ftrl (FTRL-proximal, default) or adagrad\n"
+		    "      --alpha x          learning-rate scale (default " SGD_ALPHA ")\n"
+		    "      --beta x           learning-rate smoothing, > 0 (default " SGD_BETA ")\n"
+		    "      --l2 x             l2 penalty, F + l2/2 |w|^2 (default 0)\n"
+		    "      --epochs n         passes over the shard (default " SGD_EPOCHS ")\n"
+		    "      --batch rows       rows per mini-batch (default " SGD_BATCH ")\n"
 		    "      --timeout secs     give up when servers are silent this long (default 60)\n"
 		    "  -v, --verbose          more messages on stderr\n"
 		    "  -V, --version          print the version and exit\n"
 		    "  -h, --help             print this help and exit\n"
-		    "\nProgress goes to stdout as TSV: iter secs objective rel_change nnz\n"
-		    "bytes_sent bytes_recv test_logloss test_auc, then the filter counters\n"
-		    "msgs_sent msgs_recv kkt_in kkt_out skip_out sigmod_in sigmod_out\n"
-		    "keycache_in keycache_out fp16_in fp16_out lz4_in lz4_out.\n", stdout);
+		    "\nProgress goes to stdout as TSV.  dbpg: iter secs objective rel_change nnz\n"
+		    "bytes_sent bytes_recv test_logloss test_auc.  sgd: epoch batch secs rows\n"
+		    "progressive_logloss nnz test_logloss test_auc bytes_sent bytes_recv.\n"
+		    "Both then give the filter counters msgs_sent msgs_recv kkt_in kkt_out\n"
+		    "skip_out sigmod_in sigmod_out keycache_in keycache_out fp16_in fp16_out\n"
+		    "lz4_in lz4_out.\n", stdout);
 	exit(status);
 }
 
@@ -79,10 +103,58 @@ parse_num(const char *what, const char *s, double lo, double hi)
 	return v;
 }
 
+/*
+ * Settle the filters: -z adds lz4; sgd runs none by default and takes
+ * only those that act on any push (lz4, fp16); the KKT threshold is 0
+ * when its filter is off.
+ */
+static void
+worker_check_filters(struct worker_conf *c, int given, int lz4)
+{
+	const unsigned sgd_ok = FILTER_LZ4 | FILTER_FP16;
+
+	if (c->algorithm == PS_ALG_SGD && !given)
+		c->filters = 0;
+	if (lz4)
+		c->filters |= FILTER_LZ4;
+	if (c->algorithm == PS_ALG_SGD && (c->filters & ~sgd_ok)) {
+		fprintf(stderr, "ps-worker: -A sgd takes only the lz4 and "
+		    "fp16 filters\n");
+		usage(EX_USAGE);
+	}
+	if (!(c->filters & FILTER_KKT))
+		c->kkt = 0;
+}
+
+/* The sgd-only long options (codes 2 to 7 in worker_parse_args). */
+static void
+worker_sgd_option(struct worker_conf *c, int ch, const char *arg)
+{
+	switch (ch) {
+	case 2: c->opt.alpha = parse_num("alpha", arg, 1e-12, 1e12); break;
+	case 3: c->batch = (uint32_t)parse_num("batch size", arg, 1, 1 << 24); break;
+	case 4: c->opt.beta = parse_num("beta", arg, 1e-12, 1e12); break;
+	case 5: c->epochs = (uint32_t)parse_num("epoch count", arg, 0, 1e6); break;
+	case 6: c->l2 = parse_num("l2", arg, 0, 1e12); break;
+	default:
+		if ((c->opt.opt = ps_ftrl_parse(arg)) == 0) {
+			fprintf(stderr, "ps-worker: unknown optimizer '%s'\n", arg);
+			usage(EX_USAGE);
+		}
+	}
+}
+
 static void
 worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 {
 	static const struct option longopts[] = {
+		{ "algorithm", required_argument, NULL, 'A' },
+		{ "alpha", required_argument, NULL, 2 },
+		{ "batch", required_argument, NULL, 3 },
+		{ "beta", required_argument, NULL, 4 },
+		{ "epochs", required_argument, NULL, 5 },
+		{ "l2", required_argument, NULL, 6 },
+		{ "optimizer", required_argument, NULL, 7 },
 		{ "blocks", required_argument, NULL, 'b' },
 		{ "channel", required_argument, NULL, 'c' },
 		{ "epsilon", required_argument, NULL, 'e' },
@@ -102,15 +174,25 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		{ "lz4", no_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch;
+	int ch, given = 0, lz4 = 0;
 
-	while ((ch = getopt_long(argc, argv, "b:c:e:F:hi:l:m:n:r:S:t:T:vVz",
+	while ((ch = getopt_long(argc, argv, "A:b:c:e:F:hi:l:m:n:r:S:t:T:vVz",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'A':
+			if ((c->algorithm = ps_algorithm_parse(optarg)) < 0) {
+				fprintf(stderr, "ps-worker: unknown algorithm '%s'\n", optarg);
+				usage(EX_USAGE);
+			}
+			break;
+		case 2: case 3: case 4: case 5: case 6: case 7:
+			worker_sgd_option(c, ch, optarg);
+			break;
 		case 'b': c->nblocks = (uint32_t)parse_num("block count", optarg, 1, 1 << 20); break;
 		case 'c': c->channel = (uint32_t)parse_num("channel", optarg, 0, 15); break;
 		case 'e': c->eps = parse_num("epsilon", optarg, 0, 1); break;
 		case 'F':
+			given = 1;
 			if (filters_parse(optarg, c) != 0) {
 				fprintf(stderr, "ps-worker: bad filter list '%s'\n",
 				    optarg);
@@ -132,7 +214,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		case 1: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
 		case 'v': (*verbose)++; break;
 		case 'V': printf("ps-worker %s\n", PACKAGE_VERSION); exit(0);
-		case 'z': c->filters |= FILTER_LZ4; break;
+		case 'z': lz4 = 1; break;
 		default: usage(EX_USAGE);
 		}
 	}
@@ -144,8 +226,10 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		usage(EX_USAGE);
 	}
 	c->shard_path = argv[optind];
-	if (!(c->filters & FILTER_KKT))
-		c->kkt = 0;
+	worker_check_filters(c, given, lz4);
+	/* F's penalties per epoch of data; the servers scale them (ftrl.h). */
+	c->opt.l1 = c->lambda;
+	c->opt.l2 = c->l2;
 }
 
 /* Load the ring and shards, build the plan and the margins. */
@@ -158,6 +242,12 @@ worker_load(struct worker *w)
 		fatalx(EX_DATAERR, "%s", err);
 	if (ps_shard_read(w->conf.shard_path, &w->ds, err, sizeof err) != 0)
 		fatalx(EX_DATAERR, "%s", err);
+	if (w->conf.test_path != NULL)
+		evaltest_init(w);
+	log_info("shard %s: %zu rows, %zu features, %zu non-zeros",
+	    w->conf.shard_path, w->ds.nrows, w->ds.nfeat, w->ds.nnz);
+	if (w->conf.algorithm == PS_ALG_SGD)
+		return;		/* sgd.c cuts its own mini-batches */
 	if (w->conf.nblocks > w->ds.nfeat && w->ds.nfeat > 0)
 		log_info("%u blocks for %zu features: some blocks are empty",
 		    w->conf.nblocks, w->ds.nfeat);
@@ -167,10 +257,29 @@ worker_load(struct worker *w)
 		w->conf.tau = w->plan.nblocks;
 	ps_l1lr_init(&w->lr, &w->ds, w->conf.beta, w->plan.nblocks,
 	    w->plan.boff, w->plan.feats);
-	if (w->conf.test_path != NULL)
-		evaltest_init(w);
-	log_info("shard %s: %zu rows, %zu features, %zu non-zeros",
-	    w->conf.shard_path, w->ds.nrows, w->ds.nfeat, w->ds.nnz);
+}
+
+/* What the DBPG run allocated (nothing for sgd). */
+static void
+dbpg_free(struct worker *w)
+{
+	plan_release(&w->plan);
+	ps_l1lr_release(&w->lr);
+	free(w->gu);
+	free(w->drift);
+	free(w->keybuf);
+	free(w->gubuf);
+	free(w->fullpass);
+	free(w->order);
+	for (uint32_t k = 0; w->inflight != NULL && k <= w->conf.tau; k++) {
+		free(w->inflight[k].wnew);
+		free(w->inflight[k].slack);
+		free(w->inflight[k].drop);
+		free(w->inflight[k].actpos);
+		free(w->inflight[k].actoff);
+	}
+	free(w->inflight);
+	free(w->objective);
 }
 
 /* The tick wakes the loop every second so that waits can time out. */
@@ -198,6 +307,11 @@ main(int argc, char **argv)
 	w.conf.filters = FILTER_DEFAULT;
 	w.conf.theta = 1e-3;
 	w.conf.skip = 0.5;
+	w.conf.opt.opt = PS_OPT_FTRL;
+	w.conf.opt.alpha = atof(SGD_ALPHA);
+	w.conf.opt.beta = atof(SGD_BETA);
+	w.conf.epochs = (uint32_t)atoi(SGD_EPOCHS);
+	w.conf.batch = (uint32_t)atoi(SGD_BATCH);
 	worker_parse_args(&w.conf, argc, argv, &verbose);
 	log_init("ps-worker", verbose);
 	log_route_libevent();
@@ -211,29 +325,17 @@ main(int argc, char **argv)
 	event_add(w.tick, &(struct timeval){ .tv_sec = 1 });
 	worker_load(&w);
 	links_open(&w);
-	status = dbpg_run(&w);
+	if (w.conf.algorithm == PS_ALG_SGD)
+		status = sgd_run(&w);
+	else
+		status = dbpg_run(&w);
 	links_close(&w);
 	if (w.have_test)
 		evaltest_release(&w.test);
-	plan_release(&w.plan);
-	ps_l1lr_release(&w.lr);
+	sgd_release(&w.sgd);
+	dbpg_free(&w);
 	ps_dataset_release(&w.ds);
 	ps_ring_release(&w.ring);
-	free(w.gu);
-	free(w.drift);
-	free(w.keybuf);
-	free(w.gubuf);
-	free(w.fullpass);
-	free(w.order);
-	for (uint32_t k = 0; k <= w.conf.tau; k++) {
-		free(w.inflight[k].wnew);
-		free(w.inflight[k].slack);
-		free(w.inflight[k].drop);
-		free(w.inflight[k].actpos);
-		free(w.inflight[k].actoff);
-	}
-	free(w.inflight);
-	free(w.objective);
 	event_free(w.tick);
 	event_base_free(w.base);
 	if (fflush(stdout) != 0 || ferror(stdout))

@@ -1,11 +1,13 @@
 /*
  * worker.h: the parts of ps-worker and what they share.
  *
- * A worker loads its shard (ps-worker.c), splits its features into blocks
- * and servers (plan.c), connects to every server of the ring (links.c) and
- * runs the Delayed Block Proximal Gradient iterations (dbpg.c), scoring a
- * test shard now and then (evaltest.c).  One thread, one libevent loop; all
- * computation happens in the main loop, callbacks only record replies.
+ * A worker loads its shard (ps-worker.c), connects to every server of the
+ * ring (links.c) and runs one of two algorithms: the Delayed Block Proximal
+ * Gradient iterations (dbpg.c) over feature blocks split by server
+ * (plan.c), or asynchronous SGD (sgd.c) over mini-batches of rows
+ * (batches.c).  Either scores a test shard now and then (evaltest.c).  One
+ * thread, one libevent loop; all computation happens in the main loop,
+ * callbacks only record replies.
  */
 #ifndef PS_WORKER_H
 #define PS_WORKER_H
@@ -17,6 +19,7 @@
 
 #include "conn.h"
 #include "dataset.h"
+#include "ftrl.h"
 #include "l1lr.h"
 #include "ring.h"
 #include "wire.h"
@@ -37,6 +40,11 @@ struct worker_conf {
 	unsigned	 filters;	/* FILTER_* */
 	double		 theta;		/* significantly-modified: first threshold */
 	double		 skip;		/* random skip: probability */
+	int		 algorithm;	/* enum ps_algorithm (hello.h) */
+	struct ps_ftrl	 opt;		/* sgd: optimiser; l1, l2 as sent (sgd.c) */
+	double		 l2;		/* sgd: l2 penalty in F's units */
+	uint32_t	 epochs;	/* sgd: passes over the shard */
+	uint32_t	 batch;		/* sgd: rows per mini-batch */
 };
 
 /* filters.c: the traffic filters a job may stack (-F). */
@@ -56,6 +64,13 @@ struct filter_counts {
 	uint64_t	 received;	/* pull entries after significantly-modified */
 };
 
+/*
+ * Timestamps of CURRENT pulls that are not a mini-batch's: the test set's
+ * weights (evaltest.c) and the liveness pings at the end barrier (sgd.c).
+ */
+#define EVALTEST_TIMESTAMP	UINT64_MAX
+#define SGD_PING_TIMESTAMP	(UINT64_MAX - 1)
+
 /* plan.c: local features by block, then by server, ascending within. */
 struct plan {
 	uint32_t	 nblocks, nservers;
@@ -63,6 +78,49 @@ struct plan {
 	size_t		*boff;		/* [nblocks + 1] block starts */
 	uint32_t	*feats;		/* local feature indices */
 	uint64_t	*keys;		/* their feature ids, same order */
+};
+
+/*
+ * batches.c: the shard's rows in mini-batches of conf.batch rows, drawn by
+ * a seeded shuffle once, and for each mini-batch the features its rows
+ * touch, grouped by server and ascending within a server.
+ */
+struct batches {
+	uint32_t	 nbatches, nservers;
+	size_t		*roff;		/* [nbatches + 1] into rows */
+	uint32_t	*rows;		/* row indices, ascending within a batch */
+	size_t		*off;		/* [nbatches * nservers + 1] into feats */
+	uint32_t	*feats;		/* local feature indices */
+	size_t		 maxfeats;	/* most features in one mini-batch */
+};
+
+/* sgd.c: one mini-batch in flight. */
+struct sgd_slot {
+	uint64_t	 t;		/* mini-batch number, the push timestamp */
+	uint32_t	 batch;		/* which of the shard's mini-batches */
+	uint32_t	 pending;	/* servers yet to answer its pull */
+	uint8_t		*got;		/* [nservers] answered */
+	float		*wpull;		/* [maxfeats] its features' weights */
+};
+
+/* sgd.c: the asynchronous SGD run. */
+struct sgd {
+	struct batches	 bt;
+	uint32_t	 tau;		/* mini-batches in flight: tau + 1 */
+	uint32_t	*order;		/* this epoch's mini-batch order */
+	struct sgd_slot	*slots;		/* [tau + 1], by t % (tau + 1) */
+	uint64_t	 total;		/* mini-batches in the run */
+	uint64_t	 t_next;	/* next mini-batch to start */
+	uint64_t	 t_done;	/* mini-batches below it were pushed */
+	float		*w;		/* weights by local feature (scratch) */
+	double		*g;		/* gradient by local feature (scratch) */
+	uint64_t	*keybuf;	/* one message's keys */
+	float		*gbuf;		/* one push's values */
+	double		*nnz;		/* [nservers] as each last reported */
+	uint32_t	 barrier;	/* servers yet to answer the end barrier */
+	uint64_t	 rows;		/* rows done */
+	double		 ep_loss;	/* this epoch's progressive loss sum */
+	uint64_t	 ep_rows;	/* and its rows */
 };
 
 struct worker;
@@ -134,6 +192,7 @@ struct worker {
 	int			 closing;	/* BYE sent: closes are expected */
 	struct evaltest		 test;
 	struct filter_counts	 counts;
+	struct sgd		 sgd;
 };
 
 /* plan.c */
@@ -142,6 +201,13 @@ void	plan_build(struct plan *pl, const struct ps_dataset *ds,
 void	plan_release(struct plan *pl);
 void	plan_pass_order(const struct plan *pl, uint64_t pass, uint64_t seed,
 	    uint32_t *perm);
+void	plan_shuffle(uint32_t *perm, uint32_t n, uint64_t seed,
+	    uint64_t round);
+
+/* batches.c */
+void	batches_build(struct batches *bt, const struct ps_dataset *ds,
+	    const struct ps_ring *ring, uint32_t batch, uint64_t seed);
+void	batches_release(struct batches *bt);
 
 /* filters.c */
 int	filters_parse(const char *list, struct worker_conf *c);
@@ -156,13 +222,21 @@ void	filters_print(const struct worker *w);
 void	links_open(struct worker *w);
 void	links_close(struct worker *w);
 void	links_send(struct worker *w, size_t server, const struct ps_msg *m);
+void	links_send_all(struct worker *w, const struct ps_msg *m);
 void	links_bytes(const struct worker *w, uint64_t *sent, uint64_t *recv);
 void	links_step(struct worker *w, const char *what);
+void	links_check_each(struct worker *w, const char *what);
+void	links_bye(struct worker *w);
 
 /* dbpg.c */
 int	dbpg_run(struct worker *w);
 void	dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	dbpg_push(struct worker *w, uint64_t t, size_t server);
+
+/* sgd.c */
+int	sgd_run(struct worker *w);
+void	sgd_reply(struct worker *w, struct link *l, struct ps_msg *m);
+void	sgd_release(struct sgd *sg);
 
 /* evaltest.c */
 void	evaltest_init(struct worker *w);

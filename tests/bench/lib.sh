@@ -130,3 +130,21 @@ bench_find_prog() {
 bench_file_bytes() {
 	wc -c <"$1" | tr -d ' '
 }
+
+# bench_auc TEST PRED: the AUC (ties count half) of liblinear-predict -b 1
+# output PRED against the labels of TEST (positive: label > 0).
+bench_auc() {
+	awk 'FNR == NR { y[FNR] = ($1 + 0 > 0); next }
+	FNR == 1 { col = ($2 + 0 > 0) ? 2 : 3; next }
+	{ print $col, y[FNR - 1] }' "$1" "$2" | sort -g | awk '
+	{ s[NR] = $1; y[NR] = $2 }
+	END {
+		for (i = 1; i <= NR; i = j + 1) {
+			for (j = i; j < NR && s[j + 1] == s[i]; j++)
+				;
+			for (k = i; k <= j; k++)
+				if (y[k]) { sum += (i + j) / 2; np++ }
+		}
+		printf "%.6f\n", (sum - np * (np + 1) / 2) / (np * (NR - np))
+	}'
+}

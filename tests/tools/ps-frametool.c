@@ -5,17 +5,26 @@
  *   ps-frametool HOST:PORT KIND
  *
  * KIND is one of good-hello, bad-magic, bad-version, bad-header-crc,
- * bad-payload-crc, oversize, truncated, unknown-type, garbage.  Each bad
+ * bad-payload-crc, oversize, truncated, unknown-type, garbage, script.  Each bad
  * kind starts from a valid HELLO frame and breaks one thing, recomputing
  * the header checksum where needed so that only that one thing is wrong.
  * "oversize" sends just a header announcing a payload over the limit;
  * "truncated" sends half a frame and then shuts down its sending side;
- * "garbage" sends 4 KiB of pseudo-random bytes.
+ * "garbage" sends 4 KiB of pseudo-random bytes.  "script" sends the frames
+ * described on standard input, one a line, in order:
+ *
+ *   TYPE[,nokeys][,current][,keysig] [ts=N] [ch=N] [aux=X,...]
+ *        [keys=K,...] [vals=V,...]
+ *
+ * with TYPE one of HELLO, PUSH, PULL, BYE, SAVE; the width is the number of
+ * values over the number of keys (keys=- and vals=- name none, for a NOKEYS
+ * frame that still counts nkeys: keys=-3 says 3; keysig sends a key
+ * signature the server has never seen in place of the keys).
  *
  * It then reads whatever the server answers until end of file or for at
  * most 2 seconds, and prints it on stdout: one line per frame ("HELLO_OK
- * sender=0 nkeys=0 naux=0" and the blob text if any), or the raw bytes of
- * a text answer.
+ * sender=0 nkeys=0 naux=0", then "vals=V,..." when it has values and the
+ * blob text if any), or the raw bytes of a text answer.
  *
  * Exit status: 0 if the peer closed the connection, 1 if it stayed open
  * for the 2 seconds, 64 on a bad command line, 69 if it cannot connect,
@@ -43,7 +52,9 @@
 
 #define FT_WAIT_MS	2000
 #define FT_GARBAGE	4096
+#define FT_UNKNOWN_KEYSIG 0x5eedfacecafebeefULL
 #define FT_ANSWER_MAX	(1u << 20)
+#define FT_SCRIPT_MAX	64	/* keys, values or scalars in one script frame */
 
 /* A frame being built: bytes and length; how much of it to send. */
 struct ft_frame {
@@ -59,7 +70,8 @@ usage(FILE *f, int status)
 {
 	fprintf(f, "usage: ps-frametool host:port kind\n"
 	    "kinds: good-hello bad-magic bad-version bad-header-crc "
-	    "bad-payload-crc\n       oversize truncated unknown-type garbage\n");
+	    "bad-payload-crc\n       oversize truncated unknown-type garbage "
+	    "script\n");
 	exit(status);
 }
 
@@ -118,6 +130,109 @@ ft_garbage(struct ft_frame *fr)
 	fr->len = fr->send_len = FT_GARBAGE;
 }
 
+/* Parse "a,b,c" into at most FT_SCRIPT_MAX doubles; their count. */
+static size_t
+ft_list(const char *s, double *out)
+{
+	size_t n = 0;
+	char *end;
+
+	if (strcmp(s, "-") == 0)
+		return 0;
+	while (*s != '\0' && n < FT_SCRIPT_MAX) {
+		out[n++] = strtod(s, &end);
+		if (end == s || (*end != ',' && *end != '\0')) {
+			fprintf(stderr, "ps-frametool: bad list '%s'\n", s);
+			exit(EX_USAGE);
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+/* The message type named by the first word of a script line. */
+static uint8_t
+ft_type(const char *word, uint8_t *flags)
+{
+	static const char *names[] = { "HELLO", "PUSH", "PULL", "BYE", "SAVE" };
+	static const uint8_t types[] = { PS_MSG_HELLO, PS_MSG_PUSH,
+	    PS_MSG_PULL, PS_MSG_BYE, PS_MSG_SAVE };
+	size_t len = strcspn(word, ","), i;
+
+	*flags = (strstr(word, ",nokeys") ? PS_MSG_F_NOKEYS : 0) |
+	    (strstr(word, ",current") ? PS_MSG_F_CURRENT : 0) |
+	    (strstr(word, ",keysig") ? PS_MSG_F_KEYSIG : 0);
+	for (i = 0; i < sizeof types; i++)
+		if (strlen(names[i]) == len && strncmp(word, names[i], len) == 0)
+			return types[i];
+	fprintf(stderr, "ps-frametool: unknown message type '%s'\n", word);
+	exit(EX_USAGE);
+}
+
+/* Encode one script line's frame into eb. */
+static void
+ft_script_line(char *line, struct evbuffer *eb)
+{
+	double keys[FT_SCRIPT_MAX], vals[FT_SCRIPT_MAX];
+	uint64_t k64[FT_SCRIPT_MAX];
+	float v32[FT_SCRIPT_MAX];
+	size_t nk = 0, nv = 0, i;
+	struct ps_msg m;
+	char err[200], *word;
+
+	memset(&m, 0, sizeof m);
+	m.type = ft_type(strtok(line, " \t\n"), &m.flags);
+	m.keysig = FT_UNKNOWN_KEYSIG;
+	while ((word = strtok(NULL, " \t\n")) != NULL) {
+		if (strncmp(word, "ts=", 3) == 0)
+			m.timestamp = strtoull(word + 3, NULL, 10);
+		else if (strncmp(word, "ch=", 3) == 0)
+			m.channel = (uint32_t)strtoul(word + 3, NULL, 10);
+		else if (strncmp(word, "aux=", 4) == 0)
+			m.naux = (uint16_t)ft_list(word + 4, m.aux);
+		else if (strncmp(word, "keys=-", 6) == 0)
+			m.nkeys = (uint32_t)strtoul(word + 6, NULL, 10);
+		else if (strncmp(word, "keys=", 5) == 0)
+			nk = ft_list(word + 5, keys);
+		else if (strncmp(word, "vals=", 5) == 0)
+			nv = ft_list(word + 5, vals);
+	}
+	for (i = 0; i < nk; i++)
+		k64[i] = (uint64_t)keys[i];
+	for (i = 0; i < nv; i++)
+		v32[i] = (float)vals[i];
+	if (nk > 0) {
+		m.nkeys = (uint32_t)nk;
+		m.keys = k64;
+	}
+	m.width = m.nkeys > 0 ? (uint8_t)(nv / m.nkeys) : 0;
+	m.vals = nv > 0 ? v32 : NULL;
+	if (ps_msg_encode(&m, eb, 0, NULL, err, sizeof err) < 0) {
+		fprintf(stderr, "ps-frametool: cannot encode: %s\n", err);
+		exit(EX_USAGE);
+	}
+}
+
+/* The frames of the script on stdin, one after the other, into fr. */
+static void
+ft_script(struct ft_frame *fr)
+{
+	struct evbuffer *eb = evbuffer_new();
+	char line[4096];
+
+	if (eb == NULL)
+		exit(EX_OSERR);
+	while (fgets(line, sizeof line, stdin) != NULL)
+		if (line[strspn(line, " \t\n")] != '\0')
+			ft_script_line(line, eb);
+	free(fr->buf);
+	fr->len = fr->send_len = evbuffer_get_length(eb);
+	if ((fr->buf = malloc(fr->len + 1)) == NULL)
+		exit(EX_OSERR);
+	evbuffer_remove(eb, fr->buf, fr->len);
+	evbuffer_free(eb);
+}
+
 /* Build the frame of the given kind; -1 for an unknown kind. */
 static int
 ft_build(const char *kind, struct ft_frame *fr)
@@ -152,6 +267,8 @@ ft_build(const char *kind, struct ft_frame *fr)
 		ft_reseal(fr);
 	} else if (strcmp(kind, "garbage") == 0) {
 		ft_garbage(fr);
+	} else if (strcmp(kind, "script") == 0) {
+		ft_script(fr);
 	} else
 		return -1;
 	return 0;
@@ -235,8 +352,12 @@ ft_read(int fd, struct evbuffer *eb)
 static void
 ft_print_msg(const struct ps_msg *m)
 {
+	size_t i;
+
 	printf("%s sender=%u nkeys=%u naux=%u", ps_msg_type_name(m->type),
 	    m->sender, m->nkeys, m->naux);
+	for (i = 0; m->vals != NULL && i < (size_t)m->nkeys * m->width; i++)
+		printf("%s%.9g", i == 0 ? " vals=" : ",", (double)m->vals[i]);
 	if (m->bloblen > 0)
 		printf(" %.*s", (int)m->bloblen, m->blob);
 	printf("\n");

@@ -1,0 +1,193 @@
+/*
+ * online.c: the server's side of asynchronous SGD (pskit(7), "The online
+ * path"): each push of an online job is applied at once, key by key, by
+ * FTRL-proximal or AdaGrad (ftrl.h) on the channel's store, which creates
+ * a key the first time a push touches it.
+ *
+ * Invariants:
+ *  1. A push's timestamp is the worker's mini-batch number, and each
+ *     worker's pushes to this server must come with strictly increasing
+ *     timestamps.  A push is applied only if its timestamp is at least
+ *     next_t[worker], which then becomes timestamp + 1; a duplicate or
+ *     older timestamp is refused with a logged reason, counted
+ *     (pushes_refused) and not applied, so no push is applied twice.  The
+ *     connection stays open: a resent push harms nothing once refused.
+ *  2. A push is checked whole (width 1, keys present, finite values, one
+ *     scalar) before any key is touched: a malformed one changes nothing
+ *     and ends the job (peer_fail), naming the peer.
+ *  3. The push's scalar is the worker's epochs of data so far (rows pushed
+ *     over its shard's rows).  The penalties in force are the job's
+ *     per-epoch l1 and l2 times the mean of the workers' latest epochs,
+ *     which with equal shards is the epochs of the whole data set seen
+ *     (ftrl.h, invariant 4); it never decreases.
+ *  4. An online job's pulls name their keys with the CURRENT flag and are
+ *     answered at once with the weights as they are (round_pull_current);
+ *     a key no push touched yet has weight 0 and is not created.
+ *  5. End barrier: a PULL naming no keys (NOKEYS) says the worker pushed
+ *     its last mini-batch.  Such pulls are answered all together once every
+ *     worker of the job sent one, after every weight was recomputed under
+ *     the final penalties, so what the workers score is the final model.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "server.h"
+#include "xmalloc.h"
+
+/* The optimiser with the penalties in force now (invariant 3). */
+static struct ps_ftrl
+online_opt(const struct channel *ch)
+{
+	const struct online *on = &ch->job.online;
+	struct ps_ftrl opt = on->opt;
+	double epochs = on->epochs_sum / ch->job.nworkers;
+
+	opt.l1 *= epochs;
+	opt.l2 *= epochs;
+	return opt;
+}
+
+/* The first HELLO started an online job: per-worker state, optimiser arrays. */
+void
+online_start(struct channel *ch)
+{
+	struct online *on = &ch->job.online;
+	struct ps_ftrl opt;
+
+	on->next_t = xcalloc(ch->job.nworkers, sizeof *on->next_t);
+	on->epochs = xcalloc(ch->job.nworkers, sizeof *on->epochs);
+	on->epochs_sum = 0;
+	on->done = xcalloc(ch->job.nworkers, sizeof *on->done);
+	on->ndone = 0;
+	opt = online_opt(ch);
+	store_online_begin(&ch->store, &opt);
+}
+
+/* The job ended: drop its online state; the store keeps (z, n). */
+void
+online_clear(struct channel *ch)
+{
+	struct online *on = &ch->job.online;
+
+	free(on->next_t);
+	free(on->epochs);
+	free(on->done);
+	memset(on, 0, sizeof *on);
+}
+
+/* Invariant 2: 0 if m is a well-formed online push, else fail the peer. */
+static int
+online_check_push(struct peer *p, const struct ps_msg *m)
+{
+	uint32_t k;
+
+	if (m->flags & PS_MSG_F_KEYSIG) {
+		peer_fail(p, "sgd push %llu names a key list this connection "
+		    "does not hold (sgd jobs send their keys)",
+		    (unsigned long long)m->timestamp);
+		return -1;
+	}
+	if (m->width != 1 || (m->flags & PS_MSG_F_NOKEYS) ||
+	    m->timestamp == UINT64_MAX || m->naux < 1 ||
+	    !(m->aux[0] >= 0 && m->aux[0] < 1e15)) {
+		peer_fail(p, "malformed sgd push: width %u (expected 1), "
+		    "timestamp %llu, %u scalars%s", m->width,
+		    (unsigned long long)m->timestamp, m->naux,
+		    (m->flags & PS_MSG_F_NOKEYS) ? ", no keys" : "");
+		return -1;
+	}
+	for (k = 0; k < m->nkeys; k++) {
+		if (!isfinite(m->vals[k])) {
+			peer_fail(p, "malformed sgd push %llu: gradient %g for "
+			    "key %llu", (unsigned long long)m->timestamp,
+			    (double)m->vals[k], (unsigned long long)m->keys[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Apply a push at once (invariant 1); the message is consumed. */
+void
+online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
+{
+	struct online *on = &ch->job.online;
+	struct store *st = &ch->store;
+	struct server_stats *stats = &ch->srv->stats;
+	uint64_t *next = &on->next_t[p->worker_id];
+	double *epochs = &on->epochs[p->worker_id];
+	struct ps_ftrl opt;
+	uint32_t k, s;
+
+	if (online_check_push(p, m) != 0) {
+		ps_msg_release(m);
+		return;
+	}
+	if (m->timestamp < *next) {
+		log_warnx("%s: push %llu of worker %u refused: %s timestamp, "
+		    "pushes up to %llu were applied", ps_conn_peer(p->conn),
+		    (unsigned long long)m->timestamp, p->worker_id,
+		    m->timestamp + 1 == *next ? "duplicate" : "out-of-order",
+		    (unsigned long long)(*next - 1));
+		stats->pushes_refused++;
+		ps_msg_release(m);
+		return;
+	}
+	if (m->aux[0] > *epochs) {
+		on->epochs_sum += m->aux[0] - *epochs;
+		*epochs = m->aux[0];
+	}
+	opt = online_opt(ch);
+	for (k = 0; k < m->nkeys; k++) {
+		s = store_slot(st, m->keys[k]);
+		store_set(st, s, (float)ps_ftrl_update(&opt, &st->z[s],
+		    &st->n[s], st->w[s], m->vals[k]));
+	}
+	*next = m->timestamp + 1;
+	ch->job.rounds_done++;
+	stats->pushes++;
+	stats->keys_pushed += m->nkeys;
+	ps_msg_release(m);
+}
+
+/* Invariant 5: the end barrier; the message is consumed. */
+void
+online_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
+{
+	struct online *on = &ch->job.online;
+	struct ps_ftrl opt;
+	struct ps_msg reply;
+	uint32_t i;
+
+	if (!(m->flags & PS_MSG_F_NOKEYS) || m->nkeys != 0) {
+		peer_fail(p, "malformed sgd pull: name the keys with the "
+		    "CURRENT flag, or none at the end");
+		ps_msg_release(m);
+		return;
+	}
+	ps_msg_release(m);
+	if (on->done[p->worker_id] != NULL) {
+		peer_fail(p, "worker %u reached the end twice", p->worker_id);
+		return;
+	}
+	on->done[p->worker_id] = p;
+	if (++on->ndone < ch->job.nworkers)
+		return;
+	opt = online_opt(ch);
+	store_online_refresh(&ch->store, &opt);
+	memset(&reply, 0, sizeof reply);
+	reply.type = PS_MSG_PULL_REPLY;
+	reply.flags = PS_MSG_F_NOKEYS;
+	reply.ring_version = ch->job.ring_version;
+	reply.naux = 2;
+	reply.aux[0] = ch->store.l1;
+	reply.aux[1] = (double)ch->store.nnz;
+	for (i = 0; i < ch->job.nworkers; i++)
+		peer_send(on->done[i], &reply);
+	log_info("job on channel %u: every worker pushed its last "
+	    "mini-batch; l1 %g, l2 %g at the end", ch->id, opt.l1, opt.l2);
+}
