@@ -36,7 +36,8 @@ struct wire_hdr {
 
 static const char *const wire_type_names[] = {
 	NULL, "HELLO", "HELLO_OK", "ERROR", "PUSH", "PULL", "PULL_REPLY",
-	"BYE", "SAVE", "SAVE_OK", "STATS", "STATS_REPLY", "KEYS_MISSING"
+	"BYE", "SAVE", "SAVE_OK", "STATS", "STATS_REPLY", "KEYS_MISSING",
+	"REGISTER", "RING", "HEARTBEAT", "REPLICATE", "REPLICATE_OK", "AUTH"
 };
 
 /* Format a reason into err and return -1. */

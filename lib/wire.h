@@ -90,7 +90,13 @@ enum ps_msg_type {
 	PS_MSG_STATS,
 	PS_MSG_STATS_REPLY,
 	PS_MSG_KEYS_MISSING,
-	PS_MSG_TYPE_MAX = PS_MSG_KEYS_MISSING
+	PS_MSG_REGISTER,	/* node -> coordinator: join, with its role */
+	PS_MSG_RING,		/* coordinator -> node: a ring version */
+	PS_MSG_HEARTBEAT,	/* node -> coordinator: still alive */
+	PS_MSG_REPLICATE,	/* primary -> replica: a round's new values */
+	PS_MSG_REPLICATE_OK,	/* replica -> primary: they are held */
+	PS_MSG_AUTH,		/* challenge or HMAC answer (auth.h) */
+	PS_MSG_TYPE_MAX = PS_MSG_AUTH
 };
 
 /*
