@@ -26,6 +26,7 @@ channel_get(struct server *srv, uint32_t id, int create)
 	ch->srv = srv;
 	ch->id = id;
 	store_init(&ch->store);
+	store_init(&ch->replica);
 	TAILQ_INIT(&ch->job.rounds);
 	srv->channels[id] = ch;
 	return ch;
@@ -45,6 +46,7 @@ channels_free(struct server *srv)
 		online_clear(ch);
 		free(ch->job.workers);
 		store_release(&ch->store);
+		store_release(&ch->replica);
 		free(ch);
 		srv->channels[i] = NULL;
 	}

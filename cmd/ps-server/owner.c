@@ -40,8 +40,10 @@ owner_load(struct server *srv, uint32_t version, char *err, size_t errlen)
 		ps_ring_release(&ring);
 		return -1;
 	}
-	if (srv->have_ring)
+	if (srv->have_ring) {
+		replica_links_free(srv);
 		ps_ring_release(&srv->ring);
+	}
 	srv->ring = ring;
 	srv->ring_index = i;
 	srv->have_ring = 1;

@@ -429,6 +429,9 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	case PS_MSG_SAVE:
 		peer_save(srv, p);
 		break;
+	case PS_MSG_REPLICATE:
+		replica_apply(srv, p, m);
+		break;
 	default:
 		peer_fail(p, "unexpected %s message", ps_msg_type_name(m->type));
 		break;

@@ -104,6 +104,10 @@ channel_stats(char **buf, const struct channel *ch)
 	CHANNEL_STAT("keys", "%zu", ps_keytab_count(&ch->store.keys));
 	CHANNEL_STAT("nnz", "%llu", (unsigned long long)ch->store.nnz);
 	CHANNEL_STAT("l1_norm", "%.17g", ch->store.l1);
+	CHANNEL_STAT("replica_keys", "%zu", ps_keytab_count(&ch->replica.keys));
+	CHANNEL_STAT("replica_nnz", "%llu", (unsigned long long)ch->replica.nnz);
+	CHANNEL_STAT("replica_l1_norm", "%.17g", ch->replica.l1);
+	CHANNEL_STAT("rounds_awaiting_replicas", "%zu", rounds_awaiting_replicas(ch));
 #undef CHANNEL_STAT
 }
 
@@ -156,6 +160,10 @@ server_stats_text(struct server *srv)
 	stat_line(&buf, "kkt_inactive_sent", "%llu", (unsigned long long)s->kkt_marked);
 	stat_line(&buf, "keycache_hits", "%llu", (unsigned long long)hits);
 	stat_line(&buf, "keycache_misses", "%llu", (unsigned long long)misses);
+	stat_line(&buf, "replicate_msgs_out", "%llu", (unsigned long long)s->replicate_msgs_out);
+	stat_line(&buf, "replicate_keys_out", "%llu", (unsigned long long)s->replicate_keys_out);
+	stat_line(&buf, "replicate_msgs_in", "%llu", (unsigned long long)s->replicate_msgs_in);
+	stat_line(&buf, "replicate_keys_in", "%llu", (unsigned long long)s->replicate_keys_in);
 	wire_stat_lines(&buf, "read", &win);
 	wire_stat_lines(&buf, "written", &wout);
 	out = xasprintf("%sEND\r\n", buf);
@@ -294,6 +302,7 @@ main(int argc, char **argv)
 		status = EX_CANTCREAT;
 	}
 	server_free_peers(&srv);
+	replica_links_free(&srv);
 	channels_free(&srv);
 	evconnlistener_free(srv.listener);
 	event_free(sigterm);

@@ -26,6 +26,8 @@
  *  5. A push whose key list the connection could not resolve (key cache
  *     miss) is dropped and its resend awaited; the worker's pull for that
  *     round waits for it like any pull.
+ *  6. With replicas, a completed round's pulls wait until every replica
+ *     server holds the round's result (replica.c).
  */
 #include "config.h"
 
@@ -115,14 +117,18 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double *loss)
 	return slots;
 }
 
-/* Apply the proximal step to every key the round touched (invariant 2). */
-static void
+/*
+ * Apply the proximal step to every key the round touched (invariant 2) and
+ * send the result to the replicas (6); -1 if one cannot be reached.
+ */
+static int
 round_apply(struct channel *ch, struct round *r)
 {
 	struct store *st = &ch->store;
 	double loss;
 	size_t n, k;
 	uint32_t *slots = round_sum(ch, r, &n, &loss);
+	int acks;
 
 	r->result[0] = loss;
 	r->result[1] = st->l1;
@@ -137,12 +143,15 @@ round_apply(struct channel *ch, struct round *r)
 		st->g[s] = 0;
 		st->u[s] = 0;
 	}
+	acks = replica_round(ch, r->t, slots, n);
 	free(slots);
 	r->result[3] = st->l1;
 	r->result[4] = (double)st->nnz;
 	r->done = 1;
+	r->acks = acks > 0 ? (uint32_t)acks : 0;
 	ch->job.rounds_done++;
 	ch->job.last_round = r->t;
+	return acks < 0 ? -1 : 0;
 }
 
 /* The weight a pull reply carries for slot: -0 when KKT drops it (3). */
@@ -221,6 +230,41 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 		round_free(ch, r);
 }
 
+/* Answer the pulls that waited for round r; the last may free r. */
+static void
+round_answer_waiting(struct channel *ch, struct round *r)
+{
+	size_t i, n;
+
+	for (i = 0, n = r->nwaiting; i < n; i++)
+		round_answer(ch, r, r->waiting[i]);
+}
+
+/* A replica holds round t's result: answer its pulls once all do (6). */
+int
+round_replicated(struct channel *ch, uint64_t t)
+{
+	struct round *r = round_get(ch, t, 0);
+
+	if (r == NULL || !r->done || r->acks == 0)
+		return -1;
+	if (--r->acks == 0)
+		round_answer_waiting(ch, r);
+	return 0;
+}
+
+/* Rounds that wait for a replica's REPLICATE_OK (the replica lag). */
+size_t
+rounds_awaiting_replicas(const struct channel *ch)
+{
+	const struct round *r;
+	size_t n = 0;
+
+	TAILQ_FOREACH(r, &ch->job.rounds, entry)
+		n += r->acks > 0;
+	return n;
+}
+
 /* A push the connection could not resolve: await its resend (5). */
 void
 round_push_unresolved(struct channel *ch, struct peer *p, struct ps_msg *m)
@@ -241,7 +285,6 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
 	struct server *srv = ch->srv;
 	struct round *r;
-	size_t i, n;
 
 	if (m->width != 2 || m->naux < 1 || (m->flags & PS_MSG_F_NOKEYS)) {
 		peer_fail(p, "malformed push: width %u, %u scalars", m->width,
@@ -270,10 +313,13 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	memset(m, 0, sizeof *m);
 	if (++r->npushes < ch->job.nworkers)
 		return;
-	round_apply(ch, r);
+	if (round_apply(ch, r) != 0) {
+		job_abort(ch, "a replica cannot be reached (see the log)");
+		return;
+	}
 	/* The last answer may free r when every worker was waiting. */
-	for (i = 0, n = r->nwaiting; i < n; i++)
-		round_answer(ch, r, r->waiting[i]);
+	if (r->acks == 0)
+		round_answer_waiting(ch, r);
 }
 
 void
@@ -291,7 +337,7 @@ round_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 		    (unsigned long long)m->timestamp);
 	} else {
 		r->theta[id] = m->naux >= 1 ? m->aux[0] : NAN;
-		if (r->done)
+		if (r->done && r->acks == 0)
 			round_answer(ch, r, p);
 		else
 			r->waiting[r->nwaiting++] = p;

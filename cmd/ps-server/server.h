@@ -6,7 +6,10 @@
  * for Algorithm 2, each round's pushes from every worker of the job,
  * aggregated before the proximal step and the round's pulls (round.c); for
  * the online path, each push applied at once by FTRL or AdaGrad (online.c).
- * It takes connections and dispatches their messages (peer.c).  All of it
+ * With a ring of k replicas a round's result goes to the next k servers
+ * before any worker sees it, and the copies other servers send are kept
+ * apart (replica.c).  It takes connections and dispatches their messages
+ * (peer.c).  All of it
  * runs on one libevent loop in one thread.
  */
 #ifndef PS_SERVER_H
@@ -73,6 +76,7 @@ struct round {
 	double			*theta;		/* [nworkers]: the pull's filter
 						   threshold, NAN for none */
 	int			 done;
+	uint32_t		 acks;		/* REPLICATE_OK still awaited */
 	double			 result[5];	/* loss, l1 and nnz before, after */
 	struct peer		**waiting;	/* pullers that came before done */
 	size_t			 nwaiting;
@@ -122,7 +126,15 @@ struct channel {
 	struct server		*srv;
 	uint32_t		 id;
 	struct store		 store;
+	struct store		 replica;	/* copies of others' keys */
 	struct job		 job;
+};
+
+/* replica.c: a connection to another server of the ring, made on use. */
+struct replica_link {
+	struct server		*srv;
+	size_t			 index;		/* in srv->ring.servers */
+	struct ps_conn		*conn;		/* NULL until used, or closed */
 };
 
 struct server_stats {
@@ -135,6 +147,8 @@ struct server_stats {
 	struct ps_wire_sizes wire_in, wire_out;	/* of closed connections */
 	uint64_t	keysig_hits, keysig_misses;
 	uint64_t	pushes_refused;
+	uint64_t	replicate_msgs_out, replicate_keys_out;
+	uint64_t	replicate_msgs_in, replicate_keys_in;
 };
 
 struct server {
@@ -146,6 +160,8 @@ struct server {
 	struct ps_ring		 ring;		/* loaded at the first HELLO */
 	int			 have_ring;
 	size_t			 ring_index;	/* this server's place in it */
+	struct replica_link	*rlinks;	/* [nrlinks], by ring index */
+	size_t			 nrlinks;
 	int			 max_conns;
 	size_t			 key_cache;	/* keys cached per connection */
 	int			 nconns;
@@ -197,6 +213,12 @@ void	online_push(struct channel *ch, struct peer *p, struct ps_msg *m);
 void	online_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
 void	online_clear(struct channel *ch);
 
+/* replica.c */
+int	replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
+	    size_t nslots);
+void	replica_apply(struct server *srv, struct peer *p, struct ps_msg *m);
+void	replica_links_free(struct server *srv);
+
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);
 void	round_push_unresolved(struct channel *ch, struct peer *p,
@@ -205,5 +227,7 @@ void	round_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
 void	round_pull_current(struct channel *ch, struct peer *p,
 	    struct ps_msg *m);
 void	rounds_clear(struct channel *ch);
+int	round_replicated(struct channel *ch, uint64_t t);
+size_t	rounds_awaiting_replicas(const struct channel *ch);
 
 #endif

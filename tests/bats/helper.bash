@@ -120,7 +120,8 @@ rel_gap() {
 
 # start_servers N [OPTION...]: start N servers with model output in
 # $BATS_TEST_TMPDIR and the given options; sets SERVER_ADDRS and
-# SERVER_PIDS, writes $BATS_TEST_TMPDIR/ring.
+# SERVER_PIDS, writes $BATS_TEST_TMPDIR/ring (with the ps-ring init
+# options in $RING_OPTS, e.g. "-k 1").
 start_servers() {
 	local n=$1 k addr
 	shift
@@ -132,5 +133,5 @@ start_servers() {
 		addr=$(ps_wait_line "$BATS_TEST_TMPDIR/server-$k.out" '^listening ' 10) || return 1
 		SERVER_ADDRS="$SERVER_ADDRS ${addr#listening }"
 	done
-	ps-ring init -o "$BATS_TEST_TMPDIR/ring" $SERVER_ADDRS
+	ps-ring init ${RING_OPTS:-} -o "$BATS_TEST_TMPDIR/ring" $SERVER_ADDRS
 }

@@ -13,10 +13,11 @@
  * "garbage" sends 4 KiB of pseudo-random bytes.  "script" sends the frames
  * described on standard input, one a line, in order:
  *
- *   TYPE[,nokeys][,current][,keysig] [ts=N] [ch=N] [aux=X,...]
+ *   TYPE[,nokeys][,current][,keysig] [ts=N] [ch=N] [rv=N] [aux=X,...]
  *        [keys=K,...] [vals=V,...]
  *
- * with TYPE one of HELLO, PUSH, PULL, BYE, SAVE; the width is the number of
+ * with TYPE one of HELLO, PUSH, PULL, BYE, SAVE, REPLICATE (rv: the ring
+ * version, default 0); the width is the number of
  * values over the number of keys (keys=- and vals=- name none, for a NOKEYS
  * frame that still counts nkeys: keys=-3 says 3; keysig sends a key
  * signature the server has never seen in place of the keys).
@@ -154,9 +155,10 @@ ft_list(const char *s, double *out)
 static uint8_t
 ft_type(const char *word, uint8_t *flags)
 {
-	static const char *names[] = { "HELLO", "PUSH", "PULL", "BYE", "SAVE" };
+	static const char *names[] = { "HELLO", "PUSH", "PULL", "BYE", "SAVE",
+	    "REPLICATE" };
 	static const uint8_t types[] = { PS_MSG_HELLO, PS_MSG_PUSH,
-	    PS_MSG_PULL, PS_MSG_BYE, PS_MSG_SAVE };
+	    PS_MSG_PULL, PS_MSG_BYE, PS_MSG_SAVE, PS_MSG_REPLICATE };
 	size_t len = strcspn(word, ","), i;
 
 	*flags = (strstr(word, ",nokeys") ? PS_MSG_F_NOKEYS : 0) |
@@ -188,6 +190,8 @@ ft_script_line(char *line, struct evbuffer *eb)
 			m.timestamp = strtoull(word + 3, NULL, 10);
 		else if (strncmp(word, "ch=", 3) == 0)
 			m.channel = (uint32_t)strtoul(word + 3, NULL, 10);
+		else if (strncmp(word, "rv=", 3) == 0)
+			m.ring_version = (uint32_t)strtoul(word + 3, NULL, 10);
 		else if (strncmp(word, "aux=", 4) == 0)
 			m.naux = (uint16_t)ft_list(word + 4, m.aux);
 		else if (strncmp(word, "keys=-", 6) == 0)

@@ -1,0 +1,309 @@
+/*
+ * replica.c: replication of each round's result to the next servers of the
+ * ring, and the copies this server holds for others (OSDI 2014, 4.3:
+ * replicate the aggregated update, not every push).
+ *
+ * Invariants:
+ *  1. With a ring of k replicas, when a round of Algorithm 2 completes the
+ *     primary sends, for every key the round touched, the key's new state
+ *     (weight, trust radius, gradient sum) to the k servers that follow
+ *     the key's segment (ring.h): one REPLICATE per replica server, keys
+ *     ascending, stamped with the round's timestamp and the ring version.
+ *  2. The round's pulls are answered only when every one of those servers
+ *     answered REPLICATE_OK: a weight a worker has seen is held by k + 1
+ *     servers, so no acknowledged update is lost to a single failure.
+ *  3. A replica keeps the copies in its channel's replica store, apart from
+ *     the keys it serves; its l1, nnz, answers and saved model are those of
+ *     its own keys only.  Each copied key's mark becomes t + 1, so a
+ *     replica that takes a segment over knows which rounds it has seen.
+ *  4. A replica accepts only keys whose segment it follows in the ring the
+ *     message names; a replica link that closes while a round waits for
+ *     it ends the job with a message naming that replica.
+ *
+ * REPLICATE: width 3 (w, trust, glast) per key, timestamp t, channel.
+ * REPLICATE_OK: NOKEYS, the same timestamp and channel, nkeys echoed.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "server.h"
+#include "xmalloc.h"
+
+#define REPLICA_CONNECT_TIMEOUT	2.0
+#define REPLICA_WIDTH		3
+
+/* One key's copy bound for one replica server. */
+struct replica_rec {
+	uint64_t	key;
+	uint32_t	slot;
+};
+
+static int
+replica_rec_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct replica_rec *)a)->key;
+	uint64_t y = ((const struct replica_rec *)b)->key;
+
+	return (x > y) - (x < y);
+}
+
+static void replica_link_msg_cb(struct ps_conn *, struct ps_msg *, void *);
+static void replica_link_close_cb(struct ps_conn *, const char *, void *);
+
+/* The link to ring server index i, connected on first use; NULL on error. */
+static struct replica_link *
+replica_link_get(struct server *srv, size_t i)
+{
+	struct replica_link *l;
+	char err[512];
+
+	if (srv->rlinks == NULL) {
+		srv->nrlinks = srv->ring.nservers;
+		srv->rlinks = xcalloc(srv->nrlinks, sizeof *srv->rlinks);
+	}
+	l = &srv->rlinks[i];
+	if (l->conn != NULL)
+		return l;
+	l->srv = srv;
+	l->index = i;
+	l->conn = ps_conn_connect(srv->base, srv->ring.servers[i].addr,
+	    REPLICA_CONNECT_TIMEOUT, replica_link_msg_cb,
+	    replica_link_close_cb, l, err, sizeof err);
+	if (l->conn == NULL) {
+		log_warnx("replica %s: %s", srv->ring.servers[i].addr, err);
+		return NULL;
+	}
+	return l;
+}
+
+/* Close every replica link (the ring changed, or the server stops). */
+void
+replica_links_free(struct server *srv)
+{
+	size_t i;
+
+	if (srv->rlinks == NULL)
+		return;
+	for (i = 0; i < srv->nrlinks; i++)
+		ps_conn_free(srv->rlinks[i].conn);
+	free(srv->rlinks);
+	srv->rlinks = NULL;
+	srv->nrlinks = 0;
+}
+
+/* Group the round's keys by replica server: recs[s] of n[s] entries. */
+static void
+replica_group(struct server *srv, const struct store *st,
+    const uint32_t *slots, size_t nslots, struct replica_rec **recs,
+    size_t *n)
+{
+	size_t max = (size_t)srv->ring.replicas + 1, k, j, cnt;
+	size_t *idx = xcalloc(max, sizeof *idx);
+
+	for (k = 0; k < nslots; k++) {
+		uint64_t key = st->keys.bykey[slots[k]];
+
+		cnt = ps_ring_replicas(&srv->ring, key, idx, max);
+		for (j = 1; j < cnt; j++) {
+			struct replica_rec *r;
+
+			if (recs[idx[j]] == NULL)
+				recs[idx[j]] = xcalloc(nslots,
+				    sizeof *recs[idx[j]]);
+			r = &recs[idx[j]][n[idx[j]]++];
+			r->key = key;
+			r->slot = slots[k];
+		}
+	}
+	free(idx);
+}
+
+/* Send one replica server its part of round t; 0, or -1 if it is gone. */
+static int
+replica_send(struct channel *ch, size_t server, uint64_t t,
+    struct replica_rec *recs, size_t n)
+{
+	struct server *srv = ch->srv;
+	const struct store *st = &ch->store;
+	struct replica_link *l = replica_link_get(srv, server);
+	struct ps_msg m;
+	size_t k;
+	int rc;
+
+	if (l == NULL)
+		return -1;
+	qsort(recs, n, sizeof *recs, replica_rec_cmp);
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_REPLICATE;
+	m.width = REPLICA_WIDTH;
+	m.sender = (uint32_t)srv->ring_index;
+	m.channel = ch->id;
+	m.timestamp = t;
+	m.ring_version = srv->ring.version;
+	m.nkeys = (uint32_t)n;
+	m.keys = xcalloc(n, sizeof *m.keys);
+	m.vals = xcalloc(n * REPLICA_WIDTH, sizeof *m.vals);
+	for (k = 0; k < n; k++) {
+		m.keys[k] = recs[k].key;
+		m.vals[3 * k] = st->w[recs[k].slot];
+		m.vals[3 * k + 1] = (float)st->trust[recs[k].slot];
+		m.vals[3 * k + 2] = st->glast[recs[k].slot];
+	}
+	rc = ps_conn_send(l->conn, &m);
+	free(m.keys);
+	free(m.vals);
+	if (rc < 0)
+		return -1;
+	srv->stats.replicate_msgs_out++;
+	srv->stats.replicate_keys_out += n;
+	return 0;
+}
+
+/*
+ * Invariant 1: send round t's touched slots to their replicas.  Returns
+ * the number of REPLICATE_OK answers to wait for, or -1 when a replica
+ * cannot be reached (the job is then aborted, naming it).
+ */
+int
+replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
+    size_t nslots)
+{
+	struct server *srv = ch->srv;
+	struct replica_rec **recs;
+	size_t *n, s, ns;
+	int waits = 0, failed = 0;
+
+	if (!srv->have_ring || srv->ring.replicas == 0 || nslots == 0)
+		return 0;
+	ns = srv->ring.nservers;
+	recs = xcalloc(ns, sizeof *recs);
+	n = xcalloc(ns, sizeof *n);
+	replica_group(srv, &ch->store, slots, nslots, recs, n);
+	for (s = 0; s < ns; s++) {
+		if (n[s] > 0 && !failed) {
+			if (replica_send(ch, s, t, recs[s], n[s]) == 0)
+				waits++;
+			else
+				failed = 1;
+		}
+		free(recs[s]);
+	}
+	free(recs);
+	free(n);
+	return failed ? -1 : waits;
+}
+
+/* Invariant 4: 0 if this server follows every key's segment, else -1. */
+static int
+replica_check_keys(const struct server *srv, const struct ps_msg *m,
+    char *err, size_t errlen)
+{
+	size_t max = (size_t)srv->ring.replicas + 1, k, j, cnt;
+	size_t *idx = xcalloc(max, sizeof *idx);
+	int rc = 0;
+
+	for (k = 0; k < m->nkeys && rc == 0; k++) {
+		cnt = ps_ring_replicas(&srv->ring, m->keys[k], idx, max);
+		for (j = 1; j < cnt && idx[j] != srv->ring_index; j++)
+			continue;
+		if (j == cnt) {
+			snprintf(err, errlen, "this server is no replica of "
+			    "key %llu in ring version %u",
+			    (unsigned long long)m->keys[k], srv->ring.version);
+			rc = -1;
+		}
+	}
+	for (k = 0; k < (size_t)m->nkeys * m->width && rc == 0; k++)
+		if (!isfinite(m->vals[k]) || (k % 3 == 1 && !(m->vals[k] > 0))) {
+			snprintf(err, errlen, "bad value %g for key %llu",
+			    (double)m->vals[k],
+			    (unsigned long long)m->keys[k / 3]);
+			rc = -1;
+		}
+	free(idx);
+	return rc;
+}
+
+/* A primary's REPLICATE: hold the copies (invariant 3) and say so. */
+void
+replica_apply(struct server *srv, struct peer *p, struct ps_msg *m)
+{
+	struct channel *ch = channel_get(srv, m->channel, 1);
+	struct store *st;
+	struct ps_msg ok;
+	char err[512];
+	size_t k;
+
+	if (ch == NULL || m->width != REPLICA_WIDTH ||
+	    (m->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYSIG))) {
+		peer_fail(p, "malformed replicate: channel %u, width %u",
+		    m->channel, m->width);
+		return;
+	}
+	if (owner_load(srv, m->ring_version, err, sizeof err) != 0 ||
+	    replica_check_keys(srv, m, err, sizeof err) != 0) {
+		peer_fail(p, "replicate refused: %s", err);
+		return;
+	}
+	st = &ch->replica;
+	for (k = 0; k < m->nkeys; k++) {
+		uint32_t s = store_slot(st, m->keys[k]);
+
+		store_set(st, s, m->vals[3 * k]);
+		st->trust[s] = m->vals[3 * k + 1];
+		st->glast[s] = m->vals[3 * k + 2];
+		st->mark[s] = m->timestamp + 1;
+	}
+	srv->stats.replicate_msgs_in++;
+	srv->stats.replicate_keys_in += m->nkeys;
+	memset(&ok, 0, sizeof ok);
+	ok.type = PS_MSG_REPLICATE_OK;
+	ok.flags = PS_MSG_F_NOKEYS;
+	ok.sender = (uint32_t)srv->ring_index;
+	ok.channel = m->channel;
+	ok.timestamp = m->timestamp;
+	ok.ring_version = srv->ring.version;
+	peer_send(p, &ok);
+}
+
+/* A replica's REPLICATE_OK: one wait fewer for that round (invariant 2). */
+static void
+replica_link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	struct replica_link *l = arg;
+	struct channel *ch = channel_get(l->srv, m->channel, 0);
+
+	if (m->type != PS_MSG_REPLICATE_OK || ch == NULL ||
+	    round_replicated(ch, m->timestamp) != 0)
+		log_warnx("replica %s: unexpected %s for channel %u round "
+		    "%llu%s%s", ps_conn_peer(c), ps_msg_type_name(m->type),
+		    m->channel, (unsigned long long)m->timestamp,
+		    m->bloblen > 0 ? ": " : "", m->bloblen > 0 ? m->blob : "");
+	ps_msg_release(m);
+}
+
+/* Invariant 4: a replica went away; every job waiting on it ends. */
+static void
+replica_link_close_cb(struct ps_conn *c, const char *reason, void *arg)
+{
+	struct replica_link *l = arg;
+	struct server *srv = l->srv;
+	char *why;
+	uint32_t i;
+
+	why = xasprintf("replica %s went away: %s", ps_conn_peer(c),
+	    reason != NULL && *reason != '\0' ? reason : "closed");
+	log_warnx("%s", why);
+	ps_conn_free(l->conn);
+	l->conn = NULL;
+	for (i = 0; i < SERVER_CHANNELS_MAX; i++)
+		if (srv->channels[i] != NULL &&
+		    rounds_awaiting_replicas(srv->channels[i]))
+			job_abort(srv->channels[i], why);
+	free(why);
+}
