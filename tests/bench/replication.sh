@@ -1,0 +1,108 @@
+#!/bin/sh
+# tests/bench/replication.sh: the throughput cost of replication: ps-train
+# with k = 0, 1 and 2 replicas (-R) on the same data and servers count,
+# alternating REPEATS times.  Per-run lines go to stderr; stdout gets
+# key<TAB>value lines, medians over the repeats and ratios against k = 0.
+# See tests/bench/README.
+set -u
+
+prog=replication.sh
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
+
+# usage STATUS: print the usage (with help text when STATUS is 0) and exit.
+usage() {
+	cat <<USAGE
+usage: replication.sh [-hk] [-r repeats] [-s servers] [-w workers]
+                      train.libsvm
+USAGE
+	if [ "$1" -eq 0 ]; then
+		cat <<HELP
+
+  -r repeats   runs of each replica count, alternating (default 3)
+  -s servers   ps-train servers, at least 3 (default 3)
+  -w workers   ps-train workers (default 2)
+  -k           keep the work directory and print its name
+  -h           print this help and exit
+
+Each run is ps-train -s servers -w workers -R k train.libsvm for k in
+0 1 2; every run must end with the same objective (replication does not
+change the answer).  Figures: secs (the worker's clock at its last line),
+iterations, ps-train's wall time, and each k's ratio to k = 0.
+HELP
+	fi
+	exit "$1"
+}
+
+repeats=3 servers=3 workers=2 keep=0
+while getopts hkr:s:w: opt; do
+	case $opt in
+	h) usage 0 ;;
+	k) keep=1 ;;
+	r) repeats=$OPTARG ;;
+	s) servers=$OPTARG ;;
+	w) workers=$OPTARG ;;
+	*) usage 64 >&2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || usage 64 >&2
+train=$1
+for n in "$repeats" "$servers" "$workers"; do
+	case $n in ''|*[!0-9]*|0) echo "$prog: bad count '$n'" >&2; usage 64 >&2 ;; esac
+done
+[ "$servers" -ge 3 ] || { echo "$prog: -s must be at least 3" >&2; usage 64 >&2; }
+[ -r "$train" ] || { echo "$prog: cannot open '$train'" >&2; exit 66; }
+
+bench_status=69
+[ -n "${PSKIT_BUILDDIR:-}" ] && PATH=$PSKIT_BUILDDIR:$PATH
+[ -x ./ps-server ] && PATH=$(pwd):$PATH
+pstrain=$(command -v ps-train) || pstrain=$srcdir/scripts/ps-train
+for p in ps-shard-data ps-server ps-worker ps-ring; do
+	command -v $p >/dev/null || bench_die "$p not found (needed by ps-train):" \
+	    "run from the build directory or set PSKIT_BUILDDIR"
+done
+bench_status=1
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/replication.XXXXXX") || exit 73
+trap '[ $keep -eq 1 ] && echo "$prog: work files kept in $work" >&2 || rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# last_of TSV NAME: NAME's column on the last progress line.
+last_of() {
+	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	    { v = $c[n] } END { print v }' "$1"
+}
+
+i=1
+while [ $i -le "$repeats" ]; do
+	for k in 0 1 2; do
+		bench_run "$work/k$k.$i" "$pstrain" -q -s "$servers" \
+		    -w "$workers" -R "$k" -o "$work/k$k.$i.model" "$train" ||
+			{ tail -n 20 "$work/k$k.$i.err" >&2; bench_die "ps-train -R $k failed"; }
+		tsv=$work/k$k.$i.model/progress.tsv
+		printf '%s\t%s\t%s\t%s\n' "$(last_of "$tsv" secs)" \
+		    "$(last_of "$tsv" iter)" "$(cat "$work/k$k.$i.secs")" \
+		    "$(last_of "$tsv" objective)" >>"$work/k$k.tsv"
+		printf 'run %d k=%d\tsecs %s\titer %s\twall %s\tobjective %s\n' \
+		    "$i" "$k" $(tail -n 1 "$work/k$k.tsv") >&2
+	done
+	i=$((i + 1))
+done
+
+printf 'train\t%s\nservers\t%s\nworkers\t%s\nrepeats\t%s\n' "$train" \
+    "$servers" "$workers" "$repeats"
+for k in 0 1 2; do
+	eval "secs$k=\$(cut -f 1 \"\$work/k$k.tsv\" | bench_median)"
+	eval "wall$k=\$(cut -f 3 \"\$work/k$k.tsv\" | bench_median)"
+	printf 'k%s_secs\t%s\nk%s_iter\t%s\nk%s_wall\t%s\nk%s_objective\t%s\n' \
+	    "$k" "$(eval echo \$secs$k)" "$k" \
+	    "$(cut -f 2 "$work/k$k.tsv" | bench_median)" \
+	    "$k" "$(eval echo \$wall$k)" "$k" "$(tail -n 1 "$work/k$k.tsv" | cut -f 4)"
+done
+for k in 1 2; do
+	awk -v a="$(eval echo \$secs$k)" -v b="$secs0" -v k="$k" \
+	    'BEGIN { printf "ratio_k%d_secs\t%.3f\n", k, a / b }'
+done
