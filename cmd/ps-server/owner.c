@@ -46,6 +46,8 @@ owner_load(struct server *srv, uint32_t version, char *err, size_t errlen)
 	}
 	srv->ring = ring;
 	srv->ring_index = i;
+	if (srv->have_ring)
+		handover_ring(srv);
 	srv->have_ring = 1;
 	return 0;
 }

@@ -20,8 +20,13 @@
  *     message names; a replica link that closes while a round waits for
  *     it ends the job with a message naming that replica.
  *
- * REPLICATE: width 3 (w, trust, glast) per key, timestamp t, channel.
- * REPLICATE_OK: NOKEYS, the same timestamp and channel, nkeys echoed.
+ *  5. After a ring change (handover.c) a server sends every key it serves
+ *     to its replicas again, as a resync: not a round, nothing waits for
+ *     the answers, and the copies are marked with the job's last round.
+ *
+ * REPLICATE: width 3 (w, trust, glast) per key, timestamp t, channel;
+ * aux[0] 1 for a resync, else 0.
+ * REPLICATE_OK: NOKEYS, the same timestamp, channel and aux[0].
  */
 #include "config.h"
 
@@ -125,7 +130,7 @@ replica_group(struct server *srv, const struct store *st,
 
 /* Send one replica server its part of round t; 0, or -1 if it is gone. */
 static int
-replica_send(struct channel *ch, size_t server, uint64_t t,
+replica_send(struct channel *ch, size_t server, uint64_t t, int resync,
     struct replica_rec *recs, size_t n)
 {
 	struct server *srv = ch->srv;
@@ -145,6 +150,8 @@ replica_send(struct channel *ch, size_t server, uint64_t t,
 	m.channel = ch->id;
 	m.timestamp = t;
 	m.ring_version = srv->ring.version;
+	m.naux = 1;
+	m.aux[0] = resync;
 	m.nkeys = (uint32_t)n;
 	m.keys = xcalloc(n, sizeof *m.keys);
 	m.vals = xcalloc(n * REPLICA_WIDTH, sizeof *m.vals);
@@ -165,13 +172,12 @@ replica_send(struct channel *ch, size_t server, uint64_t t,
 }
 
 /*
- * Invariant 1: send round t's touched slots to their replicas.  Returns
- * the number of REPLICATE_OK answers to wait for, or -1 when a replica
- * cannot be reached (the job is then aborted, naming it).
+ * Send the slots' state to their replicas, stamped t; the number of
+ * replica servers sent to, or -1 when one cannot be reached.
  */
-int
-replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
-    size_t nslots)
+static int
+replica_send_slots(struct channel *ch, uint64_t t, int resync,
+    const uint32_t *slots, size_t nslots)
 {
 	struct server *srv = ch->srv;
 	struct replica_rec **recs;
@@ -186,7 +192,7 @@ replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
 	replica_group(srv, &ch->store, slots, nslots, recs, n);
 	for (s = 0; s < ns; s++) {
 		if (n[s] > 0 && !failed) {
-			if (replica_send(ch, s, t, recs[s], n[s]) == 0)
+			if (replica_send(ch, s, t, resync, recs[s], n[s]) == 0)
 				waits++;
 			else
 				failed = 1;
@@ -196,6 +202,33 @@ replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
 	free(recs);
 	free(n);
 	return failed ? -1 : waits;
+}
+
+/*
+ * Invariant 1: send round t's touched slots to their replicas.  Returns
+ * the number of REPLICATE_OK answers to wait for, or -1 when a replica
+ * cannot be reached (the caller then ends the job).
+ */
+int
+replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
+    size_t nslots)
+{
+	return replica_send_slots(ch, t, 0, slots, nslots);
+}
+
+/* Invariant 5: every key this channel serves, to its replicas again. */
+void
+replica_resync(struct channel *ch)
+{
+	size_t n = ps_keytab_count(&ch->store.keys), i;
+	uint32_t *slots = xcalloc(n + 1, sizeof *slots);
+
+	for (i = 0; i < n; i++)
+		slots[i] = (uint32_t)i;
+	if (replica_send_slots(ch, ch->job.last_round, 1, slots, n) < 0)
+		log_warnx("channel %u: a replica cannot be reached; its "
+		    "copies are not restored", ch->id);
+	free(slots);
 }
 
 /* Invariant 4: 0 if this server follows every key's segment, else -1. */
@@ -268,6 +301,8 @@ replica_apply(struct server *srv, struct peer *p, struct ps_msg *m)
 	ok.channel = m->channel;
 	ok.timestamp = m->timestamp;
 	ok.ring_version = srv->ring.version;
+	ok.naux = 1;
+	ok.aux[0] = m->naux >= 1 ? m->aux[0] : 0;
 	peer_send(p, &ok);
 }
 
@@ -277,9 +312,10 @@ replica_link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {
 	struct replica_link *l = arg;
 	struct channel *ch = channel_get(l->srv, m->channel, 0);
+	int resync = m->naux >= 1 && m->aux[0] == 1;
 
 	if (m->type != PS_MSG_REPLICATE_OK || ch == NULL ||
-	    round_replicated(ch, m->timestamp) != 0)
+	    (!resync && round_replicated(ch, m->timestamp) != 0))
 		log_warnx("replica %s: unexpected %s for channel %u round "
 		    "%llu%s%s", ps_conn_peer(c), ps_msg_type_name(m->type),
 		    m->channel, (unsigned long long)m->timestamp,

@@ -253,6 +253,21 @@ round_replicated(struct channel *ch, uint64_t t)
 	return 0;
 }
 
+/* The ring changed and every key was resent: stop waiting for replicas. */
+void
+rounds_replicas_resent(struct channel *ch)
+{
+	struct round *r, *next;
+
+	for (r = TAILQ_FIRST(&ch->job.rounds); r != NULL; r = next) {
+		next = TAILQ_NEXT(r, entry);
+		if (r->acks == 0)
+			continue;
+		r->acks = 0;
+		round_answer_waiting(ch, r);
+	}
+}
+
 /* Rounds that wait for a replica's REPLICATE_OK (the replica lag). */
 size_t
 rounds_awaiting_replicas(const struct channel *ch)

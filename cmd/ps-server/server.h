@@ -177,6 +177,8 @@ void	store_release(struct store *st);
 uint32_t store_slot(struct store *st, uint64_t key);
 float	store_get(const struct store *st, uint64_t key);
 void	store_set(struct store *st, uint32_t slot, float w);
+void	store_copy_key(struct store *dst, const struct store *src,
+	    uint32_t s);
 int	store_save(const struct store *st, const struct job *job,
 	    const char *path, char *err, size_t errlen);
 void	store_sent_reset(struct store *st, uint32_t nworkers);
@@ -213,9 +215,13 @@ void	online_push(struct channel *ch, struct peer *p, struct ps_msg *m);
 void	online_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
 void	online_clear(struct channel *ch);
 
+/* handover.c */
+void	handover_ring(struct server *srv);
+
 /* replica.c */
 int	replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
 	    size_t nslots);
+void	replica_resync(struct channel *ch);
 void	replica_apply(struct server *srv, struct peer *p, struct ps_msg *m);
 void	replica_links_free(struct server *srv);
 
@@ -229,5 +235,6 @@ void	round_pull_current(struct channel *ch, struct peer *p,
 void	rounds_clear(struct channel *ch);
 int	round_replicated(struct channel *ch, uint64_t t);
 size_t	rounds_awaiting_replicas(const struct channel *ch);
+void	rounds_replicas_resent(struct channel *ch);
 
 #endif

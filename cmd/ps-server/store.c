@@ -100,6 +100,30 @@ store_sent_reset(struct store *st, uint32_t nworkers)
 	st->sent = xcalloc(st->cap * nworkers + 1, sizeof *st->sent);
 }
 
+/*
+ * Copy key's state from slot s of src into dst (created if absent): the
+ * weight, trust radius, last gradient sum, round mark and the optimiser
+ * state if src has one.  The aggregation scratch is 0 between rounds.
+ */
+void
+store_copy_key(struct store *dst, const struct store *src, uint32_t s)
+{
+	uint32_t d = store_slot(dst, src->keys.bykey[s]);
+
+	store_set(dst, d, src->w[s]);
+	dst->trust[d] = src->trust[s];
+	dst->glast[d] = src->glast[s];
+	dst->mark[d] = src->mark[s];
+	if (src->z == NULL)
+		return;
+	if (dst->z == NULL) {
+		dst->z = xcalloc(dst->cap, sizeof *dst->z);
+		dst->n = xcalloc(dst->cap, sizeof *dst->n);
+	}
+	dst->z[d] = src->z[s];
+	dst->n[d] = src->n[s];
+}
+
 /* Weight of key; 0 for a key never seen. */
 float
 store_get(const struct store *st, uint64_t key)

@@ -168,3 +168,41 @@ replicas_hold() {
 	assert_failure 64
 	assert_output --partial 'not replicated yet'
 }
+
+# save_all ADDR...: ask each server to write its model part now.
+save_all() {
+	local a
+	for a in "$@"; do
+		echo SAVE | "$FRAMETOOL" "$a" script | grep -q SAVE_OK || return 1
+	done
+}
+
+@test "a lost server's keys are taken over whole by its replicas under the next ring" {
+	RING_OPTS="-k 1" start_servers 3 -v -r "$BATS_TEST_TMPDIR/ring"
+	job before
+	set -- $SERVER_ADDRS
+	a0=$1 a1=$2 a2=$3
+	save_all "$a0" "$a1" "$a2"
+	ps-ckpt dump "$BATS_TEST_TMPDIR"/part-[012].psm | sort >"$BATS_TEST_TMPDIR/before"
+	[ -s "$BATS_TEST_TMPDIR/before" ]
+	set -- $SERVER_PIDS
+	kill -KILL "$3"
+	# Version 2 of the ring without server 2; a HELLO makes each server
+	# load it.
+	ps-ring init -k 1 -o "$BATS_TEST_TMPDIR/ring2" "$a0" "$a1"
+	sed 's/^version 1$/version 2/' "$BATS_TEST_TMPDIR/ring2" >"$BATS_TEST_TMPDIR/ring.new"
+	mv "$BATS_TEST_TMPDIR/ring.new" "$BATS_TEST_TMPDIR/ring"
+	i=0
+	for a in "$a0" "$a1"; do
+		echo "HELLO,nokeys rv=2 aux=0,1,$i,2,2,1" | "$FRAMETOOL" "$a" script |
+		    grep -q HELLO_OK
+		i=$((i + 1))
+	done
+	rm -f "$BATS_TEST_TMPDIR"/part-*.psm
+	save_all "$a0" "$a1"
+	ps-ckpt dump "$BATS_TEST_TMPDIR"/part-[01].psm | sort >"$BATS_TEST_TMPDIR/after"
+	wc -l "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	diff "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	grep -E 'ring version 2, channel 0: serving [0-9]+ keys \([1-9][0-9]* taken over' \
+	    "$BATS_TEST_TMPDIR/server-0.out.err" "$BATS_TEST_TMPDIR/server-1.out.err"
+}

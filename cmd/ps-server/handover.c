@@ -1,0 +1,101 @@
+/*
+ * handover.c: what a server does when its ring changes (a server failed,
+ * joined or left): keys the new ring gives it come out of its replica
+ * store into the keys it serves (it followed them, so it holds every
+ * result their old primary acknowledged), keys it no longer serves go to
+ * its replica store, copies of segments it no longer follows are dropped,
+ * and every key it serves is sent again to its replicas under the new
+ * ring, which restores k copies of each segment.
+ *
+ * When a key is in both stores, the copy whose round mark is later wins.
+ * Rounds that waited for a replica of the old ring are answered once the
+ * resync is sent: nothing waits for its answers, so for that moment their
+ * results are on fewer than k + 1 servers.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "log.h"
+#include "server.h"
+#include "xmalloc.h"
+
+/* Where key goes under the server's ring: 1 serve, 0 follow, -1 drop. */
+static int
+handover_place(const struct server *srv, uint64_t key, size_t *idx)
+{
+	size_t n = ps_ring_replicas(&srv->ring, key, idx,
+	    (size_t)srv->ring.replicas + 1), j;
+
+	if (n > 0 && idx[0] == srv->ring_index)
+		return 1;
+	for (j = 1; j < n; j++)
+		if (idx[j] == srv->ring_index)
+			return 0;
+	return -1;
+}
+
+/* Sort one store's keys into the new serving and replica stores. */
+static void
+handover_sort(const struct server *srv, const struct store *from,
+    struct store *serve, struct store *follow, size_t *idx, size_t *moved)
+{
+	size_t i, count = ps_keytab_count(&from->keys);
+
+	for (i = 0; i < count; i++) {
+		uint64_t key = from->keys.bykey[i];
+		struct store *to;
+		long have;
+
+		switch (handover_place(srv, key, idx)) {
+		case 1: to = serve; break;
+		case 0: to = follow; break;
+		default: continue;
+		}
+		have = ps_keytab_find(&to->keys, key);
+		if (have >= 0 && to->mark[have] >= from->mark[i])
+			continue;
+		store_copy_key(to, from, (uint32_t)i);
+		moved[to == serve]++;
+	}
+}
+
+/* Rebuild one channel's two stores under the new ring. */
+static void
+handover_channel(struct server *srv, struct channel *ch, size_t *idx)
+{
+	struct store serve, follow;
+	size_t kept = ps_keytab_count(&ch->store.keys);
+	size_t moved[2] = { 0, 0 }, before[2];
+
+	store_init(&serve);
+	store_init(&follow);
+	handover_sort(srv, &ch->store, &serve, &follow, idx, moved);
+	before[0] = moved[0];
+	before[1] = moved[1];
+	handover_sort(srv, &ch->replica, &serve, &follow, idx, moved);
+	log_info("ring version %u, channel %u: serving %zu keys (%zu taken "
+	    "over from replicas, %zu of %zu kept), following %zu",
+	    srv->ring.version, ch->id, ps_keytab_count(&serve.keys),
+	    moved[1] - before[1], before[1], kept,
+	    ps_keytab_count(&follow.keys));
+	store_release(&ch->store);
+	store_release(&ch->replica);
+	ch->store = serve;
+	ch->replica = follow;
+	replica_resync(ch);
+	rounds_replicas_resent(ch);
+}
+
+/* The ring just changed: hand keys over in every channel. */
+void
+handover_ring(struct server *srv)
+{
+	size_t *idx = xcalloc((size_t)srv->ring.replicas + 1, sizeof *idx);
+	uint32_t i;
+
+	for (i = 0; i < SERVER_CHANNELS_MAX; i++)
+		if (srv->channels[i] != NULL)
+			handover_channel(srv, srv->channels[i], idx);
+	free(idx);
+}
