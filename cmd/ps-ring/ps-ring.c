@@ -333,6 +333,8 @@ cmd_lookup(int argc, char **argv)
 			usage(EX_USAGE);
 		}
 	load_or_exit(argv[optind], &r);
+	if (r.nservers == 0)
+		errx(EX_DATAERR, "%s: the ring has no servers", argv[optind]);
 	if (argc - optind == 1)
 		lookup_stdin(&r);
 	for (i = optind + 1; i < argc; i++) {

@@ -240,6 +240,9 @@ worker_load(struct worker *w)
 
 	if (ps_ring_load(w->conf.ring_path, &w->ring, err, sizeof err) != 0)
 		fatalx(EX_DATAERR, "%s", err);
+	if (w->ring.nservers == 0)
+		fatalx(EX_DATAERR, "ring '%s' has no servers",
+		    w->conf.ring_path);
 	if (ps_shard_read(w->conf.shard_path, &w->ds, err, sizeof err) != 0)
 		fatalx(EX_DATAERR, "%s", err);
 	if (w->conf.test_path != NULL)
