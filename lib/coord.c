@@ -27,6 +27,7 @@ struct ps_coord_node {
 	struct event		*retry;		/* reconnect, while not */
 	int			 backoff_ms;
 	uint32_t		 version;	/* of the last ring applied */
+	int			 leaving;	/* BYE sent: no reconnecting */
 	int			 warned;	/* said we cannot connect */
 	char			 error[512];
 };
@@ -68,6 +69,8 @@ node_lost(struct ps_coord_node *n, const char *why)
 	ps_conn_free(n->conn);
 	n->conn = NULL;
 	event_del(n->beat);
+	if (n->leaving)
+		return;
 	n->cbs.lost(n->error, n->arg);
 	evtimer_add(n->retry, &tv);
 }
@@ -209,6 +212,24 @@ ps_coord_node_new(struct event_base *base, const char *addr, int role,
 		fatalx(EX_OSERR, "cannot create the coordinator timers");
 	node_connect(n);
 	return n;
+}
+
+void
+ps_coord_node_leave(struct ps_coord_node *n)
+{
+	struct ps_msg m;
+
+	n->leaving = 1;
+	event_del(n->beat);
+	event_del(n->retry);
+	if (n->conn == NULL)
+		return;
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_BYE;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.sender = n->id;
+	ps_conn_send(n->conn, &m);
+	ps_conn_close_after_flush(n->conn);
 }
 
 const char *

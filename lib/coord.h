@@ -17,6 +17,8 @@
  *              after a node applied a RING (its acknowledgement)
  *              ring_version the version the node holds
  *              aux[PS_COORD_HB_*] (servers) counters since the start
+ *   BYE        node -> coordinator: leaving for good (a worker whose job
+ *              ended); the coordinator reports it as "left", not dead
  *   ERROR      coordinator -> node: why a REGISTER was refused; the
  *              coordinator then closes the connection
  *
@@ -85,6 +87,11 @@ struct ps_coord_node *ps_coord_node_new(struct event_base *base,
 		    const char *addr, int role, uint32_t id, int join,
 		    const char *self, const struct ps_coord_node_cbs *cbs,
 		    void *arg);
+/*
+ * Say BYE and close once it is flushed (the loop must run a little);
+ * no more heartbeats or reconnecting.  Free the link afterwards.
+ */
+void		 ps_coord_node_leave(struct ps_coord_node *n);
 /* Why the last connection attempt failed or the link dropped, or "". */
 const char	*ps_coord_node_error(const struct ps_coord_node *n);
 /* Close the connection and free the link; NULL is fine. */

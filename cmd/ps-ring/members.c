@@ -70,6 +70,8 @@ member_state_name(const struct coord *co, const struct member *mb)
 {
 	if (mb->state == MEMBER_DEAD)
 		return "dead";
+	if (mb->state == MEMBER_LEFT)
+		return "left";
 	if (mb->state == MEMBER_UNKNOWN)
 		return "unknown";
 	if (mb->role == PS_COORD_SERVER && ps_ring_find(&co->ring,
@@ -208,28 +210,28 @@ member_heartbeat(struct member *mb, const struct ps_msg *m)
 }
 
 /*
- * Mark a node dead, close its connection (fencing), and take a server out
- * of the ring.
+ * A node is gone (dead or left, why says how): close its connection (for
+ * a dead one, fencing) and take a server out of the ring.
  */
-void
-member_dead(struct coord *co, struct member *mb, const char *fmt, ...)
+static void
+member_gone(struct coord *co, struct member *mb, enum member_state state,
+    const char *why)
 {
 	struct client *cl = mb->client;
-	char why[512], *msg;
-	va_list ap;
+	char *msg;
 
-	if (mb->state == MEMBER_DEAD)
+	if (mb->state == MEMBER_DEAD || mb->state == MEMBER_LEFT)
 		return;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
-	va_end(ap);
 	if (mb->role == PS_COORD_SERVER)
-		msg = xasprintf("server %s is dead: %s", mb->addr, why);
+		msg = xasprintf("server %s %s", mb->addr, why);
 	else
-		msg = xasprintf("worker %u (%s) is dead: %s", mb->worker_id,
-		    mb->addr, why);
-	log_warnx("%s", msg);
-	mb->state = MEMBER_DEAD;
+		msg = xasprintf("worker %u (%s) %s", mb->worker_id, mb->addr,
+		    why);
+	if (state == MEMBER_DEAD)
+		log_warnx("%s", msg);
+	else
+		log_info("%s", msg);
+	mb->state = state;
 	mb->client = NULL;
 	if (cl != NULL) {
 		cl->member = NULL;
@@ -241,6 +243,28 @@ member_dead(struct coord *co, struct member *mb, const char *fmt, ...)
 	else
 		publish_check(co);
 	free(msg);
+}
+
+/* A node failed: see member_gone(). */
+void
+member_dead(struct coord *co, struct member *mb, const char *fmt, ...)
+{
+	char why[512], *msg;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	msg = xasprintf("is dead: %s", why);
+	member_gone(co, mb, MEMBER_DEAD, msg);
+	free(msg);
+}
+
+/* A node said BYE: it left on purpose. */
+void
+member_bye(struct coord *co, struct member *mb)
+{
+	member_gone(co, mb, MEMBER_LEFT, "left");
 }
 
 /* Nodes silent for the timeout, and servers that never came back. */

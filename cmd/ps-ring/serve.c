@@ -73,6 +73,8 @@ client_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		member_register(cl, m);
 	else if (m->type == PS_MSG_HEARTBEAT && cl->member != NULL)
 		member_heartbeat(cl->member, m);
+	else if (m->type == PS_MSG_BYE && cl->member != NULL)
+		member_bye(cl->co, cl->member);
 	else
 		client_refuse(cl, "unexpected %s%s", ps_msg_type_name(m->type),
 		    cl->member == NULL ? " before REGISTER" : "");

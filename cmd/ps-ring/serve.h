@@ -39,7 +39,8 @@ TAILQ_HEAD(client_list, client);
 enum member_state {
 	MEMBER_UNKNOWN,		/* in a loaded ring, not registered yet */
 	MEMBER_LIVE,
-	MEMBER_DEAD
+	MEMBER_DEAD,
+	MEMBER_LEFT		/* said BYE */
 };
 
 /* A server (by listening address) or a worker (by id). */
@@ -91,6 +92,7 @@ void	member_register(struct client *cl, const struct ps_msg *m);
 void	member_heartbeat(struct member *mb, const struct ps_msg *m);
 void	member_dead(struct coord *co, struct member *mb, const char *fmt,
 	    ...) __attribute__((format(printf, 3, 4)));
+void	member_bye(struct coord *co, struct member *mb);
 void	members_tick(struct coord *co);
 struct member *member_server(struct coord *co, const char *addr);
 const char *member_state_name(const struct coord *co,
