@@ -13,13 +13,14 @@
  * "garbage" sends 4 KiB of pseudo-random bytes.  "script" sends the frames
  * described on standard input, one a line, in order:
  *
- *   TYPE[,nokeys][,current][,keysig] [ts=N] [ch=N] [aux=X,...]
+ *   TYPE[,nokeys][,current][,keysig] [ts=N] [ch=N] [rv=N] [aux=X,...]
  *        [keys=K,...] [vals=V,...]
  *
  * with TYPE one of HELLO, PUSH, PULL, BYE, SAVE; the width is the number of
  * values over the number of keys (keys=- and vals=- name none, for a NOKEYS
  * frame that still counts nkeys: keys=-3 says 3; keysig sends a key
- * signature the server has never seen in place of the keys).
+ * signature the server has never seen in place of the keys; rv= is the
+ * ring version the frame is stamped with, 0 by default).
  *
  * It then reads whatever the server answers until end of file or for at
  * most 2 seconds, and prints it on stdout: one line per frame ("HELLO_OK
@@ -188,6 +189,8 @@ ft_script_line(char *line, struct evbuffer *eb)
 			m.timestamp = strtoull(word + 3, NULL, 10);
 		else if (strncmp(word, "ch=", 3) == 0)
 			m.channel = (uint32_t)strtoul(word + 3, NULL, 10);
+		else if (strncmp(word, "rv=", 3) == 0)
+			m.ring_version = (uint32_t)strtoul(word + 3, NULL, 10);
 		else if (strncmp(word, "aux=", 4) == 0)
 			m.naux = (uint16_t)ft_list(word + 4, m.aux);
 		else if (strncmp(word, "keys=-", 6) == 0)
