@@ -214,7 +214,8 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	long n;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "C:c:hK:l:o:r:Vv", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "C:c:hK:l:o:r:Vv", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 1:
 			srv->standby = 1;
