@@ -141,13 +141,15 @@ static void
 member_register_worker(struct client *cl, const struct ps_msg *m)
 {
 	struct coord *co = cl->co;
-	uint32_t id = (uint32_t)m->aux[1];
 	struct member *mb;
+	uint32_t id;
 
-	if (!(m->aux[1] >= 0 && m->aux[1] <= 65535) || m->aux[1] != id) {
+	if (!(m->aux[1] >= 0 && m->aux[1] <= 65535) ||
+	    m->aux[1] != (uint32_t)m->aux[1]) {
 		client_refuse(cl, "invalid worker id %g", m->aux[1]);
 		return;
 	}
+	id = (uint32_t)m->aux[1];
 	if ((mb = member_worker(co, id)) != NULL &&
 	    mb->state == MEMBER_LIVE) {
 		client_refuse(cl, "worker %u is already registered from %s",
