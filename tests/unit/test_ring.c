@@ -313,6 +313,7 @@ test_parse_format_round_trip(void **state)
 	for (i = 0; i < a.npoints; i++)
 		assert_true(a.points[i].pos == b.points[i].pos);
 	free(text);
+	ps_ring_release(&b);
 	/* Errors name the given name and the line; NUL bytes are refused. */
 	assert_int_equal(ps_ring_parse("pskit-ring 1\nvnodes x\n", 22,
 	    "coordinator 'h:1'", &b, err, sizeof err), PS_RING_EDATA);
