@@ -20,6 +20,7 @@
 
 #define RING_MAX_LINE	1024
 #define RING_MAGIC	"pskit-ring"
+#define RING_MAX_FILE	(16 << 20)	/* bytes in a ring file */
 
 /* What the parser has seen so far. */
 struct ring_parse {
@@ -70,13 +71,14 @@ ring_point_cmp(const void *a, const void *b)
 	return (x->server > y->server) - (x->server < y->server);
 }
 
-/* Place vnodes points per server and sort them. */
+/* Place vnodes points per server and sort them, replacing any old ones. */
 static void
 ring_place(struct ps_ring *r)
 {
 	size_t s, k = 0;
 	uint32_t v;
 
+	free(r->points);
 	r->npoints = r->nservers * r->vnodes;
 	r->points = xcalloc(r->npoints, sizeof *r->points);
 	for (s = 0; s < r->nservers; s++) {
@@ -95,8 +97,8 @@ ring_place(struct ps_ring *r)
  * non-empty host and a decimal port 1-65535 after the last colon.  The
  * narrow alphabet keeps addresses safe in TSV and JSON without quoting.
  */
-static const char *
-ring_addr_problem(const char *addr)
+const char *
+ps_ring_addr_check(const char *addr)
 {
 	const char *colon = strrchr(addr, ':'), *p;
 	unsigned long port = 0;
@@ -122,18 +124,31 @@ ring_addr_problem(const char *addr)
 	return NULL;
 }
 
-/* Check the limits shared by build and load. */
+/*
+ * Check the limits every ring keeps.  A ring may have no servers (a
+ * coordinator's, before any server joined) and fewer servers than
+ * replicas + 1 (one that lost servers): a segment then has fewer replicas.
+ */
 static const char *
 ring_limits_problem(size_t nservers, uint32_t vnodes, uint32_t replicas)
 {
-	if (nservers == 0)
-		return "no servers";
 	if (nservers > PS_RING_MAX_SERVERS)
 		return "too many servers (limit 4096)";
 	if (vnodes < 1 || vnodes > PS_RING_MAX_VNODES)
 		return "vnodes must be 1-4096";
 	if (nservers * vnodes > PS_RING_MAX_POINTS)
 		return "servers times vnodes exceeds 1048576";
+	if (replicas >= PS_RING_MAX_SERVERS)
+		return "replicas must be below 4096";
+	return NULL;
+}
+
+/* What ps_ring_build() asks of a new ring besides the limits. */
+static const char *
+ring_build_problem(size_t nservers, uint32_t replicas)
+{
+	if (nservers == 0)
+		return "no servers";
 	if (replicas >= nservers)
 		return "replicas must be below the number of servers";
 	return NULL;
@@ -174,10 +189,11 @@ ps_ring_build(struct ps_ring *r, const char *const *addrs, size_t n,
 	int same;
 
 	memset(r, 0, sizeof *r);
-	if ((why = ring_limits_problem(n, vnodes, replicas)) != NULL)
+	if ((why = ring_build_problem(n, replicas)) != NULL ||
+	    (why = ring_limits_problem(n, vnodes, replicas)) != NULL)
 		return ring_error(err, errlen, "%s", why);
 	for (i = 0; i < n; i++) {
-		if ((why = ring_addr_problem(addrs[i])) != NULL) {
+		if ((why = ps_ring_addr_check(addrs[i])) != NULL) {
 			ps_ring_release(r);
 			return ring_error(err, errlen, "invalid address '%s': %s",
 			    addrs[i], why);
@@ -278,7 +294,7 @@ ring_parse_server(struct ring_parse *p, struct ps_ring *r, char **f, int nf)
 		return ring_perr(p, "expected 'server ID host:port'");
 	if (ring_parse_u32(f[1], &id) != 0)
 		return ring_perr(p, "bad server id '%s'", f[1]);
-	if ((why = ring_addr_problem(f[2])) != NULL)
+	if ((why = ps_ring_addr_check(f[2])) != NULL)
 		return ring_perr(p, "invalid address '%s': %s", f[2], why);
 	if ((dup = ring_find_dup(r, id, f[2], &same)) >= 0)
 		return same ? ring_perr(p, "duplicate server id %u", id) :
@@ -345,46 +361,90 @@ ring_parse_finish(struct ring_parse *p, struct ps_ring *r)
 	return 0;
 }
 
-/* Read lines from fp into r. */
+/* Parse the lines of text[0, len) into r. */
 static int
-ring_parse_stream(struct ring_parse *p, FILE *fp, struct ps_ring *r)
+ring_parse_text(struct ring_parse *p, const char *text, size_t len,
+    struct ps_ring *r)
 {
-	char buf[RING_MAX_LINE + 2];
-	size_t len;
+	const char *end = text + len, *nl;
+	char buf[RING_MAX_LINE + 1];
+	size_t n;
 	int rc;
 
-	while (fgets(buf, sizeof buf, fp) != NULL) {
+	while (text < end) {
 		p->line++;
-		len = strlen(buf);
-		if (len > RING_MAX_LINE || (len > 0 && buf[len - 1] != '\n' &&
-		    !feof(fp)))
+		nl = memchr(text, '\n', (size_t)(end - text));
+		n = (size_t)((nl != NULL ? nl : end) - text);
+		if (n + (nl != NULL) > RING_MAX_LINE)
 			return ring_perr(p, "line too long");
+		if (memchr(text, '\0', n) != NULL)
+			return ring_perr(p, "NUL byte in line");
+		memcpy(buf, text, n);
+		buf[n] = '\0';
+		text = nl != NULL ? nl + 1 : end;
 		if (buf[strspn(buf, " \t\r\n")] == '#')
 			continue;
 		if ((rc = ring_parse_line(p, r, buf)) != 0)
 			return rc;
 	}
+	return ring_parse_finish(p, r);
+}
+
+/* Parse and place a ring from text; see ring.h. */
+int
+ps_ring_parse(const char *text, size_t len, const char *name,
+    struct ps_ring *r, char *err, size_t errlen)
+{
+	struct ring_parse p;
+
+	memset(r, 0, sizeof *r);
+	memset(&p, 0, sizeof p);
+	p.path = name;
+	p.err = err;
+	p.errlen = errlen;
+	if (ring_parse_text(&p, text, len, r) != 0) {
+		ps_ring_release(r);
+		return PS_RING_EDATA;
+	}
+	ring_place(r);
+	return 0;
+}
+
+/* Read all of fp (at most RING_MAX_FILE bytes) into *buf, *len. */
+static int
+ring_slurp(FILE *fp, const char *path, char **buf, size_t *len, char *err,
+    size_t errlen)
+{
+	size_t cap = 4096, n;
+
+	*buf = xmalloc(cap);
+	*len = 0;
+	while ((n = fread(*buf + *len, 1, cap - *len, fp)) > 0) {
+		*len += n;
+		if (*len == cap && cap >= RING_MAX_FILE)
+			return ring_error(err, errlen, "%s: larger than %d "
+			    "bytes", path, RING_MAX_FILE);
+		if (*len == cap)
+			*buf = xreallocarray(*buf, cap *= 2, 1);
+	}
 	if (ferror(fp)) {
-		snprintf(p->err, p->errlen, "cannot read '%s': %s", p->path,
+		snprintf(err, errlen, "cannot read '%s': %s", path,
 		    strerror(errno));
 		return PS_RING_ESYS;
 	}
-	return ring_parse_finish(p, r);
+	return 0;
 }
 
 /* Open, parse and place a ring file. */
 int
 ps_ring_load(const char *path, struct ps_ring *r, char *err, size_t errlen)
 {
-	struct ring_parse p;
+	char *text;
+	size_t len;
 	FILE *fp;
 	int rc, saved;
 
 	memset(r, 0, sizeof *r);
-	memset(&p, 0, sizeof p);
-	p.path = path;
-	p.err = err;
-	p.errlen = errlen;
 	if ((fp = fopen(path, "r")) == NULL) {
 		saved = errno;
 		snprintf(err, errlen, "cannot open '%s': %s", path,
@@ -392,30 +452,32 @@ ps_ring_load(const char *path, struct ps_ring *r, char *err, size_t errlen)
 		errno = saved;
 		return PS_RING_ESYS;
 	}
-	rc = ring_parse_stream(&p, fp, r);
+	rc = ring_slurp(fp, path, &text, &len, err, errlen);
 	saved = errno;
 	fclose(fp);
-	if (rc != 0) {
-		ps_ring_release(r);
-		errno = saved;
-		return rc;
-	}
-	ring_place(r);
-	return 0;
+	if (rc == 0)
+		rc = ps_ring_parse(text, len, path, r, err, errlen);
+	free(text);
+	errno = saved;
+	return rc;
 }
 
-/* Print the text form of r. */
-static void
-ring_print(FILE *fp, const struct ps_ring *r)
+/* The text form of r; see ring.h. */
+void
+ps_ring_format(const struct ps_ring *r, char **text, size_t *len)
 {
-	size_t i;
+	size_t cap = 128 + r->nservers * (PS_RING_MAX_ADDR + 32), i;
+	char *buf = xmalloc(cap);
+	int n;
 
-	fprintf(fp, "# pskit ring file\n" RING_MAGIC " %u\nversion %u\n"
-	    "vnodes %u\nreplicas %u\n", r->format, r->version, r->vnodes,
-	    r->replicas);
+	n = snprintf(buf, cap, "# pskit ring file\n" RING_MAGIC " %u\n"
+	    "version %u\nvnodes %u\nreplicas %u\n", r->format, r->version,
+	    r->vnodes, r->replicas);
 	for (i = 0; i < r->nservers; i++)
-		fprintf(fp, "server %u %s\n", r->servers[i].id,
-		    r->servers[i].addr);
+		n += snprintf(buf + n, cap - (size_t)n, "server %u %s\n",
+		    r->servers[i].id, r->servers[i].addr);
+	*text = buf;
+	*len = (size_t)n;
 }
 
 /* Write r to path atomically, or to stdout for "-". */
@@ -424,22 +486,114 @@ ps_ring_save(const char *path, const struct ps_ring *r, char *err,
     size_t errlen)
 {
 	struct ps_atomic *af;
+	FILE *fp = stdout;
+	char *text;
+	size_t len;
+	int rc = 0;
 
+	ps_ring_format(r, &text, &len);
 	if (strcmp(path, "-") == 0) {
-		ring_print(stdout, r);
-		if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (fwrite(text, 1, len, fp) != len || fflush(fp) != 0) {
 			snprintf(err, errlen, "cannot write to stdout: %s",
 			    strerror(errno));
-			return PS_RING_ESYS;
+			rc = PS_RING_ESYS;
 		}
-		return 0;
+	} else if ((af = ps_atomic_open(path, err, errlen)) == NULL) {
+		rc = PS_RING_ESYS;
+	} else {
+		fwrite(text, 1, len, af->fp);
+		if (ps_atomic_commit(af, err, errlen) != 0)
+			rc = PS_RING_ESYS;
 	}
-	if ((af = ps_atomic_open(path, err, errlen)) == NULL)
-		return PS_RING_ESYS;
-	ring_print(af->fp, r);
-	if (ps_atomic_commit(af, err, errlen) != 0)
-		return PS_RING_ESYS;
+	free(text);
+	return rc;
+}
+
+/* Index of the server with this address, or -1. */
+long
+ps_ring_find(const struct ps_ring *r, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < r->nservers; i++)
+		if (strcmp(r->servers[i].addr, addr) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* An empty ring of version 0; see ring.h. */
+void
+ps_ring_empty(struct ps_ring *r, uint32_t vnodes, uint32_t replicas)
+{
+	memset(r, 0, sizeof *r);
+	r->format = PS_RING_FORMAT;
+	r->vnodes = vnodes;
+	r->replicas = replicas;
+}
+
+/* Add addr with the next free id; see ring.h. */
+int
+ps_ring_add(struct ps_ring *r, const char *addr, char *err, size_t errlen)
+{
+	const char *why;
+	uint32_t id = 0;
+	size_t i;
+
+	if ((why = ps_ring_addr_check(addr)) != NULL)
+		return ring_error(err, errlen, "invalid address '%s': %s",
+		    addr, why);
+	if (ps_ring_find(r, addr) >= 0)
+		return ring_error(err, errlen, "'%s' is already in the ring",
+		    addr);
+	if ((why = ring_limits_problem(r->nservers + 1, r->vnodes,
+	    r->replicas)) != NULL)
+		return ring_error(err, errlen, "cannot add '%s': %s", addr,
+		    why);
+	for (i = 0; i < r->nservers; i++)
+		if (r->servers[i].id >= id)
+			id = r->servers[i].id + 1;
+	if (r->nservers > 0 && id == 0)
+		return ring_error(err, errlen, "no free server id");
+	ring_add_server(r, id, addr);
+	r->version++;
+	ring_place(r);
 	return 0;
+}
+
+/* Remove the server with this address; see ring.h. */
+int
+ps_ring_remove(struct ps_ring *r, const char *addr, char *err,
+    size_t errlen)
+{
+	long i = ps_ring_find(r, addr);
+
+	if (i < 0)
+		return ring_error(err, errlen, "'%s' is not in the ring", addr);
+	free(r->servers[i].addr);
+	memmove(&r->servers[i], &r->servers[i + 1],
+	    (r->nservers - (size_t)i - 1) * sizeof *r->servers);
+	r->nservers--;
+	r->version++;
+	ring_place(r);
+	return 0;
+}
+
+/* A deep copy; see ring.h. */
+void
+ps_ring_copy(struct ps_ring *dst, const struct ps_ring *src)
+{
+	size_t i;
+
+	*dst = *src;
+	dst->servers = xcalloc(src->nservers, sizeof *dst->servers);
+	for (i = 0; i < src->nservers; i++) {
+		dst->servers[i].id = src->servers[i].id;
+		dst->servers[i].addr = xstrdup(src->servers[i].addr);
+	}
+	dst->points = xcalloc(src->npoints, sizeof *dst->points);
+	if (src->npoints > 0)
+		memcpy(dst->points, src->points,
+		    src->npoints * sizeof *dst->points);
 }
 
 /* Binary search for the first point with pos >= pos, wrapping to 0. */

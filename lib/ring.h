@@ -14,6 +14,13 @@
  * Point positions depend only on the address and v, so adding a server
  * moves keys only to the new server.
  *
+ * A ring may have no servers (a coordinator's before any server joined)
+ * and fewer than replicas + 1 servers (a segment then has fewer replicas);
+ * only ps_ring_build() insists on both.  Lookups need at least one server.
+ *
+ * Every change of the server set bumps the version (ps_ring_add,
+ * ps_ring_remove), so two rings with the same version are the same ring.
+ *
  * A struct ps_ring owns its servers, their addr strings and its points;
  * ps_ring_release() frees them all.
  */
@@ -56,12 +63,37 @@ struct ps_ring {
  */
 int	ps_ring_build(struct ps_ring *r, const char *const *addrs, size_t n,
 	    uint32_t vnodes, uint32_t replicas, char *err, size_t errlen);
-/* Parse a ring file strictly; errors read "path:line: reason". */
+/* An empty ring of version 0 (no servers) with these settings. */
+void	ps_ring_empty(struct ps_ring *r, uint32_t vnodes, uint32_t replicas);
+/*
+ * Parse the pskit-ring(5) text in text[0, len) strictly and place the
+ * points; errors read "name:line: reason" (PS_RING_EDATA).
+ */
+int	ps_ring_parse(const char *text, size_t len, const char *name,
+	    struct ps_ring *r, char *err, size_t errlen);
+/* The pskit-ring(5) text of r, NUL-terminated; the caller frees *text. */
+void	ps_ring_format(const struct ps_ring *r, char **text, size_t *len);
+/* Read and parse a ring file (PS_RING_ESYS if it cannot be read). */
 int	ps_ring_load(const char *path, struct ps_ring *r, char *err,
 	    size_t errlen);
 /* Write r to path atomically (temporary, fsync, rename); "-" is stdout. */
 int	ps_ring_save(const char *path, const struct ps_ring *r, char *err,
 	    size_t errlen);
+/*
+ * Add a server with the next free id (one above the largest) or remove
+ * one by address; either bumps the version.  0, or PS_RING_EDATA with the
+ * reason in err and r unchanged.
+ */
+int	ps_ring_add(struct ps_ring *r, const char *addr, char *err,
+	    size_t errlen);
+int	ps_ring_remove(struct ps_ring *r, const char *addr, char *err,
+	    size_t errlen);
+/* Index into r->servers of the server with this address, or -1. */
+long	ps_ring_find(const struct ps_ring *r, const char *addr);
+/* NULL if addr is a valid ring address, else what is wrong with it. */
+const char *ps_ring_addr_check(const char *addr);
+/* Make dst a deep copy of src (which stays the caller's). */
+void	ps_ring_copy(struct ps_ring *dst, const struct ps_ring *src);
 /* Index into r->servers of the primary server of fid. */
 size_t	ps_ring_lookup(const struct ps_ring *r, uint64_t fid);
 /* Fill out with the primary then up to r->replicas more; returns the count. */

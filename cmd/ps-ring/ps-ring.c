@@ -1,9 +1,12 @@
 /*
- * ps-ring.c: create, show and query ring files (pskit-ring(5)).
+ * ps-ring.c: create, show and query rings (pskit-ring(5)), in files or
+ * held by a running coordinator (-C).
  *
  * A table of subcommands in the style of git builtins; each parses its own
  * options and calls into lib/ring.c.  show separates what is shown from how
- * through a small output vtable (TSV or JSON lines).
+ * through a small output vtable (TSV or JSON lines).  The coordinator
+ * daemon is serve.c; the commands that talk to it are client.c and
+ * status.c.
  */
 #include "config.h"
 
@@ -17,17 +20,24 @@
 #include <stdnoreturn.h>
 #include <sysexits.h>
 
+#include "ps-ring.h"
 #include "ring.h"
 #include "subcmd.h"
 
 static const char usage_text[] =
 "usage: ps-ring [-hV] command [argument ...]\n"
 "       ps-ring init [-v vnodes] [-k replicas] [-o ringfile] host:port ...\n"
-"       ps-ring show [-j] ringfile\n"
-"       ps-ring lookup ringfile [fid ...]\n";
+"       ps-ring show [-j] ringfile | -C host:port\n"
+"       ps-ring lookup ringfile | -C host:port [fid ...]\n"
+"       ps-ring serve [-k replicas] [-l addr:port] [-t timeout-ms]"
+    " [-v vnodes] ringfile\n"
+"       ps-ring status [-j] -C host:port\n"
+"       ps-ring add -C host:port server\n"
+"       ps-ring remove -C host:port server\n"
+"       ps-ring watch [-i secs] [-n count] -C host:port\n";
 
 /* Print the usage (and help for status 0) and exit. */
-static noreturn void
+noreturn void
 usage(int status)
 {
 	fputs(usage_text, status == 0 ? stdout : stderr);
@@ -39,6 +49,17 @@ usage(int status)
 		    "  show    print segments and each server's share; -j for JSON lines\n"
 		    "  lookup  print fid, server id and address for each feature id\n"
 		    "          (read one per line from stdin when none are given)\n"
+		    "  -C host:port  ask the coordinator at host:port for its ring\n"
+		    "  serve   run the coordinator, keeping its ring in ringfile\n"
+		    "          -l addr:port listen here (default 127.0.0.1:0)\n"
+		    "          -t ms       heartbeat silence before a node is dead\n"
+		    "                      (default 300)\n"
+		    "          -v, -k      vnodes and replicas of a new ring\n"
+		    "  status  each server's and worker's state, keys and rates\n"
+		    "  add     a registered standby server joins the ring\n"
+		    "  remove  a server leaves the ring\n"
+		    "  watch   redraw the status every -i secs (default 1),\n"
+		    "          -n times (default: until interrupted)\n"
 		    "  -V, --version  print the version and exit\n"
 		    "  -h, --help     print this help and exit\n"
 		    "\nexample: ps-ring init -o ring 127.0.0.1:7001 127.0.0.1:7002\n",
@@ -47,7 +68,7 @@ usage(int status)
 }
 
 /* Parse a decimal number in [lo, hi] or exit with a usage error. */
-static uint32_t
+uint32_t
 parse_count(const char *s, const char *what, uint32_t lo, uint32_t hi)
 {
 	unsigned long v;
@@ -64,7 +85,7 @@ parse_count(const char *s, const char *what, uint32_t lo, uint32_t hi)
 }
 
 /* Exit 74 if anything written to stdout was lost. */
-static int
+int
 finish_stdout(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout))
@@ -72,14 +93,47 @@ finish_stdout(void)
 	return 0;
 }
 
-/* Load a ring or exit 65 (bad contents) or 66 (cannot open). */
+/*
+ * The options of the commands that may ask a coordinator: -C host:port,
+ * -h, and -j where json is not NULL.  Return optind.
+ */
+int
+coord_options(int argc, char **argv, const char **coord, int *json)
+{
+	int ch;
+
+	*coord = NULL;
+	while ((ch = getopt(argc, argv, json != NULL ? "+C:hj" : "+C:h")) !=
+	    -1) {
+		switch (ch) {
+		case 'C':
+			*coord = optarg;
+			break;
+		case 'h':
+			usage(0);
+		case 'j':
+			*json = 1;
+			break;
+		default:
+			usage(EX_USAGE);
+		}
+	}
+	return optind;
+}
+
+/*
+ * The coordinator's ring (coord not NULL) or a file's; exit 65 (bad
+ * contents), 66 (cannot open) or 69 (coordinator unreachable).
+ */
 static void
-load_or_exit(const char *path, struct ps_ring *r)
+ring_get(const char *coord, const char *path, struct ps_ring *r)
 {
 	char msg[1024];
 	int rc;
 
-	if ((rc = ps_ring_load(path, r, msg, sizeof msg)) != 0)
+	if (coord != NULL)
+		client_ring(coord, r);
+	else if ((rc = ps_ring_load(path, r, msg, sizeof msg)) != 0)
 		errx(rc == PS_RING_EDATA ? EX_DATAERR : EX_NOINPUT, "%s", msg);
 }
 
@@ -230,26 +284,17 @@ show_segments(const struct ps_ring *r, const struct show_ops *ops,
 static int
 cmd_show(int argc, char **argv)
 {
-	const struct show_ops *ops = &show_tsv;
+	const struct show_ops *ops;
+	const char *coord;
 	struct ps_ring r;
 	double *share;
 	size_t s;
-	int ch;
+	int json = 0;
 
-	while ((ch = getopt(argc, argv, "+hj")) != -1) {
-		switch (ch) {
-		case 'h':
-			usage(0);
-		case 'j':
-			ops = &show_json;
-			break;
-		default:
-			usage(EX_USAGE);
-		}
-	}
-	if (argc - optind != 1)
+	if (argc - coord_options(argc, argv, &coord, &json) != (coord == NULL))
 		usage(EX_USAGE);
-	load_or_exit(argv[optind], &r);
+	ops = json ? &show_json : &show_tsv;
+	ring_get(coord, argv[optind], &r);
 	if ((share = calloc(r.nservers, sizeof *share)) == NULL)
 		err(EX_OSERR, "calloc");
 	ops->ring(&r);
@@ -316,26 +361,26 @@ lookup_stdin(const struct ps_ring *r)
 static int
 cmd_lookup(int argc, char **argv)
 {
+	const char *coord, *name;
 	struct ps_ring r;
 	uint64_t fid;
-	int ch, i;
+	int i, first;
 
-	while ((ch = getopt(argc, argv, "+h")) != -1) {
-		if (ch == 'h')
-			usage(0);
+	first = coord_options(argc, argv, &coord, NULL) + (coord == NULL);
+	if (first > argc)
 		usage(EX_USAGE);
-	}
-	if (argc - optind < 1)
-		usage(EX_USAGE);
-	for (i = optind + 1; i < argc; i++)
+	for (i = first; i < argc; i++)
 		if (parse_fid(argv[i], &fid) != 0) {
 			warnx("invalid feature id '%s'", argv[i]);
 			usage(EX_USAGE);
 		}
-	load_or_exit(argv[optind], &r);
-	if (argc - optind == 1)
+	ring_get(coord, argv[optind], &r);
+	name = coord != NULL ? coord : argv[optind];
+	if (r.nservers == 0)
+		errx(EX_DATAERR, "%s: the ring has no servers", name);
+	if (first == argc)
 		lookup_stdin(&r);
-	for (i = optind + 1; i < argc; i++) {
+	for (i = first; i < argc; i++) {
 		parse_fid(argv[i], &fid);
 		lookup_print(&r, fid);
 	}
@@ -347,6 +392,11 @@ static const struct ps_subcmd commands[] = {
 	{ "init", cmd_init },
 	{ "show", cmd_show },
 	{ "lookup", cmd_lookup },
+	{ "serve", cmd_serve },
+	{ "status", cmd_status },
+	{ "add", cmd_change },
+	{ "remove", cmd_change },
+	{ "watch", cmd_watch },
 };
 
 int

@@ -1,9 +1,15 @@
 /*
- * owner.c: which keys this server holds.  With -r, the server loads the
- * ring file when the first worker says HELLO (the file may be written after
- * the server started, once every server's port is known), finds itself by
- * its bound address, and from then on refuses keys the ring gives to
- * another server, so a misrouted push cannot split a weight in two.
+ * owner.c: which keys this server holds, and which requests it takes.
+ *
+ * The ring comes from a file (-r), loaded when the first worker says HELLO
+ * (the file may be written after the server started, once every server's
+ * port is known), or from the coordinator (-C, coordlink.c), which sends
+ * each new version.  Either way the server finds itself by its bound
+ * address and refuses keys the ring gives to another server, so a
+ * misrouted push cannot split a weight in two.  With a coordinator it also
+ * fences: requests stamped with another ring version than the one it
+ * holds are refused, and all key traffic while it has no coordinator or is
+ * not in the ring.
  */
 #include "config.h"
 
@@ -12,12 +18,35 @@
 
 #include "server.h"
 
-/* Load the ring if needed; it must have the version the worker holds. */
+/*
+ * Hold ring (taken over) from now on; 1 if this server is in it.  A
+ * server that held another ring and is in the new one hands its keys over
+ * (handover.c).
+ */
+int
+owner_adopt(struct server *srv, struct ps_ring *ring)
+{
+	long i = ps_ring_find(ring, srv->bound);
+	int changed = srv->have_ring;
+
+	if (srv->have_ring) {
+		replica_links_free(srv);
+		ps_ring_release(&srv->ring);
+	}
+	srv->ring = *ring;
+	srv->have_ring = 1;
+	srv->in_ring = i >= 0;
+	srv->ring_index = i >= 0 ? (size_t)i : 0;
+	if (changed && srv->in_ring)
+		handover_ring(srv);
+	return srv->in_ring;
+}
+
+/* Load the file ring if needed; it must have the version the worker holds. */
 int
 owner_load(struct server *srv, uint32_t version, char *err, size_t errlen)
 {
 	struct ps_ring ring;
-	size_t i;
 
 	if (srv->ring_path == NULL)
 		return 0;
@@ -31,25 +60,37 @@ owner_load(struct server *srv, uint32_t version, char *err, size_t errlen)
 		ps_ring_release(&ring);
 		return -1;
 	}
-	for (i = 0; i < ring.nservers; i++)
-		if (strcmp(ring.servers[i].addr, srv->bound) == 0)
-			break;
-	if (i == ring.nservers) {
+	if (!owner_adopt(srv, &ring)) {
 		snprintf(err, errlen, "this server (%s) is not in ring '%s'",
 		    srv->bound, srv->ring_path);
-		ps_ring_release(&ring);
 		return -1;
 	}
-	if (srv->have_ring) {
-		replica_links_free(srv);
-		ps_ring_release(&srv->ring);
-	}
-	srv->ring = ring;
-	srv->ring_index = i;
-	if (srv->have_ring)
-		handover_ring(srv);
-	srv->have_ring = 1;
 	return 0;
+}
+
+/* With a coordinator: 0 if a request stamped with m's version may pass. */
+int
+owner_fence(const struct server *srv, const struct ps_msg *m, char *err,
+    size_t errlen)
+{
+	if (srv->coord_addr == NULL)
+		return 0;
+	if (srv->coord_lost)
+		snprintf(err, errlen, "this server lost the coordinator");
+	else if (!srv->have_ring)
+		snprintf(err, errlen, "no ring from the coordinator yet");
+	else if (m->ring_version < srv->ring.version)
+		snprintf(err, errlen, "stale ring version %u, this server "
+		    "holds %u", m->ring_version, srv->ring.version);
+	else if (m->ring_version > srv->ring.version)
+		snprintf(err, errlen, "ring version %u is newer than this "
+		    "server's %u", m->ring_version, srv->ring.version);
+	else if (!srv->in_ring)
+		snprintf(err, errlen, "this server (%s) is not in ring "
+		    "version %u", srv->bound, srv->ring.version);
+	else
+		return 0;
+	return -1;
 }
 
 /* 0 when every key is this server's, else -1 naming the first stray one. */

@@ -10,40 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <event2/util.h>
 
 #include "hello.h"
 #include "log.h"
 #include "server.h"
+#include "sockname.h"
 #include "xmalloc.h"
 
 static void peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg);
 static void peer_text_cb(struct ps_conn *c, const char *line, void *arg);
 static void peer_close_cb(struct ps_conn *c, const char *reason, void *arg);
-
-/* "addr:port" of a socket address, "[addr]:port" for IPv6. */
-static void
-peer_name(const struct sockaddr *sa, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-
-	if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)sa;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof host);
-		snprintf(buf, len, "[%s]:%u", host, ntohs(s6->sin6_port));
-	} else if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const void *)sa;
-
-		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof host);
-		snprintf(buf, len, "%s:%u", host, ntohs(s4->sin_port));
-	} else {
-		snprintf(buf, len, "local peer");
-	}
-}
 
 void
 peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
@@ -54,7 +31,7 @@ peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	struct peer *p;
 
 	srv->stats.conns_total++;
-	peer_name(sa, name, sizeof name);
+	ps_sockaddr_name(sa, name, sizeof name);
 	if (srv->nconns >= srv->max_conns) {
 		log_warnx("%s: refused: %d connections already", name,
 		    srv->nconns);
@@ -377,6 +354,7 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	int worker_only = m->type == PS_MSG_PUSH ||
 	    (m->type == PS_MSG_PULL && !(m->flags & PS_MSG_F_CURRENT)) ||
 	    m->type == PS_MSG_BYE;
+	int keyed = m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL;
 
 	if (worker_only && !p->is_worker) {
 		peer_fail(p, "%s before hello", ps_msg_type_name(m->type));
@@ -397,8 +375,10 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		ps_msg_release(m);
 		return;
 	}
-	if ((m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL) &&
-	    owner_check(srv, m->keys, m->nkeys, why, sizeof why) != 0) {
+	if (((m->type == PS_MSG_HELLO || keyed) &&
+	    owner_fence(srv, m, why, sizeof why) != 0) ||
+	    (keyed && owner_check(srv, m->keys, m->nkeys, why,
+	    sizeof why) != 0)) {
 		peer_fail(p, "%s", why);
 		ps_msg_release(m);
 		return;

@@ -22,7 +22,7 @@
 
 static const char usage_text[] =
 "usage: ps-server [-hVv] [-c max-conns] [-K keys] [-l addr:port]\n"
-"                 [-o model.psm] [-r ring]\n";
+"                 [-o model.psm] [-C host:port [--standby] | -r ring]\n";
 
 static void
 usage(int status)
@@ -34,6 +34,9 @@ usage(int status)
 		    "  -o, --output file       write this server's model part here on SAVE and at exit\n"
 		    "  -r, --ring file         hold only the keys this ring gives this server\n"
 		    "                          (read when the first worker says hello)\n"
+		    "  -C, --coordinator host:port  register with this coordinator\n"
+		    "                          (ps-ring serve) and hold the rings it sends\n"
+		    "      --standby           with -C: join the ring only on `ps-ring add`\n"
 		    "  -c, --max-conns n       refuse connections beyond n (default 1024)\n"
 		    "  -K, --key-cache n       keys of cached key lists kept per connection\n"
 		    "                          (default 4194304; 0 keeps none)\n"
@@ -208,6 +211,8 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "max-conns", required_argument, NULL, 'c' },
 		{ "key-cache", required_argument, NULL, 'K' },
 		{ "ring", required_argument, NULL, 'r' },
+		{ "coordinator", required_argument, NULL, 'C' },
+		{ "standby", no_argument, NULL, 1 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -217,8 +222,15 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	long n;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:hK:l:o:r:Vv", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "C:c:hK:l:o:r:Vv", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
+		case 1:
+			srv->standby = 1;
+			break;
+		case 'C':
+			srv->coord_addr = optarg;
+			break;
 		case 'c':
 			n = strtol(optarg, &end, 10);
 			if (*end != '\0' || n < 1 || n > 65536) {
@@ -259,6 +271,14 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	}
 	if (optind != argc)
 		usage(EX_USAGE);
+	if (srv->coord_addr != NULL && srv->ring_path != NULL) {
+		fprintf(stderr, "ps-server: -C and -r exclude each other\n");
+		usage(EX_USAGE);
+	}
+	if (srv->standby && srv->coord_addr == NULL) {
+		fprintf(stderr, "ps-server: --standby needs -C\n");
+		usage(EX_USAGE);
+	}
 }
 
 int
@@ -295,12 +315,15 @@ main(int argc, char **argv)
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
 	event_add(sigusr1, NULL);
+	if (srv.coord_addr != NULL)
+		coordlink_start(&srv);
 	event_base_dispatch(srv.base);
 	if (srv.model_path != NULL &&
 	    channels_save(&srv, err, sizeof err) != 0) {
 		log_warnx("%s", err);
 		status = EX_CANTCREAT;
 	}
+	coordlink_stop(&srv);
 	server_free_peers(&srv);
 	replica_links_free(&srv);
 	channels_free(&srv);

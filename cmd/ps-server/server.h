@@ -24,6 +24,7 @@
 #include <event2/listener.h>
 
 #include "conn.h"
+#include "coord.h"
 #include "ftrl.h"
 #include "keytab.h"
 #include "ring.h"
@@ -157,9 +158,15 @@ struct server {
 	char			 bound[128];
 	const char		*model_path;	/* -o, or NULL */
 	const char		*ring_path;	/* -r, or NULL: accept any key */
-	struct ps_ring		 ring;		/* loaded at the first HELLO */
+	const char		*coord_addr;	/* -C, or NULL */
+	int			 standby;	/* --standby: wait for ps-ring add */
+	struct ps_coord_node	*coord;		/* the link to it (coordlink.c) */
+	int			 coord_lost;	/* no coordinator: refuse keys */
+	struct ps_ring		 ring;		/* -r: loaded at the first HELLO;
+						   -C: the latest version */
 	int			 have_ring;
-	size_t			 ring_index;	/* this server's place in it */
+	int			 in_ring;	/* this server is in it */
+	size_t			 ring_index;	/* and its place there */
 	struct replica_link	*rlinks;	/* [nrlinks], by ring index */
 	size_t			 nrlinks;
 	int			 max_conns;
@@ -204,10 +211,17 @@ void	job_abort(struct channel *ch, const char *why);
 char	*server_stats_text(struct server *srv);
 
 /* owner.c */
+int	owner_adopt(struct server *srv, struct ps_ring *ring);
 int	owner_load(struct server *srv, uint32_t version, char *err,
 	    size_t errlen);
+int	owner_fence(const struct server *srv, const struct ps_msg *m,
+	    char *err, size_t errlen);
 int	owner_check(const struct server *srv, const uint64_t *keys, size_t n,
 	    char *err, size_t errlen);
+
+/* coordlink.c */
+void	coordlink_start(struct server *srv);
+void	coordlink_stop(struct server *srv);
 
 /* online.c */
 void	online_start(struct channel *ch);

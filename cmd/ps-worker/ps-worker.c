@@ -32,7 +32,7 @@ static const char usage_text[] =
 "                 [-F filters] [-i id] [-l lambda] [-m max-iter] [-n workers]\n"
 "                 [-S seed] [-t tau] [-T test.pss] [--alpha x] [--batch rows]\n"
 "                 [--beta x] [--epochs n] [--l2 x] [--optimizer adagrad|ftrl]\n"
-"                 [--timeout secs] -r ring shard.pss\n";
+"                 [--timeout secs] -C host:port | -r ring shard.pss\n";
 
 static void
 usage(int status)
@@ -40,7 +40,9 @@ usage(int status)
 	fputs(usage_text, status == 0 ? stdout : stderr);
 	if (status == 0)
 		fputs("\n"
-		    "  -r, --ring file        the ring naming the servers (required)\n"
+		    "  -r, --ring file        the ring naming the servers\n"
+		    "  -C, --coordinator host:port  instead, get the ring from this\n"
+		    "                         coordinator (ps-ring serve)\n"
 		    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
 		    "  -n, --workers n        workers in the job (default 1)\n"
 		    "  -c, --channel n        the servers' weight vector to train, 0-15 (default 0)\n"
@@ -157,6 +159,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		{ "optimizer", required_argument, NULL, 7 },
 		{ "blocks", required_argument, NULL, 'b' },
 		{ "channel", required_argument, NULL, 'c' },
+		{ "coordinator", required_argument, NULL, 'C' },
 		{ "epsilon", required_argument, NULL, 'e' },
 		{ "filters", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
@@ -176,7 +179,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 	};
 	int ch, given = 0, lz4 = 0;
 
-	while ((ch = getopt_long(argc, argv, "A:b:c:e:F:hi:l:m:n:r:S:t:T:vVz",
+	while ((ch = getopt_long(argc, argv, "A:b:C:c:e:F:hi:l:m:n:r:S:t:T:vVz",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
@@ -189,6 +192,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			worker_sgd_option(c, ch, optarg);
 			break;
 		case 'b': c->nblocks = (uint32_t)parse_num("block count", optarg, 1, 1 << 20); break;
+		case 'C': c->coord_addr = optarg; break;
 		case 'c': c->channel = (uint32_t)parse_num("channel", optarg, 0, 15); break;
 		case 'e': c->eps = parse_num("epsilon", optarg, 0, 1); break;
 		case 'F':
@@ -218,7 +222,8 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		default: usage(EX_USAGE);
 		}
 	}
-	if (argc - optind != 1 || c->ring_path == NULL)
+	if (argc - optind != 1 || (c->ring_path == NULL) ==
+	    (c->coord_addr == NULL))
 		usage(EX_USAGE);
 	if (c->id >= c->nworkers) {
 		fprintf(stderr, "ps-worker: worker id %u is not below the "
@@ -238,8 +243,15 @@ worker_load(struct worker *w)
 {
 	char err[512];
 
-	if (ps_ring_load(w->conf.ring_path, &w->ring, err, sizeof err) != 0)
+	if (w->conf.coord_addr != NULL) {
+		coordlink_open(w);
+	} else if (ps_ring_load(w->conf.ring_path, &w->ring, err,
+	    sizeof err) != 0) {
 		fatalx(EX_DATAERR, "%s", err);
+	} else if (w->ring.nservers == 0) {
+		fatalx(EX_DATAERR, "ring '%s' has no servers",
+		    w->conf.ring_path);
+	}
 	if (ps_shard_read(w->conf.shard_path, &w->ds, err, sizeof err) != 0)
 		fatalx(EX_DATAERR, "%s", err);
 	if (w->conf.test_path != NULL)
@@ -329,7 +341,9 @@ main(int argc, char **argv)
 		status = sgd_run(&w);
 	else
 		status = dbpg_run(&w);
+	coordlink_leave(&w);
 	links_close(&w);
+	coordlink_close(&w);
 	if (w.have_test)
 		evaltest_release(&w.test);
 	sgd_release(&w.sgd);

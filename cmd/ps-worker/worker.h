@@ -1,8 +1,9 @@
 /*
  * worker.h: the parts of ps-worker and what they share.
  *
- * A worker loads its shard (ps-worker.c), connects to every server of the
- * ring (links.c) and runs one of two algorithms: the Delayed Block Proximal
+ * A worker loads its shard and the ring (ps-worker.c) or gets the ring from
+ * the coordinator (coordlink.c), connects to every server of the ring
+ * (links.c) and runs one of two algorithms: the Delayed Block Proximal
  * Gradient iterations (dbpg.c) over feature blocks split by server
  * (plan.c), or asynchronous SGD (sgd.c) over mini-batches of rows
  * (batches.c).  Either scores a test shard now and then (evaltest.c).  One
@@ -18,6 +19,7 @@
 #include <event2/event.h>
 
 #include "conn.h"
+#include "coord.h"
 #include "dataset.h"
 #include "ftrl.h"
 #include "l1lr.h"
@@ -26,6 +28,7 @@
 
 struct worker_conf {
 	const char	*ring_path, *shard_path, *test_path;
+	const char	*coord_addr;	/* -C: the ring comes from there */
 	uint32_t	 id, nworkers;
 	uint32_t	 channel;	/* the servers' weight vector */
 	double		 lambda;
@@ -167,6 +170,8 @@ struct worker {
 	struct event_base	*base;
 	struct event		*tick;
 	struct ps_ring		 ring;
+	int			 have_ring;
+	struct ps_coord_node	*coord;		/* with -C (coordlink.c) */
 	struct ps_dataset	 ds;
 	struct ps_l1lr		 lr;
 	struct plan		 plan;
@@ -244,6 +249,17 @@ void	evaltest_pull(struct worker *w, size_t server);
 void	evaltest_release(struct evaltest *ev);
 void	evaltest_run(struct worker *w, double *logloss, double *auc);
 void	evaltest_reply(struct worker *w, struct link *l, struct ps_msg *m);
+
+/* coordlink.c */
+void	coordlink_open(struct worker *w);
+void	coordlink_leave(struct worker *w);
+void	coordlink_close(struct worker *w);
+
+/*
+ * failover.c: the coordinator published *ring, a version other than the
+ * one the job runs on; takes ring over.
+ */
+void	worker_ring_changed(struct worker *w, struct ps_ring *ring);
 
 /* ps-worker.c */
 double	worker_now(void);

@@ -123,10 +123,24 @@ bad_ring() {
 	run ps-ring show "$RING"
 	assert_failure 65
 	assert_output --partial "$RING:5: vnodes must be 1-4096"
-	bad_ring 'pskit-ring 1\nversion 1\nvnodes 4\nreplicas 1\nserver 0 a:1\n'
+	bad_ring 'pskit-ring 1\nversion 1\nvnodes 4\nreplicas 4096\n'
 	run ps-ring show "$RING"
 	assert_failure 65
-	assert_output --partial "$RING:5: replicas must be below the number of servers"
+	assert_output --partial "$RING:4: replicas must be below 4096"
+}
+
+@test "a ring that lost servers loads; an empty one shows but cannot look up" {
+	bad_ring 'pskit-ring 1\nversion 5\nvnodes 4\nreplicas 1\nserver 3 a:1\n'
+	run ps-ring show "$RING"
+	assert_success
+	assert_line --regexp '^segment	[0-9a-f]{16}	[0-9a-f]{16}	3	a:1	-$'
+	bad_ring 'pskit-ring 1\nversion 0\nvnodes 4\nreplicas 0\n'
+	run ps-ring show "$RING"
+	assert_success
+	assert_output "$(printf 'ring\t0\t4\t0\t0')"
+	run ps-ring lookup "$RING" 1
+	assert_failure 65
+	assert_output "ps-ring: $RING: the ring has no servers"
 }
 
 @test "bad ring file: bad address or malformed server line" {

@@ -16,11 +16,11 @@
  *   TYPE[,nokeys][,current][,keysig] [ts=N] [ch=N] [rv=N] [aux=X,...]
  *        [keys=K,...] [vals=V,...]
  *
- * with TYPE one of HELLO, PUSH, PULL, BYE, SAVE, REPLICATE (rv: the ring
- * version, default 0); the width is the number of
- * values over the number of keys (keys=- and vals=- name none, for a NOKEYS
+ * with TYPE one of HELLO, PUSH, PULL, BYE, SAVE, REPLICATE; the width is
+ * the number of values over the number of keys (keys=- and vals=- name none, for a NOKEYS
  * frame that still counts nkeys: keys=-3 says 3; keysig sends a key
- * signature the server has never seen in place of the keys).
+ * signature the server has never seen in place of the keys; rv= is the
+ * ring version the frame is stamped with, 0 by default).
  *
  * It then reads whatever the server answers until end of file or for at
  * most 2 seconds, and prints it on stdout: one line per frame ("HELLO_OK

@@ -1,7 +1,8 @@
 /*
  * test_ring.c: unit tests of lib/ring: building, lookup against a linear
- * scan, replicas, the ring file round trip and its parse errors, balance,
- * and how few keys move when a server joins.
+ * scan, replicas, the ring file round trip and its parse errors, the text
+ * form and the mutators, balance, and how few keys move when a server
+ * joins.
  */
 #include "config.h"
 
@@ -246,12 +247,10 @@ test_load_errors(void **state)
 		    ":4: missing 'vnodes'" },
 		{ "pskit-ring 1\nversion 1\nvnodes 4\nserver 0 a:1\n",
 		    ":4: missing 'replicas'" },
-		{ "pskit-ring 1\nversion 1\nvnodes 4\nreplicas 0\n",
-		    ":4: no servers" },
 		{ "pskit-ring 1\nversion 1\nvnodes 0\nreplicas 0\nserver 0 a:1\n",
 		    ":5: vnodes must be 1-4096" },
-		{ "pskit-ring 1\nversion 1\nvnodes 4\nreplicas 1\nserver 0 a:1\n",
-		    ":5: replicas must be below" },
+		{ "pskit-ring 1\nversion 1\nvnodes 4\nreplicas 4096\n",
+		    ":4: replicas must be below 4096" },
 		{ "pskit-ring 1\nserver 0 a:1\nserver 0 b:1\n",
 		    ":3: duplicate server id 0" },
 		{ "pskit-ring 1\nserver 0 a:1\nserver 1 a:1\n",
@@ -293,6 +292,113 @@ test_load_errors(void **state)
 	    PS_RING_ESYS);
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(strstr(err, "cannot open '/nonexistent/ring'"));
+}
+
+static void
+test_parse_format_round_trip(void **state)
+{
+	struct ps_ring a, b;
+	char err[256], *text;
+	size_t len, i;
+
+	assert_int_equal(ps_ring_build(&a, addrs, 4, 8, 2, err, sizeof err), 0);
+	a.version = 12;
+	ps_ring_format(&a, &text, &len);
+	assert_int_equal(strlen(text), len);
+	assert_non_null(strstr(text, "version 12\n"));
+	assert_int_equal(ps_ring_parse(text, len, "mem", &b, err, sizeof err),
+	    0);
+	assert_int_equal(b.version, 12);
+	assert_int_equal(b.nservers, 4);
+	for (i = 0; i < a.npoints; i++)
+		assert_true(a.points[i].pos == b.points[i].pos);
+	free(text);
+	ps_ring_release(&b);
+	/* Errors name the given name and the line; NUL bytes are refused. */
+	assert_int_equal(ps_ring_parse("pskit-ring 1\nvnodes x\n", 22,
+	    "coordinator 'h:1'", &b, err, sizeof err), PS_RING_EDATA);
+	assert_string_equal(err, "coordinator 'h:1':2: bad number 'x' for "
+	    "'vnodes'");
+	assert_int_equal(ps_ring_parse("pskit-ring 1\n\0x\n", 16, "m", &b,
+	    err, sizeof err), PS_RING_EDATA);
+	assert_non_null(strstr(err, "m:2: NUL byte"));
+	assert_null(b.servers);
+	ps_ring_release(&a);
+}
+
+static void
+test_empty_ring_and_few_servers(void **state)
+{
+	static const char few[] = "pskit-ring 1\nversion 3\nvnodes 4\n"
+	    "replicas 2\nserver 5 a:1\n";
+	struct ps_ring r, back;
+	size_t rep[4], len;
+	char err[256], *text;
+
+	ps_ring_empty(&r, 16, 1);
+	assert_int_equal(r.version, 0);
+	assert_int_equal(r.nservers, 0);
+	ps_ring_format(&r, &text, &len);
+	assert_int_equal(ps_ring_parse(text, len, "e", &back, err, sizeof err),
+	    0);
+	assert_int_equal(back.nservers, 0);
+	assert_int_equal(back.npoints, 0);
+	assert_int_equal(back.vnodes, 16);
+	free(text);
+	ps_ring_release(&back);
+	ps_ring_release(&r);
+	/* Two replicas wanted, one server: each segment has just its owner. */
+	assert_int_equal(ps_ring_parse(few, strlen(few), "f", &r, err,
+	    sizeof err), 0);
+	assert_int_equal(ps_ring_replicas(&r, 42, rep, 4), 1);
+	ps_ring_release(&r);
+}
+
+static void
+test_add_remove(void **state)
+{
+	struct ps_ring r, copy;
+	char err[256];
+	size_t fid, moved = 0;
+
+	ps_ring_empty(&r, 32, 0);
+	assert_int_equal(ps_ring_add(&r, addrs[0], err, sizeof err), 0);
+	assert_int_equal(ps_ring_add(&r, addrs[1], err, sizeof err), 0);
+	assert_int_equal(r.version, 2);
+	assert_int_equal(r.servers[1].id, 1);
+	assert_int_equal(r.npoints, 64);
+	assert_int_equal(ps_ring_add(&r, addrs[1], err, sizeof err),
+	    PS_RING_EDATA);
+	assert_non_null(strstr(err, "already in the ring"));
+	assert_int_equal(ps_ring_add(&r, "nope", err, sizeof err),
+	    PS_RING_EDATA);
+	assert_int_equal(r.version, 2);
+	ps_ring_copy(&copy, &r);
+	assert_int_equal(ps_ring_remove(&r, addrs[0], err, sizeof err), 0);
+	assert_int_equal(r.version, 3);
+	assert_int_equal(r.nservers, 1);
+	assert_string_equal(r.servers[0].addr, addrs[1]);
+	assert_int_equal(r.npoints, 32);
+	assert_int_equal(ps_ring_remove(&r, addrs[0], err, sizeof err),
+	    PS_RING_EDATA);
+	assert_non_null(strstr(err, "not in the ring"));
+	/* Only the removed server's keys moved; the copy is untouched. */
+	for (fid = 1; fid <= 10000; fid++)
+		if (copy.servers[ps_ring_lookup(&copy, fid)].id !=
+		    r.servers[ps_ring_lookup(&r, fid)].id)
+			moved++;
+	assert_true(moved > 0);
+	for (fid = 1; fid <= 10000; fid++)
+		if (ps_ring_lookup(&copy, fid) == 1)
+			assert_int_equal(r.servers[ps_ring_lookup(&r, fid)].id,
+			    1);
+	/* The next id is one above the largest, never reused below it. */
+	assert_int_equal(ps_ring_add(&r, addrs[2], err, sizeof err), 0);
+	assert_int_equal(r.servers[1].id, 2);
+	assert_int_equal(ps_ring_find(&r, addrs[2]), 1);
+	assert_int_equal(ps_ring_find(&r, addrs[0]), -1);
+	ps_ring_release(&copy);
+	ps_ring_release(&r);
 }
 
 static void
@@ -401,6 +507,9 @@ main(void)
 		cmocka_unit_test(test_save_load_round_trip),
 		cmocka_unit_test(test_load_accepts_comments_and_any_order),
 		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_parse_format_round_trip),
+		cmocka_unit_test(test_empty_ring_and_few_servers),
+		cmocka_unit_test(test_add_remove),
 		cmocka_unit_test(test_too_many_servers),
 		cmocka_unit_test(test_balance_64_vnodes),
 		cmocka_unit_test(test_join_moves_few_keys),

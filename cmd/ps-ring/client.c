@@ -1,0 +1,161 @@
+/*
+ * client.c: the commands that ask a running coordinator (-C host:port)
+ * through its text protocol (textcmd.c): the ring for show and lookup,
+ * status (TSV or -j JSON lines), add, remove, and watch, which redraws the
+ * status every interval.  One blocking connection per request, with
+ * timeouts; a coordinator that cannot be reached exits 69.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "ps-ring.h"
+#include "xmalloc.h"
+
+#define CLIENT_TIMEOUT_S	5
+#define CLIENT_ANSWER_MAX	(16 << 20)
+
+/* Connect with send and receive timeouts; exit 69 if it cannot. */
+static int
+client_connect(const char *addr)
+{
+	struct timeval tv = { CLIENT_TIMEOUT_S, 0 };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char why[512];
+	int fd;
+
+	if (ps_hostport_parse(addr, &ss, &len, why, sizeof why) != 0)
+		errx(EX_UNAVAILABLE, "%s", why);
+	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		err(EX_OSERR, "socket");
+	/* On Linux SO_SNDTIMEO also bounds a blocking connect. */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+		err(EX_OSERR, "setsockopt");
+	if (connect(fd, (struct sockaddr *)&ss, len) != 0)
+		err(EX_UNAVAILABLE, "cannot connect to '%s'", addr);
+	return fd;
+}
+
+/* Length of the answer in buf[0, len) when complete, else 0. */
+static size_t
+client_complete(const char *buf, size_t len)
+{
+	const char *line = buf, *nl;
+
+	while ((nl = memchr(line, '\n', len - (size_t)(line - buf))) != NULL) {
+		if (strncmp(line, "END\r\n", 5) == 0 ||
+		    strncmp(line, "ERROR", 5) == 0 ||
+		    strncmp(line, "CLIENT_ERROR ", 13) == 0 ||
+		    strncmp(line, "SERVER_ERROR ", 13) == 0)
+			return (size_t)(nl + 1 - buf);
+		line = nl + 1;
+	}
+	return 0;
+}
+
+/* Read until the answer is complete; exit 69 on EOF or timeout. */
+static char *
+client_read(int fd, const char *addr, size_t *len)
+{
+	size_t cap = 4096, done;
+	char *buf = xmalloc(cap + 1);
+	ssize_t n;
+
+	*len = 0;
+	while ((done = client_complete(buf, *len)) == 0) {
+		if (*len == cap && cap >= CLIENT_ANSWER_MAX)
+			errx(EX_PROTOCOL, "coordinator '%s': answer too long",
+			    addr);
+		if (*len == cap)
+			buf = xreallocarray(buf, (cap *= 2) + 1, 1);
+		n = read(fd, buf + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err(EX_UNAVAILABLE, "coordinator '%s'", addr);
+		if (n == 0)
+			errx(EX_UNAVAILABLE, "coordinator '%s' closed the "
+			    "connection", addr);
+		*len += (size_t)n;
+	}
+	*len = done;
+	buf[done] = '\0';
+	return buf;
+}
+
+/*
+ * Strip the CRs and the final line; exit 1 for a refusal, 76 for an
+ * unknown command.  What is left is the answer's lines.
+ */
+static void
+client_body(char *buf, size_t *len, const char *addr)
+{
+	char *last, *in, *out;
+
+	buf[*len - 2] = '\0';		/* the final CR LF */
+	last = strrchr(buf, '\n');
+	last = last != NULL ? last + 1 : buf;
+	if (strncmp(last, "CLIENT_ERROR ", 13) == 0 ||
+	    strncmp(last, "SERVER_ERROR ", 13) == 0)
+		errx(1, "%s", strchr(last, ' ') + 1);
+	if (strcmp(last, "END") != 0)
+		errx(EX_PROTOCOL, "coordinator '%s' answered '%s'", addr,
+		    last);
+	*last = '\0';
+	for (in = out = buf; *in != '\0'; in++)
+		if (*in != '\r')
+			*out++ = *in;
+	*out = '\0';
+	*len = (size_t)(out - buf);
+}
+
+/* Send one command and return the lines of its answer (caller frees). */
+char *
+client_request(const char *addr, const char *command, size_t *len)
+{
+	int fd = client_connect(addr);
+	char *line = xasprintf("%s\r\n", command), *buf;
+	size_t n = strlen(line), off = 0;
+	ssize_t w;
+
+	while (off < n) {
+		if ((w = write(fd, line + off, n - off)) < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			err(EX_UNAVAILABLE, "coordinator '%s'", addr);
+		off += (size_t)w;
+	}
+	free(line);
+	buf = client_read(fd, addr, len);
+	close(fd);
+	client_body(buf, len, addr);
+	return buf;
+}
+
+/* The coordinator's ring, or exit 65 if its text is not a valid ring. */
+void
+client_ring(const char *addr, struct ps_ring *r)
+{
+	char *text, *name, msg[1024];
+	size_t len;
+
+	text = client_request(addr, "show", &len);
+	name = xasprintf("coordinator '%s'", addr);
+	if (ps_ring_parse(text, len, name, r, msg, sizeof msg) != 0)
+		errx(EX_DATAERR, "%s", msg);
+	free(name);
+	free(text);
+}

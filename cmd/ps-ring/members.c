@@ -1,0 +1,301 @@
+/*
+ * members.c: the nodes the coordinator knows of: registration, heartbeats,
+ * and failure detection.  A dropped connection makes its node dead at
+ * once; silence for the timeout does too, and then the coordinator closes
+ * the connection itself, so a hung node that wakes up is cut off.  A dead
+ * server leaves the ring.  Workers are only reported for now.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "serve.h"
+#include "xmalloc.h"
+
+/* A new record at the end of the list. */
+static struct member *
+member_new(struct coord *co, int role, const char *addr, uint32_t id)
+{
+	struct member *mb = xcalloc(1, sizeof *mb);
+
+	mb->role = role;
+	mb->worker_id = id;
+	snprintf(mb->addr, sizeof mb->addr, "%s", addr);
+	TAILQ_INSERT_TAIL(&co->members, mb, entry);
+	return mb;
+}
+
+/* The servers of a loaded ring must register again within the grace. */
+void
+members_load(struct coord *co)
+{
+	size_t i;
+
+	for (i = 0; i < co->ring.nservers; i++)
+		member_new(co, PS_COORD_SERVER, co->ring.servers[i].addr, 0);
+}
+
+/* The server record with this address, or NULL. */
+struct member *
+member_server(struct coord *co, const char *addr)
+{
+	struct member *mb;
+
+	TAILQ_FOREACH(mb, &co->members, entry)
+		if (mb->role == PS_COORD_SERVER && strcmp(mb->addr, addr) == 0)
+			return mb;
+	return NULL;
+}
+
+/* The worker record with this id, or NULL. */
+static struct member *
+member_worker(struct coord *co, uint32_t id)
+{
+	struct member *mb;
+
+	TAILQ_FOREACH(mb, &co->members, entry)
+		if (mb->role == PS_COORD_WORKER && mb->worker_id == id)
+			return mb;
+	return NULL;
+}
+
+/* "live", "dead", "unknown", or "standby" for a live server not in it. */
+const char *
+member_state_name(const struct coord *co, const struct member *mb)
+{
+	if (mb->state == MEMBER_DEAD)
+		return "dead";
+	if (mb->state == MEMBER_LEFT)
+		return "left";
+	if (mb->state == MEMBER_UNKNOWN)
+		return "unknown";
+	if (mb->role == PS_COORD_SERVER && ps_ring_find(&co->ring,
+	    mb->addr) < 0)
+		return "standby";
+	return "live";
+}
+
+/* Bind a record to the client that registered it. */
+static void
+member_attach(struct member *mb, struct client *cl)
+{
+	mb->client = cl;
+	cl->member = mb;
+	mb->state = MEMBER_LIVE;
+	mb->last_beat = coord_now();
+	mb->acked = 0;
+	mb->sample_t = 0;
+	memset(mb->rate, 0, sizeof mb->rate);
+}
+
+/* REGISTER of a server: its listening address in the blob. */
+static void
+member_register_server(struct client *cl, const struct ps_msg *m)
+{
+	struct coord *co = cl->co;
+	const char *addr = m->blob != NULL ? m->blob : "", *why = "empty";
+	struct ps_ring next;
+	struct member *mb;
+	char err[512], *msg;
+
+	if (strlen(addr) != m->bloblen ||
+	    (why = ps_ring_addr_check(addr)) != NULL) {
+		client_refuse(cl, "invalid server address '%s': %s", addr,
+		    why);
+		return;
+	}
+	if ((mb = member_server(co, addr)) != NULL &&
+	    mb->state == MEMBER_LIVE) {
+		client_refuse(cl, "server '%s' is already registered", addr);
+		return;
+	}
+	if (mb == NULL)
+		mb = member_new(co, PS_COORD_SERVER, addr, 0);
+	member_attach(mb, cl);
+	log_info("server %s registered from %s%s", addr,
+	    ps_conn_peer(cl->conn), m->aux[2] ? "" : " as a standby");
+	if (ps_ring_find(&co->ring, addr) >= 0 || !m->aux[2]) {
+		publish_send(mb, co->text, co->textlen, co->ring.version);
+		return;
+	}
+	ps_ring_copy(&next, &co->ring);
+	msg = xasprintf("server %s joined", addr);
+	if (ps_ring_add(&next, addr, err, sizeof err) != 0) {
+		ps_ring_release(&next);
+		client_refuse(cl, "%s", err);
+	} else if (publish_change(co, &next, msg, err, sizeof err) != 0) {
+		log_warnx("cannot save ring version %u: %s",
+		    co->ring.version + 1, err);
+		client_refuse(cl, "cannot save the ring: %s", err);
+	}
+	free(msg);
+}
+
+/* REGISTER of a worker: its id in aux[1]; it gets the published ring. */
+static void
+member_register_worker(struct client *cl, const struct ps_msg *m)
+{
+	struct coord *co = cl->co;
+	struct member *mb;
+	uint32_t id;
+
+	if (!(m->aux[1] >= 0 && m->aux[1] <= 65535) ||
+	    m->aux[1] != (uint32_t)m->aux[1]) {
+		client_refuse(cl, "invalid worker id %g", m->aux[1]);
+		return;
+	}
+	id = (uint32_t)m->aux[1];
+	if ((mb = member_worker(co, id)) != NULL &&
+	    mb->state == MEMBER_LIVE) {
+		client_refuse(cl, "worker %u is already registered from %s",
+		    id, mb->addr);
+		return;
+	}
+	if (mb == NULL)
+		mb = member_new(co, PS_COORD_WORKER, "", id);
+	snprintf(mb->addr, sizeof mb->addr, "%s", ps_conn_peer(cl->conn));
+	member_attach(mb, cl);
+	log_info("worker %u registered from %s", id, mb->addr);
+	publish_send(mb, co->pub_text, co->pub_len, co->published);
+}
+
+/* A REGISTER: aux[0] the role, aux[1] a worker's id, aux[2] join. */
+void
+member_register(struct client *cl, const struct ps_msg *m)
+{
+	if (cl->member != NULL) {
+		client_refuse(cl, "registered twice");
+		return;
+	}
+	if (m->naux < 3 || (m->aux[2] != 0 && m->aux[2] != 1)) {
+		client_refuse(cl, "malformed REGISTER");
+		return;
+	}
+	if (m->aux[0] == PS_COORD_SERVER)
+		member_register_server(cl, m);
+	else if (m->aux[0] == PS_COORD_WORKER)
+		member_register_worker(cl, m);
+	else
+		client_refuse(cl, "unknown role %g", m->aux[0]);
+}
+
+/* A HEARTBEAT: alive, holding ring_version; a server's counters. */
+void
+member_heartbeat(struct member *mb, const struct ps_msg *m)
+{
+	struct coord *co = mb->client->co;
+	double now = coord_now(), dt = now - mb->sample_t;
+	int i;
+
+	mb->last_beat = now;
+	mb->acked = m->ring_version;
+	if (mb->role != PS_COORD_SERVER)
+		return;
+	for (i = 0; i < PS_COORD_HB_N && i < m->naux; i++)
+		if (isfinite(m->aux[i]) && m->aux[i] >= 0)
+			mb->count[i] = m->aux[i];
+	if (mb->sample_t == 0 || dt >= 1.0) {
+		for (i = 0; i < PS_COORD_HB_N; i++) {
+			if (mb->sample_t != 0)
+				mb->rate[i] = (mb->count[i] - mb->sample[i]) /
+				    dt;
+			mb->sample[i] = mb->count[i];
+		}
+		mb->sample_t = now;
+	}
+	publish_check(co);
+}
+
+/*
+ * A node is gone (dead or left, why says how): close its connection (for
+ * a dead one, fencing) and take a server out of the ring.
+ */
+static void
+member_gone(struct coord *co, struct member *mb, enum member_state state,
+    const char *why)
+{
+	struct client *cl = mb->client;
+	char *msg;
+
+	if (mb->state == MEMBER_DEAD || mb->state == MEMBER_LEFT)
+		return;
+	if (mb->role == PS_COORD_SERVER)
+		msg = xasprintf("server %s %s", mb->addr, why);
+	else
+		msg = xasprintf("worker %u (%s) %s", mb->worker_id, mb->addr,
+		    why);
+	if (state == MEMBER_DEAD)
+		log_warnx("%s", msg);
+	else
+		log_info("%s", msg);
+	mb->state = state;
+	mb->client = NULL;
+	if (cl != NULL) {
+		cl->member = NULL;
+		client_free(cl);
+	}
+	if (mb->role == PS_COORD_SERVER &&
+	    ps_ring_find(&co->ring, mb->addr) >= 0)
+		publish_remove(co, mb->addr, msg);
+	else
+		publish_check(co);
+	free(msg);
+}
+
+/* A node failed: see member_gone(). */
+void
+member_dead(struct coord *co, struct member *mb, const char *fmt, ...)
+{
+	char why[512], *msg;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	msg = xasprintf("is dead: %s", why);
+	member_gone(co, mb, MEMBER_DEAD, msg);
+	free(msg);
+}
+
+/* A node said BYE: it left on purpose. */
+void
+member_bye(struct coord *co, struct member *mb)
+{
+	member_gone(co, mb, MEMBER_LEFT, "left");
+}
+
+/* Nodes silent for the timeout, and servers that never came back. */
+void
+members_tick(struct coord *co)
+{
+	double now = coord_now(), grace;
+	struct member *mb;
+
+	grace = PS_COORD_GRACE_MS / 1e3 + co->timeout;
+	TAILQ_FOREACH(mb, &co->members, entry) {
+		if (mb->state == MEMBER_LIVE &&
+		    now - mb->last_beat > co->timeout)
+			member_dead(co, mb, "no heartbeat for %.0f ms",
+			    (now - mb->last_beat) * 1e3);
+		else if (mb->state == MEMBER_UNKNOWN &&
+		    now - co->started > grace)
+			member_dead(co, mb, "did not register within %.0f ms "
+			    "of the coordinator's start", grace * 1e3);
+	}
+}
+
+void
+members_free(struct coord *co)
+{
+	struct member *mb;
+
+	while ((mb = TAILQ_FIRST(&co->members)) != NULL) {
+		TAILQ_REMOVE(&co->members, mb, entry);
+		free(mb);
+	}
+}

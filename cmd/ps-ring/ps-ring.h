@@ -1,0 +1,33 @@
+/*
+ * ps-ring.h: what the files of ps-ring share: the usage and option helpers
+ * of ps-ring.c, and the commands that live in files of their own.
+ */
+#ifndef PS_RING_CMD_H
+#define PS_RING_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#include "ring.h"
+
+/* ps-ring.c */
+noreturn void usage(int status);
+uint32_t parse_count(const char *s, const char *what, uint32_t lo,
+	    uint32_t hi);
+int	finish_stdout(void);
+int	coord_options(int argc, char **argv, const char **coord, int *json);
+
+/* client.c: exit 69 when the coordinator cannot be reached. */
+char	*client_request(const char *addr, const char *command, size_t *len);
+void	client_ring(const char *addr, struct ps_ring *r);
+
+/* status.c */
+int	cmd_status(int argc, char **argv);
+int	cmd_change(int argc, char **argv);
+int	cmd_watch(int argc, char **argv);
+
+/* serve.c */
+int	cmd_serve(int argc, char **argv);
+
+#endif

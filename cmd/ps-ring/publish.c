@@ -1,0 +1,149 @@
+/*
+ * publish.c: new ring versions, in two phases.  A version is saved to the
+ * ring store before anyone sees it, then sent to every live server; only
+ * when each of them acknowledged it (a HEARTBEAT carrying it) is it sent
+ * to the workers.  A server that does not acknowledge within the timeout
+ * is dead, which makes another version.  So no worker ever holds a version
+ * that one of its servers does not.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "log.h"
+#include "serve.h"
+#include "xmalloc.h"
+
+/* The loaded (or new) ring is what everyone may hold from the start. */
+void
+publish_init(struct coord *co)
+{
+	ps_ring_format(&co->ring, &co->text, &co->textlen);
+	co->pub_text = xstrdup(co->text);
+	co->pub_len = co->textlen;
+	co->published = co->ring.version;
+}
+
+/* Send one node a RING of this version. */
+void
+publish_send(struct member *mb, const char *text, size_t len,
+    uint32_t version)
+{
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_RING;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.ring_version = version;
+	m.blob = (char *)text;
+	m.bloblen = len;
+	ps_conn_send(mb->client->conn, &m);
+}
+
+/* Phase two: once every live server holds the version, tell the workers. */
+void
+publish_check(struct coord *co)
+{
+	struct member *mb;
+	int workers = 0;
+
+	if (!co->publishing)
+		return;
+	TAILQ_FOREACH(mb, &co->members, entry)
+		if (mb->role == PS_COORD_SERVER &&
+		    mb->state == MEMBER_LIVE && mb->acked < co->ring.version)
+			return;
+	co->publishing = 0;
+	free(co->pub_text);
+	co->pub_text = xstrdup(co->text);
+	co->pub_len = co->textlen;
+	co->published = co->ring.version;
+	TAILQ_FOREACH(mb, &co->members, entry) {
+		if (mb->role != PS_COORD_WORKER || mb->state != MEMBER_LIVE)
+			continue;
+		publish_send(mb, co->pub_text, co->pub_len, co->published);
+		workers++;
+	}
+	log_info("ring version %u published (%.0f ms; %d workers told)",
+	    co->published, (coord_now() - co->pub_started) * 1e3, workers);
+}
+
+/*
+ * Phase one: save next (which this takes over) as the new ring and send it
+ * to every live server.  -1 with the reason in err if it cannot be saved;
+ * the ring is then unchanged.
+ */
+int
+publish_change(struct coord *co, struct ps_ring *next, const char *why,
+    char *err, size_t errlen)
+{
+	struct member *mb;
+
+	if (co->store->ops->save(co->store, next, err, errlen) != 0) {
+		ps_ring_release(next);
+		return -1;
+	}
+	ps_ring_release(&co->ring);
+	co->ring = *next;
+	free(co->text);
+	ps_ring_format(&co->ring, &co->text, &co->textlen);
+	log_info("ring version %u: %s", co->ring.version, why);
+	co->publishing = 1;
+	co->pub_started = coord_now();
+	TAILQ_FOREACH(mb, &co->members, entry)
+		if (mb->role == PS_COORD_SERVER && mb->state == MEMBER_LIVE)
+			publish_send(mb, co->text, co->textlen,
+			    co->ring.version);
+	publish_check(co);
+	return 0;
+}
+
+/*
+ * A server left (it died): publish the ring without it.  A version that
+ * cannot be saved must not be published, and the dead server must not stay
+ * in the ring either, so the coordinator gives up.
+ */
+void
+publish_remove(struct coord *co, const char *addr, const char *why)
+{
+	struct ps_ring next;
+	char err[512];
+
+	ps_ring_copy(&next, &co->ring);
+	if (ps_ring_remove(&next, addr, err, sizeof err) != 0) {
+		ps_ring_release(&next);
+		return;
+	}
+	if (publish_change(co, &next, why, err, sizeof err) != 0)
+		fatalx(EX_CANTCREAT, "cannot save ring version %u: %s",
+		    co->ring.version + 1, err);
+}
+
+/* Servers that did not acknowledge the version in time are dead. */
+void
+publish_tick(struct coord *co)
+{
+	struct member *mb;
+	int again = 1;
+
+	while (again) {
+		again = 0;
+		if (!co->publishing ||
+		    coord_now() - co->pub_started <= co->timeout)
+			return;
+		TAILQ_FOREACH(mb, &co->members, entry) {
+			if (mb->role == PS_COORD_SERVER &&
+			    mb->state == MEMBER_LIVE &&
+			    mb->acked < co->ring.version) {
+				member_dead(co, mb, "did not acknowledge ring "
+				    "version %u within %.0f ms",
+				    co->ring.version, co->timeout * 1e3);
+				again = 1;
+				break;
+			}
+		}
+	}
+}

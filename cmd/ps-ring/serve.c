@@ -1,0 +1,254 @@
+/*
+ * serve.c: ps-ring serve, the coordinator daemon: options, the ring store,
+ * the listening socket, signals, the failure-detection tick, and each
+ * accepted connection with its dispatch (frames to members.c, text lines
+ * to textcmd.c).
+ */
+#include "config.h"
+
+#include <err.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "log.h"
+#include "ps-ring.h"
+#include "serve.h"
+#include "sockname.h"
+#include "xmalloc.h"
+
+#define SERVE_TICK_MS	20	/* how often timeouts are checked */
+
+double
+coord_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void
+client_free(struct client *cl)
+{
+	TAILQ_REMOVE(&cl->co->clients, cl, entry);
+	ps_conn_free(cl->conn);
+	free(cl);
+}
+
+/* Send an ERROR with the reason, then close once it is flushed. */
+void
+client_refuse(struct client *cl, const char *fmt, ...)
+{
+	char why[512];
+	struct ps_msg m;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	log_warnx("%s: %s", ps_conn_peer(cl->conn), why);
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_ERROR;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.blob = why;
+	m.bloblen = strlen(why);
+	ps_conn_send(cl->conn, &m);
+	ps_conn_close_after_flush(cl->conn);
+}
+
+static void
+client_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	struct client *cl = arg;
+
+	if (m->type == PS_MSG_REGISTER)
+		member_register(cl, m);
+	else if (m->type == PS_MSG_HEARTBEAT && cl->member != NULL)
+		member_heartbeat(cl->member, m);
+	else if (m->type == PS_MSG_BYE && cl->member != NULL)
+		member_bye(cl->co, cl->member);
+	else
+		client_refuse(cl, "unexpected %s%s", ps_msg_type_name(m->type),
+		    cl->member == NULL ? " before REGISTER" : "");
+	ps_msg_release(m);
+}
+
+static void
+client_text_cb(struct ps_conn *c, const char *line, void *arg)
+{
+	text_command(arg, line);
+}
+
+/* A node's connection dropped: it is dead at once. */
+static void
+client_close_cb(struct ps_conn *c, const char *reason, void *arg)
+{
+	struct client *cl = arg;
+
+	if (cl->member != NULL)
+		member_dead(cl->co, cl->member, "%s", reason);
+	else
+		client_free(cl);
+}
+
+static void
+client_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct coord *co = arg;
+	struct client *cl = xcalloc(1, sizeof *cl);
+	char name[128];
+
+	ps_sockaddr_name(sa, name, sizeof name);
+	cl->co = co;
+	cl->conn = ps_conn_new(co->base, fd, name, client_msg_cb,
+	    client_text_cb, client_close_cb, cl);
+	TAILQ_INSERT_TAIL(&co->clients, cl, entry);
+}
+
+/* Every SERVE_TICK_MS: heartbeat timeouts and acknowledgement timeouts. */
+static void
+serve_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	members_tick(arg);
+	publish_tick(arg);
+}
+
+static void
+serve_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct coord *co = arg;
+
+	log_info("signal %d: shutting down", (int)sig);
+	event_base_loopbreak(co->base);
+}
+
+/* Load the stored ring, or store a new empty one; exit on failure. */
+static void
+serve_load(struct coord *co, uint32_t vnodes, uint32_t replicas)
+{
+	char err[1024];
+	int rc;
+
+	rc = co->store->ops->load(co->store, &co->ring, err, sizeof err);
+	if (rc == PS_RING_EDATA)
+		fatalx(EX_DATAERR, "%s", err);
+	if (rc == PS_RING_ESYS)
+		fatalx(EX_NOINPUT, "%s", err);
+	if (rc == 0) {
+		log_info("ring version %u with %zu servers from %s",
+		    co->ring.version, co->ring.nservers, co->store->where);
+		return;
+	}
+	ps_ring_empty(&co->ring, vnodes, replicas);
+	if (co->store->ops->save(co->store, &co->ring, err, sizeof err) != 0)
+		fatalx(EX_CANTCREAT, "%s", err);
+	log_info("new empty ring in %s", co->store->where);
+}
+
+/* Parse serve's options into co and the listen address. */
+static void
+serve_args(struct coord *co, int argc, char **argv, const char **listen,
+    uint32_t *vnodes, uint32_t *replicas)
+{
+	int ch;
+
+	while ((ch = getopt(argc, argv, "+hk:l:t:v:")) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(0);
+		case 'k':
+			*replicas = parse_count(optarg, "replicas", 0,
+			    PS_RING_MAX_SERVERS - 1);
+			break;
+		case 'l':
+			*listen = optarg;
+			break;
+		case 't':
+			co->timeout = parse_count(optarg, "timeout", 10,
+			    600000) / 1e3;
+			break;
+		case 'v':
+			*vnodes = parse_count(optarg, "vnodes", 1,
+			    PS_RING_MAX_VNODES);
+			break;
+		default:
+			usage(EX_USAGE);
+		}
+	}
+	if (argc - optind != 1)
+		usage(EX_USAGE);
+	co->store = ringstore_file_open(argv[optind]);
+}
+
+/* Close every connection and free what co holds. */
+static void
+serve_release(struct coord *co)
+{
+	struct client *cl;
+
+	while ((cl = TAILQ_FIRST(&co->clients)) != NULL)
+		client_free(cl);
+	members_free(co);
+	co->store->ops->close(co->store);
+	ps_ring_release(&co->ring);
+	free(co->text);
+	free(co->pub_text);
+	evconnlistener_free(co->listener);
+}
+
+/* ps-ring serve: the coordinator daemon. */
+int
+cmd_serve(int argc, char **argv)
+{
+	struct coord co;
+	struct event *sigterm, *sigint, *tick;
+	struct timeval tv = { 0, SERVE_TICK_MS * 1000 };
+	const char *listen = "127.0.0.1:0";
+	uint32_t vnodes = 64, replicas = 0;
+	char err[512];
+
+	memset(&co, 0, sizeof co);
+	co.timeout = PS_COORD_TIMEOUT_MS / 1e3;
+	TAILQ_INIT(&co.clients);
+	TAILQ_INIT(&co.members);
+	serve_args(&co, argc, argv, &listen, &vnodes, &replicas);
+	log_init("ps-ring", PS_LOG_INFO);
+	log_route_libevent();
+	signal(SIGPIPE, SIG_IGN);
+	co.started = coord_now();
+	serve_load(&co, vnodes, replicas);
+	members_load(&co);
+	publish_init(&co);
+	if ((co.base = event_base_new()) == NULL)
+		fatalx(EX_OSERR, "cannot create event loop");
+	if (ps_listen(co.base, listen, client_accept_cb, &co, &co.listener,
+	    co.bound, sizeof co.bound, err, sizeof err) != 0)
+		fatalx(EX_UNAVAILABLE, "%s", err);
+	printf("listening %s\n", co.bound);
+	if (fflush(stdout) != 0)
+		fatal(EX_IOERR, "stdout");
+	log_info("listening on %s, timeout %.0f ms", co.bound,
+	    co.timeout * 1e3);
+	sigterm = evsignal_new(co.base, SIGTERM, serve_signal_cb, &co);
+	sigint = evsignal_new(co.base, SIGINT, serve_signal_cb, &co);
+	tick = event_new(co.base, -1, EV_PERSIST, serve_tick_cb, &co);
+	event_add(sigterm, NULL);
+	event_add(sigint, NULL);
+	event_add(tick, &tv);
+	event_base_dispatch(co.base);
+	serve_release(&co);
+	event_free(sigterm);
+	event_free(sigint);
+	event_free(tick);
+	event_base_free(co.base);
+	return 0;
+}

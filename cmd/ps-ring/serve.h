@@ -1,0 +1,115 @@
+/*
+ * serve.h: the parts of the coordinator daemon (ps-ring serve) and what
+ * they share.
+ *
+ * The coordinator holds the authoritative ring (saved through a ring store,
+ * ringstore.h) and one record per node it has heard of (members.c).  Every
+ * accepted connection is a client (serve.c): a node once it sent REGISTER,
+ * else a user of the text commands (textcmd.c).  A change of the server set
+ * is saved and then published in two phases (publish.c).  One thread, one
+ * libevent loop; the protocol is in lib/coord.h.
+ */
+#ifndef PS_SERVE_H
+#define PS_SERVE_H
+
+#include <sys/queue.h>
+
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "conn.h"
+#include "coord.h"
+#include "ring.h"
+#include "ringstore.h"
+
+struct coord;
+struct member;
+
+/* One accepted connection. */
+struct client {
+	struct coord		*co;
+	struct ps_conn		*conn;
+	struct member		*member;	/* NULL until REGISTER */
+	TAILQ_ENTRY(client)	 entry;
+};
+TAILQ_HEAD(client_list, client);
+
+enum member_state {
+	MEMBER_UNKNOWN,		/* in a loaded ring, not registered yet */
+	MEMBER_LIVE,
+	MEMBER_DEAD,
+	MEMBER_LEFT		/* said BYE */
+};
+
+/* A server (by listening address) or a worker (by id). */
+struct member {
+	int			 role;		/* PS_COORD_SERVER, _WORKER */
+	uint32_t		 worker_id;
+	char			 addr[PS_RING_MAX_ADDR + 1]; /* a worker's:
+						   where it connects from */
+	enum member_state	 state;
+	struct client		*client;	/* while live */
+	double			 last_beat;	/* when it last spoke */
+	uint32_t		 acked;		/* ring version it holds */
+	double			 count[PS_COORD_HB_N];	/* last heartbeat's */
+	double			 sample[PS_COORD_HB_N];	/* for the rates */
+	double			 sample_t;	/* 0: no sample yet */
+	double			 rate[PS_COORD_HB_N];	/* per second */
+	TAILQ_ENTRY(member)	 entry;
+};
+TAILQ_HEAD(member_list, member);
+
+struct coord {
+	struct event_base	*base;
+	struct evconnlistener	*listener;
+	char			 bound[128];
+	double			 timeout;	/* seconds of silence: dead */
+	double			 started;
+	struct ring_store	*store;
+	struct ps_ring		 ring;		/* the latest version */
+	char			*text;		/* its pskit-ring(5) text */
+	size_t			 textlen;
+	char			*pub_text;	/* the version workers hold */
+	size_t			 pub_len;
+	uint32_t		 published;
+	int			 publishing;	/* waiting for servers' acks */
+	double			 pub_started;
+	struct client_list	 clients;
+	struct member_list	 members;
+};
+
+/* serve.c */
+double	coord_now(void);
+void	client_free(struct client *cl);
+void	client_refuse(struct client *cl, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* members.c */
+void	members_load(struct coord *co);
+void	member_register(struct client *cl, const struct ps_msg *m);
+void	member_heartbeat(struct member *mb, const struct ps_msg *m);
+void	member_dead(struct coord *co, struct member *mb, const char *fmt,
+	    ...) __attribute__((format(printf, 3, 4)));
+void	member_bye(struct coord *co, struct member *mb);
+void	members_tick(struct coord *co);
+struct member *member_server(struct coord *co, const char *addr);
+const char *member_state_name(const struct coord *co,
+	    const struct member *mb);
+void	members_free(struct coord *co);
+
+/* publish.c */
+void	publish_init(struct coord *co);
+int	publish_change(struct coord *co, struct ps_ring *next,
+	    const char *why, char *err, size_t errlen);
+void	publish_remove(struct coord *co, const char *addr, const char *why);
+void	publish_send(struct member *mb, const char *text, size_t len,
+	    uint32_t version);
+void	publish_check(struct coord *co);
+void	publish_tick(struct coord *co);
+
+/* textcmd.c */
+void	text_command(struct client *cl, const char *line);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * coordlink.c: a server's link to the coordinator (-C): it registers with
+ * its listening address, heartbeats with its counters, and holds each ring
+ * version it is sent (owner.c).  While the link is down the server serves
+ * no key traffic and aborts the jobs it runs.  A server that comes back
+ * after the ring changed without it, or that leaves the ring, drops every
+ * weight it held: it must not serve old data.  (Copying segments from the
+ * replicas is later work.)
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "log.h"
+#include "server.h"
+
+/* Abort every running job, telling its workers why. */
+static void
+coordlink_abort_jobs(struct server *srv, const char *why)
+{
+	uint32_t i;
+
+	for (i = 0; i < SERVER_CHANNELS_MAX; i++)
+		if (srv->channels[i] != NULL && srv->channels[i]->job.active)
+			job_abort(srv->channels[i], why);
+}
+
+/* Drop every weight: this server no longer holds valid data. */
+static void
+coordlink_forget(struct server *srv, const char *why)
+{
+	size_t keys = 0;
+	uint32_t i;
+
+	coordlink_abort_jobs(srv, why);
+	for (i = 0; i < SERVER_CHANNELS_MAX; i++) {
+		struct channel *ch = srv->channels[i];
+
+		if (ch == NULL)
+			continue;
+		keys += ps_keytab_count(&ch->store.keys);
+		store_release(&ch->store);
+		store_init(&ch->store);
+	}
+	log_warnx("dropped the weights of %zu keys: %s", keys, why);
+}
+
+/* A new ring version: hold it, dropping the weights if they are stale. */
+static void
+coordlink_ring(struct ps_ring *ring, void *arg)
+{
+	struct server *srv = arg;
+	int was = srv->have_ring && srv->in_ring, now;
+	uint32_t old = srv->ring.version;
+
+	now = owner_adopt(srv, ring);
+	log_info("ring version %u: %s", srv->ring.version, now ?
+	    "serving this server's keys" : "not in the ring, serving none");
+	if (was && !now)
+		coordlink_forget(srv, "this server left the ring");
+	else if (was && srv->coord_lost && old != srv->ring.version)
+		coordlink_forget(srv, "the ring changed while this server "
+		    "had no coordinator");
+	srv->coord_lost = 0;
+}
+
+/* The coordinator went away: no key traffic until it answers again. */
+static void
+coordlink_lost(const char *why, void *arg)
+{
+	struct server *srv = arg;
+	char msg[700];
+
+	if (srv->coord_lost)
+		return;
+	srv->coord_lost = 1;
+	snprintf(msg, sizeof msg, "this server lost the coordinator: %s",
+	    why);
+	log_warnx("%s; reconnecting", msg);
+	coordlink_abort_jobs(srv, msg);
+}
+
+/* A heartbeat's counters: keys held, bytes each way, requests. */
+static void
+coordlink_counters(struct ps_msg *m, void *arg)
+{
+	struct server *srv = arg;
+	uint64_t keys = 0, in = srv->stats.bytes_in, out = srv->stats.bytes_out;
+	struct peer *p;
+	uint32_t i;
+
+	for (i = 0; i < SERVER_CHANNELS_MAX; i++)
+		if (srv->channels[i] != NULL)
+			keys += ps_keytab_count(&srv->channels[i]->store.keys);
+	TAILQ_FOREACH(p, &srv->peers, entry) {
+		in += ps_conn_stats(p->conn)->bytes_in;
+		out += ps_conn_stats(p->conn)->bytes_out;
+	}
+	m->naux = PS_COORD_HB_N;
+	m->aux[PS_COORD_HB_KEYS] = (double)keys;
+	m->aux[PS_COORD_HB_BYTES_IN] = (double)in;
+	m->aux[PS_COORD_HB_BYTES_OUT] = (double)out;
+	m->aux[PS_COORD_HB_REQUESTS] = (double)(srv->stats.pushes +
+	    srv->stats.pulls);
+}
+
+static const struct ps_coord_node_cbs coordlink_cbs = {
+	coordlink_ring, coordlink_lost, coordlink_counters
+};
+
+/* Connect to the coordinator and register (once listening). */
+void
+coordlink_start(struct server *srv)
+{
+	srv->coord = ps_coord_node_new(srv->base, srv->coord_addr,
+	    PS_COORD_SERVER, 0, !srv->standby, srv->bound, &coordlink_cbs,
+	    srv);
+}
+
+void
+coordlink_stop(struct server *srv)
+{
+	ps_coord_node_free(srv->coord);
+	srv->coord = NULL;
+}

@@ -1,0 +1,77 @@
+/*
+ * coordlink.c: a worker's link to the coordinator (-C): it registers with
+ * its id, takes the first ring that names servers as its ring, and
+ * heartbeats for the rest of the job.  A later ring of another version
+ * goes to worker_ring_changed() (failover.c).
+ */
+#include "config.h"
+
+#include <sysexits.h>
+
+#include "log.h"
+#include "worker.h"
+
+static void
+coordlink_ring(struct ps_ring *ring, void *arg)
+{
+	struct worker *w = arg;
+
+	if (w->have_ring && ring->version == w->ring.version) {
+		ps_ring_release(ring);	/* the same ring again, on reconnecting */
+	} else if (w->have_ring) {
+		worker_ring_changed(w, ring);
+	} else if (ring->nservers == 0) {
+		log_info("ring version %u has no servers yet; waiting",
+		    ring->version);
+		ps_ring_release(ring);
+	} else {
+		w->ring = *ring;
+		w->have_ring = 1;
+		log_info("ring version %u from coordinator '%s': %zu servers",
+		    w->ring.version, w->conf.coord_addr, w->ring.nservers);
+	}
+}
+
+static void
+coordlink_lost(const char *why, void *arg)
+{
+	log_warnx("%s; reconnecting", why);
+}
+
+static const struct ps_coord_node_cbs coordlink_cbs = {
+	coordlink_ring, coordlink_lost, NULL
+};
+
+/* Register and wait (up to the timeout) for a ring with servers. */
+void
+coordlink_open(struct worker *w)
+{
+	const char *why;
+
+	w->coord = ps_coord_node_new(w->base, w->conf.coord_addr,
+	    PS_COORD_WORKER, w->conf.id, 0, NULL, &coordlink_cbs, w);
+	while (!w->have_ring) {
+		event_base_loop(w->base, EVLOOP_ONCE);
+		if (worker_now() - w->started <= w->conf.timeout)
+			continue;
+		why = ps_coord_node_error(w->coord);
+		fatalx(EX_UNAVAILABLE, "no ring with servers from coordinator "
+		    "'%s' within %.0f s%s%s", w->conf.coord_addr,
+		    w->conf.timeout, *why != '\0' ? ": " : "", why);
+	}
+}
+
+/* Tell the coordinator this worker is done (before links_close). */
+void
+coordlink_leave(struct worker *w)
+{
+	if (w->coord != NULL)
+		ps_coord_node_leave(w->coord);
+}
+
+void
+coordlink_close(struct worker *w)
+{
+	ps_coord_node_free(w->coord);
+	w->coord = NULL;
+}

@@ -1,0 +1,284 @@
+#!/usr/bin/env bats
+# coord.bats: ps-ring serve, the coordinator: registration and ring
+# versions, the ring file, a job on the coordinator's ring, failure
+# detection (kill -9 and SIGSTOP, with the measured times), fencing by ring
+# version, add/remove, watch, restarts, and exit codes.
+
+load helper
+
+FRAMETOOL="$PSKIT_BUILDDIR/tests/tools/ps-frametool"
+
+setup() {
+	RING="$BATS_TEST_TMPDIR/ring"
+	STOPPED=
+}
+
+teardown() {
+	[ -z "$STOPPED" ] || kill -CONT $STOPPED 2>/dev/null || true
+	ps_reap
+}
+
+# start_coord [OPTION...]: a coordinator on $RING; sets COORD, COORD_PID.
+start_coord() {
+	local line
+	ps_start_daemon "$BATS_TEST_TMPDIR/coord.out" ps-ring serve "$@" "$RING"
+	COORD_PID=$PS_LAST_PID
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/coord.out" '^listening ' 10) || return 1
+	COORD=${line#listening }
+}
+
+# start_cserver K [OPTION...]: server K with -C $COORD; sets ADDR_K, PID_K.
+start_cserver() {
+	local k=$1 line
+	shift
+	ps_start_daemon "$BATS_TEST_TMPDIR/server-$k.out" \
+	    ps-server -C "$COORD" -o "$BATS_TEST_TMPDIR/part-$k.psm" "$@"
+	eval "PID_$k=$PS_LAST_PID"
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/server-$k.out" '^listening ' 10) || return 1
+	eval "ADDR_$k=${line#listening }"
+}
+
+# ring_field N: field N of the status "ring" line (2 version, 3 published).
+ring_field() {
+	ps-ring status -C "$COORD" | awk -F'\t' -v n="$1" '$1 == "ring" { print $n }'
+}
+
+# wait_status AWK-CONDITION [SECONDS]: poll status until a line matches.
+wait_status() {
+	local i=0
+	while [ "$i" -lt $((${2:-10} * 50)) ]; do
+		ps-ring status -C "$COORD" | awk -F'\t' "$1 { found = 1 } END { exit !found }" && return 0
+		sleep 0.02
+		i=$((i + 1))
+	done
+	echo "timed out waiting for status: $1" >&2
+	ps-ring status -C "$COORD" >&2
+	return 1
+}
+
+now_ms() {
+	date +%s%3N
+}
+
+@test "serve prints listening, stores an empty ring at version 0 and shows it" {
+	start_coord
+	[[ "$COORD" =~ ^127\.0\.0\.1:[0-9]+$ ]]
+	grep -qx 'version 0' "$RING"
+	run ps-ring show -C "$COORD"
+	assert_success
+	assert_output "$(printf 'ring\t0\t64\t0\t0')"
+	run ps-ring status -C "$COORD"
+	assert_output "$(printf 'ring\t0\t0\t0\t0\t0')"
+}
+
+@test "servers register with increasing versions; the file matches show and is replaced whole" {
+	start_coord -v 8
+	start_cserver 0
+	wait_status '$1 == "ring" && $2 == 1 && $3 == 1'
+	run ps-ring show -C "$COORD"
+	assert_line "$(printf 'server\t0\t%s\t8\t1.000000' "$ADDR_0")"
+	start_cserver 1
+	wait_status '$1 == "ring" && $2 == 2 && $3 == 2'
+	run ps-ring show -C "$COORD"
+	assert_line --index 0 "$(printf 'ring\t2\t8\t0\t2')"
+	assert_line --regexp "^server	1	$ADDR_1	8	"
+	[ "$(ps-ring show "$RING")" = "$(ps-ring show -C "$COORD")" ]
+	run ps-ring show -j -C "$COORD"
+	assert_line --index 0 '{"type":"ring","format":1,"version":2,"vnodes":8,"replicas":0,"servers":2}'
+	run ps-ring lookup -C "$COORD" 1 2 3
+	assert_success
+	[ "$output" = "$(ps-ring lookup "$RING" 1 2 3)" ]
+	# Only the ring file: no temporary left beside it.
+	[ "$(ls "$BATS_TEST_TMPDIR" | grep -c '^ring')" -eq 1 ]
+	run ps-ring status -j -C "$COORD"
+	assert_line --regexp "^\{\"type\":\"server\",\"id\":0,\"addr\":\"$ADDR_0\",\"state\":\"live\",\"segments\":8,\"keys\":0,.*\"ring_version\":2\}$"
+}
+
+@test "a job on the coordinator's ring trains to the objective of the same ring from its file" {
+	a9a=$(ps_data a9a) || skip "no a9a"
+	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$a9a"
+	start_coord
+	start_cserver 0
+	start_cserver 1
+	wait_status '$1 == "ring" && $3 == 2'
+	for k in 0 1; do
+		ps_start_daemon "$BATS_TEST_TMPDIR/c$k.tsv" timeout 120 \
+		    ps-worker -C "$COORD" -i $k -n 2 -b 14 "$BATS_TEST_TMPDIR/train-$k.pss"
+		eval "w$k=$PS_LAST_PID"
+	done
+	ps_wait_pid "$w0" 120
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	ps_wait_pid "$w1" 120
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	wait_status '$1 == "worker" && $4 == "left"'
+	# The same servers, ring file and seed on another channel.
+	ps-worker -r "$RING" -c 1 -i 1 -n 2 -b 14 "$BATS_TEST_TMPDIR/train-1.pss" \
+	    >/dev/null 2>&1 3>&- &
+	f1=$!
+	run timeout 120 ps-worker -r "$RING" -c 1 -i 0 -n 2 -b 14 \
+	    "$BATS_TEST_TMPDIR/train-0.pss"
+	wait "$f1"
+	assert_success
+	ours=$(final_objective "$BATS_TEST_TMPDIR/c0.tsv")
+	file=$(echo "$output" | tail -n 1 | cut -f 3)
+	echo "coordinator $ours ring file $file"
+	[ -n "$ours" ]
+	[ "$ours" = "$file" ]
+	run ps-ring status -C "$COORD"
+	assert_line --regexp '^worker	0	127\.0\.0\.1:[0-9]+	left	2$'
+	assert_line --regexp "^server	0	$ADDR_0	live	64	[1-9][0-9]*	"
+}
+
+@test "kill -9 of a server: dead in status and out of the ring within 1 s" {
+	start_coord
+	start_cserver 0
+	start_cserver 1
+	wait_status '$1 == "ring" && $3 == 2'
+	t0=$(now_ms)
+	kill -9 "$PID_1"
+	wait_status "\$1 == \"server\" && \$3 == \"$ADDR_1\" && \$4 == \"dead\"" 2
+	wait_status '$1 == "ring" && $2 == 3 && $3 == 3' 2
+	ms=$(($(now_ms) - t0))
+	echo "# kill -9: dead and out of the ring after $ms ms" >&3
+	[ "$ms" -lt 1000 ]
+	run ps-ring show -C "$COORD"
+	refute_output --partial "$ADDR_1"
+	assert_output --partial "$ADDR_0"
+	grep -q "server $ADDR_1 is dead: connection closed by peer" "$BATS_TEST_TMPDIR/coord.out.err"
+}
+
+@test "SIGSTOP: dead within 1 s; woken up it refuses key traffic and comes back as a new member" {
+	start_coord
+	start_cserver 0 -v
+	wait_status '$1 == "ring" && $3 == 1'
+	STOPPED=$PID_0
+	t0=$(now_ms)
+	kill -STOP "$PID_0"
+	wait_status '$1 == "ring" && $2 == 2 && $4 == 0' 3
+	ms=$(($(now_ms) - t0))
+	echo "# SIGSTOP: declared dead and out of the ring after $ms ms" >&3
+	[ "$ms" -lt 1000 ]
+	grep -q "server $ADDR_0 is dead: no heartbeat for" "$BATS_TEST_TMPDIR/coord.out.err"
+	kill -CONT "$PID_0"
+	ps_wait_line "$BATS_TEST_TMPDIR/server-0.out.err" 'lost the coordinator' 5
+	run "$FRAMETOOL" "$ADDR_0" script <<<'PULL,current keys=1 rv=1'
+	assert_line --regexp '^ERROR .*(this server lost the coordinator|stale ring version 1, this server holds 3)$'
+	wait_status "\$1 == \"server\" && \$3 == \"$ADDR_0\" && \$4 == \"live\" && \$10 == 3" 5
+	ps_wait_line "$BATS_TEST_TMPDIR/server-0.out.err" 'dropped the weights' 5
+	run "$FRAMETOOL" "$ADDR_0" script <<<'PULL,current keys=1 rv=3'
+	assert_line --regexp '^PULL_REPLY '
+}
+
+@test "requests stamped with another ring version are refused, naming both" {
+	start_coord
+	start_cserver 0
+	wait_status '$1 == "ring" && $3 == 1'
+	run "$FRAMETOOL" "$ADDR_0" script <<<'PULL,current keys=1 rv=0'
+	assert_output --partial 'ERROR sender=0 nkeys=0 naux=0 stale ring version 0, this server holds 1'
+	run "$FRAMETOOL" "$ADDR_0" script <<<'HELLO,nokeys aux=0,1,0,1,2,1 rv=2'
+	assert_output --partial 'ring version 2 is newer than this server'"'"'s 1'
+	run "$FRAMETOOL" "$ADDR_0" script <<<'PULL,current keys=1 rv=1'
+	assert_line --regexp '^PULL_REPLY sender=0 nkeys=1 '
+}
+
+@test "a standby joins on add; add and remove bump the version or are refused" {
+	start_coord
+	start_cserver 0 --standby
+	wait_status "\$1 == \"server\" && \$2 == \"-\" && \$4 == \"standby\""
+	run "$FRAMETOOL" "$ADDR_0" script <<<'PULL,current keys=1 rv=0'
+	assert_output --partial 'is not in ring version 0'
+	run ps-ring add -C "$COORD" "$ADDR_0"
+	assert_success
+	assert_output "$(printf 'version\t1')"
+	wait_status "\$1 == \"server\" && \$2 == \"0\" && \$4 == \"live\" && \$10 == 1"
+	run ps-ring add -C "$COORD" "$ADDR_0"
+	assert_failure 1
+	assert_output "ps-ring: '$ADDR_0' is already in the ring"
+	run ps-ring add -C "$COORD" 127.0.0.1:9
+	assert_failure 1
+	assert_output "ps-ring: '127.0.0.1:9' is not a registered server"
+	run ps-ring remove -C "$COORD" "$ADDR_0"
+	assert_success
+	assert_output "$(printf 'version\t2')"
+	wait_status "\$1 == \"server\" && \$4 == \"standby\" && \$10 == 2"
+	run ps-ring remove -C "$COORD" "$ADDR_0"
+	assert_failure 1
+	assert_output --partial 'is not in the ring'
+	grep -qx 'version 2' "$RING"
+}
+
+@test "watch -n 2 prints two refreshes, without escapes when not on a terminal" {
+	start_coord
+	start_cserver 0
+	wait_status '$1 == "ring" && $3 == 1'
+	run ps-ring watch -n 2 -i 0.1 -C "$COORD"
+	assert_success
+	[ "$(echo "$output" | grep -c "^Every 0.1s: ps-ring status -C $COORD")" -eq 2 ]
+	[ "$(echo "$output" | grep -c "^server  0      $ADDR_0")" -eq 2 ]
+	! echo "$output" | grep -q $'\033'
+}
+
+@test "a restarted coordinator keeps the version; its servers come back with their weights" {
+	start_coord
+	start_cserver 0
+	start_cserver 1
+	wait_status '$1 == "ring" && $3 == 2'
+	kill -TERM "$COORD_PID"
+	ps_wait_pid "$COORD_PID" 5
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	old=$COORD
+	start_coord -l "$old"
+	[ "$COORD" = "$old" ]
+	run ps-ring status -C "$COORD"
+	assert_line --index 0 --regexp '^ring	2	2	2	'
+	wait_status '$1 == "ring" && $2 == 2 && $5 == 2' 5
+	! grep -q 'dropped the weights' "$BATS_TEST_TMPDIR"/server-*.out.err
+	grep -q 'lost the coordinator' "$BATS_TEST_TMPDIR/server-0.out.err"
+}
+
+@test "servers of a loaded ring that never register leave it after the grace" {
+	ps-ring init -o "$RING" 127.0.0.1:9
+	start_coord
+	run ps-ring status -C "$COORD"
+	assert_line "$(printf 'server\t0\t127.0.0.1:9\tunknown\t64\t0\t0.0\t0.0\t0.0\t0')"
+	wait_status '$1 == "ring" && $2 == 2 && $4 == 0' 8
+	grep -q 'did not register within' "$BATS_TEST_TMPDIR/coord.out.err"
+}
+
+@test "exit codes: unreachable 69, bad ring data 65, refused 1, usage 64" {
+	run ps-ring show -C 127.0.0.1:1
+	assert_failure 69
+	assert_output "ps-ring: cannot connect to '127.0.0.1:1': Connection refused"
+	run ps-ring status -C 127.0.0.1:1
+	assert_failure 69
+	run timeout 10 ps-worker --timeout 1 -C 127.0.0.1:1 shard.pss
+	assert_failure 69
+	assert_output --partial "no ring with servers from coordinator '127.0.0.1:1' within 1 s"
+	printf 'pskit-ring 1\nversion x\n' >"$RING"
+	run ps-ring serve "$RING"
+	assert_failure 65
+	assert_output --partial "$RING:2: bad number 'x' for 'version'"
+	run ps-ring status "$RING"
+	assert_failure 64
+	run ps-ring add -C 127.0.0.1:1
+	assert_failure 64
+	run ps-ring serve -t 5 "$RING"
+	assert_failure 64
+	run ps-server -C 127.0.0.1:1 -r "$RING"
+	assert_failure 64
+	run ps-worker -C 127.0.0.1:1 -r "$RING" shard.pss
+	assert_failure 64
+}
+
+@test "a coordinator answering bad ring data makes show exit 65" {
+	start_coord
+	port=${COORD##*:}
+	kill -TERM "$COORD_PID"
+	ps_wait_pid "$COORD_PID" 5
+	ps_start_daemon "$BATS_TEST_TMPDIR/nc.out" timeout 10 sh -c \
+	    "printf 'pskit-ring 1\r\nversion x\r\nEND\r\n' | nc -l 127.0.0.1 $port"
+	sleep 0.3
+	run ps-ring show -C "$COORD"
+	assert_failure 65
+	assert_output "ps-ring: coordinator '$COORD':2: bad number 'x' for 'version'"
+}
