@@ -151,17 +151,18 @@ static void
 auth_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	static const char *waiting[] = {
-		[CONN_AUTH_CHALLENGE] = "challenge (does the peer have a "
-		    "secret?)",
+		[CONN_AUTH_CHALLENGE] = "challenge",
 		[CONN_AUTH_ANSWER] = "answer",
 		[CONN_AUTH_PROOF] = "proof",
 	};
 	struct ps_conn *c = arg;
+	int first = c->auth.state == CONN_AUTH_CHALLENGE;
 
 	c->busy++;
 	if (conn_auth_pending(c))
-		conn_auth_fail(c, "no %s within %d s",
-		    waiting[c->auth.state], PS_AUTH_TIMEOUT);
+		conn_auth_fail(c, "no %s within %d s%s", waiting[c->auth.state],
+		    PS_AUTH_TIMEOUT, first ? " (does the peer have a secret?)" :
+		    "");
 	conn_leave(c);
 }
 
