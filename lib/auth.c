@@ -7,6 +7,8 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include <netinet/in.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -122,6 +124,20 @@ void
 ps_secret_release(struct ps_secret *s)
 {
 	ps_wipe(s, sizeof *s);
+}
+
+/* Only 127.0.0.1 and ::1 are served without a secret; see auth.h. */
+int
+ps_auth_required(const struct sockaddr *sa)
+{
+	const struct sockaddr_in *s4 = (const void *)sa;
+	const struct sockaddr_in6 *s6 = (const void *)sa;
+
+	if (sa->sa_family == AF_INET)
+		return s4->sin_addr.s_addr != htonl(INADDR_LOOPBACK);
+	if (sa->sa_family == AF_INET6)
+		return !IN6_ARE_ADDR_EQUAL(&s6->sin6_addr, &in6addr_loopback);
+	return 1;
 }
 
 /* getrandom(2) never returns short for 32 bytes, but may be interrupted. */

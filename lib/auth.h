@@ -12,6 +12,8 @@
 #ifndef PS_AUTH_H
 #define PS_AUTH_H
 
+#include <sys/socket.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +52,12 @@ int	ps_secret_load(const char *path, struct ps_secret *s, char *err,
 	    size_t errlen);
 /* Wipe the secret. */
 void	ps_secret_release(struct ps_secret *s);
+
+/*
+ * Whether a listener on sa must authenticate its peers: any address but
+ * 127.0.0.1 and ::1 is reachable by others on the host or the network.
+ */
+int	ps_auth_required(const struct sockaddr *sa);
 
 /* Fill nonce with getrandom(2) bytes; 0, or -1 with errno set. */
 int	ps_auth_nonce(uint8_t nonce[PS_AUTH_NONCE_LEN]);

@@ -2,7 +2,8 @@
  * test_auth.c: unit tests of the shared secret and the handshake's pieces:
  * which secret files are refused and why, the trailing newline, the MACs
  * of both roles against values computed independently (Python's hmac),
- * the constant-time compare and the nonces.
+ * the constant-time compare, the nonces, and which listening addresses
+ * need a secret.
  */
 #include "config.h"
 
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 
 #include "auth.h"
+#include "conn.h"
 
 /* A private directory for the secret files of one test. */
 struct dir {
@@ -193,6 +195,29 @@ test_auth_equal_nonce(void **state)
 	assert_true(ps_auth_equal(a, b, 0));
 }
 
+/* Only 127.0.0.1 and ::1 may go without a secret. */
+static void
+test_auth_required(void **state)
+{
+	static const struct { const char *addr; int want; } cases[] = {
+		{ "127.0.0.1:7000", 0 }, { "[::1]:0", 0 },
+		{ "127.0.0.2:0", 1 }, { "0.0.0.0:0", 1 }, { "*:0", 1 },
+		{ "[::]:0", 1 }, { "10.1.2.3:0", 1 },
+	};
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		assert_int_equal(ps_hostport_parse(cases[i].addr, &ss, &len,
+		    err, sizeof err), 0);
+		print_message("%s\n", cases[i].addr);
+		assert_int_equal(ps_auth_required((struct sockaddr *)&ss),
+		    cases[i].want);
+	}
+}
+
 int
 main(void)
 {
@@ -207,6 +232,7 @@ main(void)
 		    dir_setup, dir_teardown),
 		cmocka_unit_test(test_auth_mac),
 		cmocka_unit_test(test_auth_equal_nonce),
+		cmocka_unit_test(test_auth_required),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
