@@ -17,6 +17,7 @@
 
 #include <event2/event.h>
 
+#include "auth.h"
 #include "conn.h"
 #include "dataset.h"
 #include "ftrl.h"
@@ -26,6 +27,7 @@
 
 struct worker_conf {
 	const char	*ring_path, *shard_path, *test_path;
+	const char	*secret_path;	/* -a, or NULL */
 	uint32_t	 id, nworkers;
 	uint32_t	 channel;	/* the servers' weight vector */
 	double		 lambda;
@@ -167,6 +169,7 @@ struct worker {
 	struct event_base	*base;
 	struct event		*tick;
 	struct ps_ring		 ring;
+	struct ps_secret	 secret;	/* with -a: proven to each server */
 	struct ps_dataset	 ds;
 	struct ps_l1lr		 lr;
 	struct plan		 plan;
