@@ -21,7 +21,7 @@
 
 #define PS_AUTH_NONCE_LEN	32
 #define PS_AUTH_MAC_LEN		PS_SHA256_LEN
-#define PS_AUTH_TIMEOUT		5	/* seconds for the whole handshake */
+#define PS_AUTH_TIMEOUT		5	/* seconds for all of the handshake */
 #define PS_SECRET_MIN		16	/* bytes */
 #define PS_SECRET_MAX		1024
 

@@ -89,48 +89,49 @@ conn_auth_release(struct ps_conn *c)
 	ps_wipe(&c->auth, sizeof c->auth);
 }
 
-/* Queue AUTH frame step with len bytes of blob, ahead of held output. */
+/*
+ * Queue a frame of the handshake (AUTH, or ERROR from the acceptor): type,
+ * step and len bytes of blob, ahead of held output; 0, or -1 with the
+ * reason in err (the conn is left as it was).
+ */
 static int
-auth_send(struct ps_conn *c, int step, const uint8_t *blob, size_t len)
+auth_send(struct ps_conn *c, int type, int step, const void *blob,
+    size_t len, char *err, size_t errlen)
 {
 	struct ps_msg m;
-	char err[200];
 	int n;
 
 	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_AUTH;
+	m.type = (uint8_t)type;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.timestamp = (uint64_t)step;
 	m.blob = (char *)blob;
 	m.bloblen = len;
 	n = ps_msg_encode(&m, bufferevent_get_output(c->bev), 0, NULL, err,
-	    sizeof err);
-	if (n < 0) {
-		conn_auth_fail(c, "cannot encode AUTH: %s", err);
+	    errlen);
+	if (n < 0)
 		return -1;
-	}
 	c->stats.bytes_out += (uint64_t)n;
 	c->stats.msgs_out++;
 	return 0;
 }
 
-/* The acceptor's verdict on a bad answer: tell the peer, then close. */
+/*
+ * The acceptor's verdict on a bad answer: tell the peer, then close.  A
+ * short ERROR always encodes; were it not to, the close alone would do.
+ */
 static void
 auth_refuse(struct ps_conn *c, const char *why)
 {
-	struct ps_msg m;
 	char err[200];
 
 	snprintf(c->auth.why, sizeof c->auth.why, "%s", why);
 	c->auth.failed = 1;
-	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_ERROR;
-	m.flags = PS_MSG_F_NOKEYS;
-	m.blob = c->auth.why;
-	m.bloblen = strlen(c->auth.why);
-	(void)ps_msg_encode(&m, bufferevent_get_output(c->bev), 0, NULL, err,
-	    sizeof err);
-	conn_start_closing(c, why);
+	if (auth_send(c, PS_MSG_ERROR, 0, why, strlen(why), err,
+	    sizeof err) != 0)
+		conn_start_closing(c, err);
+	else
+		conn_start_closing(c, why);
 }
 
 /* This side is done: release what the owner queued, allow text again. */
@@ -178,27 +179,30 @@ ps_conn_set_auth(struct ps_conn *c, const struct ps_secret *secret,
 		    c->peer);
 		return -1;
 	}
-	if (role == PS_AUTH_ACCEPTOR && ps_auth_nonce(c->auth.ns) != 0) {
-		snprintf(err, errlen, "%s: cannot draw a nonce: %s", c->peer,
-		    strerror(errno));
-		return -1;
-	}
 	c->auth.secret = secret;
 	c->auth.role = role;
 	c->auth.held = evbuffer_new();
 	c->auth.timer = evtimer_new(bufferevent_get_base(c->bev),
 	    auth_timer_cb, c);
-	if (c->auth.held == NULL || c->auth.timer == NULL ||
-	    evtimer_add(c->auth.timer, &tv) != 0) {
+	if (c->auth.held == NULL || c->auth.timer == NULL) {
 		snprintf(err, errlen, "%s: out of memory", c->peer);
 		return -1;
 	}
-	if (role == PS_AUTH_CONNECTOR) {
-		c->auth.state = CONN_AUTH_CHALLENGE;
-		return 0;
+	if (role == PS_AUTH_ACCEPTOR && ps_auth_nonce(c->auth.ns) != 0) {
+		snprintf(err, errlen, "%s: cannot draw a nonce: %s", c->peer,
+		    strerror(errno));
+		return -1;
 	}
-	c->auth.state = CONN_AUTH_ANSWER;
-	return auth_send(c, 1, c->auth.ns, sizeof c->auth.ns);
+	if (role == PS_AUTH_ACCEPTOR && auth_send(c, PS_MSG_AUTH, 1, c->auth.ns,
+	    sizeof c->auth.ns, err, errlen) != 0)
+		return -1;
+	c->auth.state = role == PS_AUTH_ACCEPTOR ? CONN_AUTH_ANSWER :
+	    CONN_AUTH_CHALLENGE;
+	if (evtimer_add(c->auth.timer, &tv) != 0) {
+		snprintf(err, errlen, "%s: cannot start the clock", c->peer);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -239,6 +243,7 @@ static void
 auth_answer(struct ps_conn *c, const struct ps_msg *m)
 {
 	uint8_t out[PS_AUTH_NONCE_LEN + PS_AUTH_MAC_LEN];
+	char err[128];
 
 	memcpy(c->auth.ns, m->blob, PS_AUTH_NONCE_LEN);
 	if (ps_auth_nonce(c->auth.nc) != 0) {
@@ -248,7 +253,10 @@ auth_answer(struct ps_conn *c, const struct ps_msg *m)
 	memcpy(out, c->auth.nc, PS_AUTH_NONCE_LEN);
 	ps_auth_mac(c->auth.secret, PS_AUTH_CONNECTOR, c->auth.ns,
 	    c->auth.nc, out + PS_AUTH_NONCE_LEN);
-	if (auth_send(c, 2, out, sizeof out) == 0)
+	if (auth_send(c, PS_MSG_AUTH, 2, out, sizeof out, err,
+	    sizeof err) != 0)
+		conn_auth_fail(c, "%s", err);
+	else
 		c->auth.state = CONN_AUTH_PROOF;
 }
 
@@ -258,6 +266,7 @@ auth_check_answer(struct ps_conn *c, const struct ps_msg *m)
 {
 	uint8_t want[PS_AUTH_MAC_LEN];
 	const uint8_t *got = (const uint8_t *)m->blob + PS_AUTH_NONCE_LEN;
+	char err[128];
 
 	memcpy(c->auth.nc, m->blob, PS_AUTH_NONCE_LEN);
 	ps_auth_mac(c->auth.secret, PS_AUTH_CONNECTOR, c->auth.ns,
@@ -268,7 +277,10 @@ auth_check_answer(struct ps_conn *c, const struct ps_msg *m)
 	}
 	ps_auth_mac(c->auth.secret, PS_AUTH_ACCEPTOR, c->auth.ns,
 	    c->auth.nc, want);
-	if (auth_send(c, 3, want, sizeof want) == 0)
+	if (auth_send(c, PS_MSG_AUTH, 3, want, sizeof want, err,
+	    sizeof err) != 0)
+		conn_auth_fail(c, "%s", err);
+	else
 		auth_done(c);
 }
 

@@ -169,7 +169,7 @@ struct worker {
 	struct event_base	*base;
 	struct event		*tick;
 	struct ps_ring		 ring;
-	struct ps_secret	 secret;	/* with -a: proven to each server */
+	struct ps_secret	 secret;	/* -a: proven to each server */
 	struct ps_dataset	 ds;
 	struct ps_l1lr		 lr;
 	struct plan		 plan;
