@@ -1,6 +1,6 @@
 /*
  * auth.h: the shared secret and the pieces of the connection handshake
- * (conn_auth.c runs it; pskit(7), SECURITY, gives it byte by byte).
+ * (conn_auth.c runs it; pskit(7), Security, gives it byte by byte).
  *
  * Every pskit process of a job off loopback reads the same secret file.
  * Each connection proves both ends know it without sending it: the

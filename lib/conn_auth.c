@@ -1,6 +1,6 @@
 /*
  * conn_auth.c: the HMAC challenge-response on a conn (auth.h for the
- * MACs, pskit(7) SECURITY for the bytes).
+ * MACs, pskit(7) Security for the bytes).
  *
  * Three AUTH frames, each with NOKEYS, its step in the timestamp and its
  * bytes as the blob:

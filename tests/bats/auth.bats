@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # auth.bats: servers off loopback need a shared secret and every connection
-# proves it (the HMAC handshake of pskit(7), SECURITY): a job with the
+# proves it (the HMAC handshake of pskit(7), Security): a job with the
 # secret trains as one without; wrong, missing and unusable secrets, other
 # first frames, text and silence are refused, logged with the peer and
 # counted.  127.0.0.2 stands for "not 127.0.0.1": Linux routes 127/8 to lo.
