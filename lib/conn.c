@@ -5,7 +5,8 @@
  * Owner callbacks may free the conn.  So that no code touches a freed conn,
  * every libevent callback here counts itself in c->busy; ps_conn_free()
  * inside that window only marks the conn, and the outermost callback frees
- * it on the way out.
+ * it on the way out.  The struct lives in conn_priv.h, shared with the
+ * handshake (conn_auth.c).
  */
 #include "config.h"
 
@@ -28,40 +29,11 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
-#include "conn.h"
+#include "conn_priv.h"
 #include "log.h"
 #include "xmalloc.h"
 
 #define CONN_CLOSE_TIMEOUT	10	/* seconds to flush before closing */
-
-enum conn_mode {
-	CONN_DETECT,			/* nothing read yet */
-	CONN_BINARY,
-	CONN_TEXT
-};
-
-struct ps_conn {
-	struct bufferevent	*bev;
-	char			*peer;
-	ps_conn_msg_cb		*msg_cb;
-	ps_conn_text_cb		*text_cb;
-	ps_conn_close_cb	*close_cb;
-	void			*arg;
-	enum conn_mode		 mode;
-	int			 lz4;
-	int			 pausable;	/* stop reading on full output */
-	int			 paused;
-	int			 closing;	/* flush, then close */
-	int			 dead;		/* close callback was called */
-	int			 proto_error;
-	int			 busy;		/* depth of our callbacks */
-	int			 free_pending;
-	char			 reason[256];	/* why closing, once known */
-	struct ps_conn_stats	 stats;
-	int			 keycache_send;
-	struct ps_keycache	 sent_lists;	/* signatures the peer holds */
-	struct ps_keycache	 recv_lists;	/* lists the peer sent */
-};
 
 static void	conn_process(struct ps_conn *);
 
@@ -69,6 +41,7 @@ static void	conn_process(struct ps_conn *);
 static void
 conn_destroy(struct ps_conn *c)
 {
+	conn_auth_release(c);
 	bufferevent_free(c->bev);
 	ps_keycache_release(&c->sent_lists);
 	ps_keycache_release(&c->recv_lists);
@@ -77,7 +50,7 @@ conn_destroy(struct ps_conn *c)
 }
 
 /* Leave one of our callbacks: free the conn if the owner asked for it. */
-static void
+void
 conn_leave(struct ps_conn *c)
 {
 	if (--c->busy == 0 && c->free_pending)
@@ -85,7 +58,7 @@ conn_leave(struct ps_conn *c)
 }
 
 /* Stop all I/O and tell the owner why (once). */
-static void __attribute__((format(printf, 3, 4)))
+void
 conn_fail(struct ps_conn *c, int proto, const char *fmt, ...)
 {
 	va_list ap;
@@ -97,6 +70,7 @@ conn_fail(struct ps_conn *c, int proto, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->reason, sizeof c->reason, fmt, ap);
 	va_end(ap);
+	conn_auth_closed(c);
 	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 	c->close_cb(c, c->reason, c->arg);
 }
@@ -127,6 +101,10 @@ conn_detect(struct ps_conn *c, struct evbuffer *in)
 		c->mode = CONN_TEXT;
 	else
 		c->mode = CONN_BINARY;
+	if (c->mode == CONN_TEXT && conn_auth_pending(c)) {
+		conn_auth_fail(c, "a text line before authenticating");
+		return 1;
+	}
 	return 0;
 }
 
@@ -212,6 +190,8 @@ conn_read_frame(struct ps_conn *c, struct evbuffer *in)
 		conn_fail(c, 1, "%s", err);
 		return -1;
 	}
+	if (conn_auth_header(c, hdr, flen) != 0)
+		return -1;
 	if (len < flen)
 		return 0;
 	if ((frame = evbuffer_pullup(in, (ssize_t)flen)) == NULL) {
@@ -225,6 +205,10 @@ conn_read_frame(struct ps_conn *c, struct evbuffer *in)
 	evbuffer_drain(in, flen);
 	c->stats.bytes_in += flen;
 	c->stats.msgs_in++;
+	if (m.type == PS_MSG_AUTH || conn_auth_pending(c)) {
+		conn_auth_msg(c, &m);
+		return 1;
+	}
 	conn_keys_in(c, &m, flen - PS_FRAME_HDR_LEN);
 	c->msg_cb(c, &m, c->arg);
 	return 1;
@@ -349,7 +333,7 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 }
 
 /* Begin a graceful close: flush the output, then call the close callback. */
-static void
+void
 conn_start_closing(struct ps_conn *c, const char *reason)
 {
 	struct timeval tv = { CONN_CLOSE_TIMEOUT, 0 };
@@ -456,8 +440,8 @@ ps_conn_send(struct ps_conn *c, const struct ps_msg *m)
 		}
 		m = &by_sig;
 	}
-	n = ps_msg_encode(m, bufferevent_get_output(c->bev), c->lz4, &sz,
-	    err, sizeof err);
+	n = ps_msg_encode(m, conn_auth_output(c), c->lz4, &sz, err,
+	    sizeof err);
 	if (n < 0)
 		return -1;
 	if (cacheable)
@@ -477,7 +461,7 @@ ps_conn_send_text(struct ps_conn *c, const char *text)
 
 	if (c->dead || c->closing)
 		return -1;
-	if (evbuffer_add(bufferevent_get_output(c->bev), text, n) != 0)
+	if (evbuffer_add(conn_auth_output(c), text, n) != 0)
 		return -1;
 	c->stats.bytes_out += n;
 	c->stats.msgs_out++;
@@ -509,10 +493,15 @@ ps_conn_free(struct ps_conn *c)
 	conn_destroy(c);
 }
 
+/* Output not yet written, held for the handshake included. */
 size_t
 ps_conn_pending(const struct ps_conn *c)
 {
-	return evbuffer_get_length(bufferevent_get_output(c->bev));
+	size_t n = evbuffer_get_length(bufferevent_get_output(c->bev));
+
+	if (c->auth.held != NULL)
+		n += evbuffer_get_length(c->auth.held);
+	return n;
 }
 
 /* Name of the other end. */

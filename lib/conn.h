@@ -23,6 +23,15 @@
  * that does not read cannot make the server queue without bound.  A conn
  * from ps_conn_connect() always keeps reading, so two peers that both
  * stopped reading cannot deadlock.
+ *
+ * Authentication (conn_auth.c): after ps_conn_set_auth() the conn first
+ * runs the HMAC handshake of auth.h with the peer.  Until this side is
+ * done it hands nothing to the message or text callbacks, and whatever
+ * the owner sends is held and written once it is done, so the owner may
+ * send at once (a worker's HELLO) and never needs to wait.  A handshake
+ * that fails or is not done within PS_AUTH_TIMEOUT seconds closes the conn
+ * with a reason such as "authentication failed: wrong secret"; so does an
+ * AUTH frame on a conn without a secret.
  */
 #ifndef PS_CONN_H
 #define PS_CONN_H
@@ -34,6 +43,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "auth.h"
 #include "keycache.h"
 #include "wire.h"
 
@@ -114,6 +124,21 @@ void		 ps_conn_set_lz4(struct ps_conn *c, int on);
  */
 void		 ps_conn_set_keycache_send(struct ps_conn *c, size_t max_keys);
 void		 ps_conn_set_keycache_recv(struct ps_conn *c, size_t max_keys);
+/*
+ * Run the handshake on this conn, as the side in role, proving knowledge
+ * of secret, which the conn borrows: it must stay valid until the
+ * handshake is done or the conn freed.  Call it once, right after
+ * ps_conn_new() or ps_conn_connect(), before the loop runs again.  An
+ * acceptor sends its challenge at once.  0, or -1 with the reason in err
+ * (no random bytes, out of memory); the caller then frees the conn.
+ */
+int		 ps_conn_set_auth(struct ps_conn *c,
+		    const struct ps_secret *secret, enum ps_auth_role role,
+		    char *err, size_t errlen);
+/* True once this side's handshake has completed. */
+int		 ps_conn_is_authenticated(const struct ps_conn *c);
+/* True when the conn closed because the handshake failed or timed out. */
+int		 ps_conn_is_auth_error(const struct ps_conn *c);
 /* Counters so far; the pointer stays valid until ps_conn_free(). */
 const struct ps_conn_stats *ps_conn_stats(const struct ps_conn *c);
 /* Bytes queued for sending and not yet written to the socket. */

@@ -21,13 +21,14 @@
 static void peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg);
 static void peer_text_cb(struct ps_conn *c, const char *line, void *arg);
 static void peer_close_cb(struct ps_conn *c, const char *reason, void *arg);
+static void peer_free(struct peer *p);
 
 void
 peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	struct server *srv = arg;
-	char name[128];
+	char name[128], err[256];
 	struct peer *p;
 
 	srv->stats.conns_total++;
@@ -47,6 +48,12 @@ peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	srv->nconns++;
 	TAILQ_INSERT_TAIL(&srv->peers, p, entry);
 	log_debug("%s: connected", name);
+	if (srv->have_secret && ps_conn_set_auth(p->conn, &srv->secret,
+	    PS_AUTH_ACCEPTOR, err, sizeof err) != 0) {
+		log_warnx("%s", err);
+		srv->stats.auth_failures++;
+		peer_free(p);
+	}
 }
 
 /* Fold a connection's byte counters into the server totals. */
@@ -450,6 +457,9 @@ peer_close_cb(struct ps_conn *c, const char *reason, void *arg)
 		p->is_worker = 0;
 		job_abort(p->ch, why);
 		free(why);
+	} else if (ps_conn_is_auth_error(c)) {
+		srv->stats.auth_failures++;
+		log_warnx("%s: %s", ps_conn_peer(c), reason);
 	} else if (reason != NULL && *reason != '\0') {
 		if (ps_conn_is_protocol_error(c)) {
 			srv->stats.frames_rejected++;

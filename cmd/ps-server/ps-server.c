@@ -21,8 +21,9 @@
 #include "xmalloc.h"
 
 static const char usage_text[] =
-"usage: ps-server [-hVv] [-c max-conns] [-K keys] [-l addr:port]\n"
-"                 [-o model.psm] [-C host:port [--standby] | -r ring]\n";
+"usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [-K keys]\n"
+"                 [-l addr:port] [-o model.psm]\n"
+"                 [-C host:port [--standby] | -r ring]\n";
 
 static void
 usage(int status)
@@ -30,7 +31,10 @@ usage(int status)
 	fputs(usage_text, status == 0 ? stdout : stderr);
 	if (status == 0)
 		fputs("\n"
-		    "  -l, --listen addr:port  listen here (default 127.0.0.1:0, any free port)\n"
+		    "  -l, --listen addr:port  listen here (default 127.0.0.1:0, any free port);\n"
+		    "                          any address but 127.0.0.1 and [::1] needs -a\n"
+		    "  -a, --auth-secret file  peers must prove they know the secret in file\n"
+		    "                          (mode 0600, 16 bytes or more)\n"
 		    "  -o, --output file       write this server's model part here on SAVE and at exit\n"
 		    "  -r, --ring file         hold only the keys this ring gives this server\n"
 		    "                          (read when the first worker says hello)\n"
@@ -44,7 +48,9 @@ usage(int status)
 		    "  -V, --version           print the version and exit\n"
 		    "  -h, --help              print this help and exit\n"
 		    "\nThe first line on stdout is \"listening ADDR:PORT\"; "
-		    "`echo stats | nc ADDR PORT` reports counters.\n", stdout);
+		    "`echo stats | nc ADDR PORT` reports counters\n"
+		    "(without -a only: with it, text commands follow the handshake).\n",
+		    stdout);
 	exit(status);
 }
 
@@ -146,6 +152,7 @@ server_stats_text(struct server *srv)
 	stat_line(&buf, "total_connections", "%llu", (unsigned long long)s->conns_total);
 	stat_line(&buf, "rejected_connections", "%llu", (unsigned long long)s->conns_refused);
 	stat_line(&buf, "rejected_frames", "%llu", (unsigned long long)s->frames_rejected);
+	stat_line(&buf, "auth_failures", "%llu", (unsigned long long)s->auth_failures);
 	for (i = 0; i < SERVER_CHANNELS_MAX; i++)
 		if (srv->channels[i] != NULL)
 			channel_stats(&buf, srv->channels[i]);
@@ -203,9 +210,10 @@ server_save_cb(evutil_socket_t sig, short what, void *arg)
 
 static void
 server_parse_args(struct server *srv, int argc, char **argv,
-    const char **listen, int *verbose)
+    const char **listen, const char **secret, int *verbose)
 {
 	static const struct option longopts[] = {
+		{ "auth-secret", required_argument, NULL, 'a' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-conns", required_argument, NULL, 'c' },
@@ -222,11 +230,14 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	long n;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "C:c:hK:l:o:r:Vv", longopts,
+	while ((ch = getopt_long(argc, argv, "a:C:c:hK:l:o:r:Vv", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 1:
 			srv->standby = 1;
+			break;
+		case 'a':
+			*secret = optarg;
 			break;
 		case 'C':
 			srv->coord_addr = optarg;
@@ -281,20 +292,48 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	}
 }
 
+/*
+ * Read the secret (-a) or make sure the address needs none: only
+ * 127.0.0.1 and [::1] may be served without one.  An address that does
+ * not parse is left to ps_listen() to report.
+ */
+static void
+server_auth_setup(struct server *srv, const char *listen, const char *path)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[512];
+
+	if (path != NULL) {
+		if (ps_secret_load(path, &srv->secret, err, sizeof err) != 0)
+			fatalx(EX_NOINPUT, "%s", err);
+		srv->have_secret = 1;
+		return;
+	}
+	if (ps_hostport_parse(listen, &ss, &len, err, sizeof err) == 0 &&
+	    ps_auth_required((struct sockaddr *)&ss)) {
+		fprintf(stderr, "ps-server: listening on '%s' needs a secret "
+		    "(-a file): only 127.0.0.1 and [::1] are served without "
+		    "one\n", listen);
+		usage(EX_USAGE);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	struct server srv;
 	struct event *sigterm, *sigint, *sigusr1;
-	const char *listen = "127.0.0.1:0";
+	const char *listen = "127.0.0.1:0", *secret = NULL;
 	char err[512];
 	int verbose = 0, status = 0;
 
 	memset(&srv, 0, sizeof srv);
 	srv.max_conns = 1024;
 	srv.key_cache = PS_KEYCACHE_DEFAULT;
-	server_parse_args(&srv, argc, argv, &listen, &verbose);
+	server_parse_args(&srv, argc, argv, &listen, &secret, &verbose);
 	log_init("ps-server", verbose);
+	server_auth_setup(&srv, listen, secret);
 	log_route_libevent();
 	ps_blas_init();
 	signal(SIGPIPE, SIG_IGN);
@@ -308,7 +347,8 @@ main(int argc, char **argv)
 		fatalx(EX_UNAVAILABLE, "%s", err);
 	printf("listening %s\n", srv.bound);
 	fflush(stdout);
-	log_info("listening on %s", srv.bound);
+	log_info("listening on %s%s", srv.bound, srv.have_secret ?
+	    ", peers must authenticate" : "");
 	sigterm = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
 	sigint = evsignal_new(srv.base, SIGINT, server_signal_cb, &srv);
 	sigusr1 = evsignal_new(srv.base, SIGUSR1, server_save_cb, &srv);
@@ -334,5 +374,6 @@ main(int argc, char **argv)
 	event_base_free(srv.base);
 	if (srv.have_ring)
 		ps_ring_release(&srv.ring);
+	ps_secret_release(&srv.secret);
 	return status;
 }

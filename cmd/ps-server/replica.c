@@ -83,6 +83,13 @@ replica_link_get(struct server *srv, size_t i)
 		log_warnx("replica %s: %s", srv->ring.servers[i].addr, err);
 		return NULL;
 	}
+	if (srv->have_secret && ps_conn_set_auth(l->conn, &srv->secret,
+	    PS_AUTH_CONNECTOR, err, sizeof err) != 0) {
+		log_warnx("replica %s: %s", srv->ring.servers[i].addr, err);
+		ps_conn_free(l->conn);
+		l->conn = NULL;
+		return NULL;
+	}
 	return l;
 }
 

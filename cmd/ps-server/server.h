@@ -23,6 +23,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "auth.h"
 #include "conn.h"
 #include "coord.h"
 #include "ftrl.h"
@@ -140,6 +141,7 @@ struct replica_link {
 
 struct server_stats {
 	uint64_t	conns_total, conns_refused, frames_rejected;
+	uint64_t	auth_failures;		/* connections that failed it */
 	uint64_t	bytes_in, bytes_out, msgs_in, msgs_out;
 	uint64_t	pushes, pulls, keys_pushed, keys_pulled;
 	uint64_t	sigmod_in, sigmod_out;	/* pull entries before, after */
@@ -170,6 +172,8 @@ struct server {
 	struct replica_link	*rlinks;	/* [nrlinks], by ring index */
 	size_t			 nrlinks;
 	int			 max_conns;
+	struct ps_secret	 secret;	/* -a: every peer proves it */
+	int			 have_secret;
 	size_t			 key_cache;	/* keys cached per connection */
 	int			 nconns;
 	time_t			 started;

@@ -1,5 +1,6 @@
 /*
  * links.c: the worker's connections to the servers of the ring: connect,
+ * authenticate (with -a; the HELLO waits in the conn until it is done),
  * HELLO, sending, and routing what comes back.  A server that goes away or
  * answers ERROR ends the worker at once with a message naming it: no
  * waiting on a peer that cannot answer.
@@ -76,6 +77,9 @@ link_close_cb(struct ps_conn *c, const char *reason, void *arg)
 
 	if (l->w->closing)
 		return;		/* after BYE a close is no news */
+	if (ps_conn_is_auth_error(c))
+		fatalx(EX_NOPERM, "server %u (%s): %s", l->index, l->addr,
+		    reason);
 	fatalx(EX_UNAVAILABLE, "server %u (%s) went away: %s", l->index,
 	    l->addr, reason != NULL ? reason : "connection closed");
 }
@@ -102,6 +106,9 @@ links_open(struct worker *w)
 		    sizeof err);
 		if (l->conn == NULL)
 			fatalx(EX_UNAVAILABLE, "server %zu: %s", i, err);
+		if (w->conf.secret_path != NULL && ps_conn_set_auth(l->conn,
+		    &w->secret, PS_AUTH_CONNECTOR, err, sizeof err) != 0)
+			fatalx(EX_OSERR, "server %zu: %s", i, err);
 		ps_conn_set_lz4(l->conn, (w->conf.filters & FILTER_LZ4) != 0);
 		if (w->conf.filters & FILTER_KEYCACHE)
 			ps_conn_set_keycache_send(l->conn, PS_KEYCACHE_DEFAULT);

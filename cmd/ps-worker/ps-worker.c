@@ -28,11 +28,12 @@
 #define SGD_BATCH	"1000"
 
 static const char usage_text[] =
-"usage: ps-worker [-hVvz] [-A dbpg|sgd] [-b blocks] [-c channel] [-e epsilon]\n"
-"                 [-F filters] [-i id] [-l lambda] [-m max-iter] [-n workers]\n"
-"                 [-S seed] [-t tau] [-T test.pss] [--alpha x] [--batch rows]\n"
-"                 [--beta x] [--epochs n] [--l2 x] [--optimizer adagrad|ftrl]\n"
-"                 [--timeout secs] -C host:port | -r ring shard.pss\n";
+"usage: ps-worker [-hVvz] [-A dbpg|sgd] [-a secret-file] [-b blocks]\n"
+"                 [-c channel] [-e epsilon] [-F filters] [-i id] [-l lambda]\n"
+"                 [-m max-iter] [-n workers] [-S seed] [-t tau] [-T test.pss]\n"
+"                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
+"                 [--optimizer adagrad|ftrl] [--timeout secs]\n"
+"                 -C host:port | -r ring shard.pss\n";
 
 static void
 usage(int status)
@@ -51,6 +52,8 @@ usage(int status)
 		    "  -t, --tau n|inf        bounded delay; 0 is sequential, inf eventual (default 0)\n"
 		    "  -S, --seed n           seed of block or mini-batch assignment and order (default 1)\n"
 		    "  -T, --test file        score this test shard after each pass or epoch\n"
+		    "  -a, --auth-secret file prove to every server that we know this secret\n"
+		    "                         (the servers' -a file; mode 0600)\n"
 		    "dbpg:\n"
 		    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
 		    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
@@ -151,6 +154,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 {
 	static const struct option longopts[] = {
 		{ "algorithm", required_argument, NULL, 'A' },
+		{ "auth-secret", required_argument, NULL, 'a' },
 		{ "alpha", required_argument, NULL, 2 },
 		{ "batch", required_argument, NULL, 3 },
 		{ "beta", required_argument, NULL, 4 },
@@ -179,7 +183,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 	};
 	int ch, given = 0, lz4 = 0;
 
-	while ((ch = getopt_long(argc, argv, "A:b:C:c:e:F:hi:l:m:n:r:S:t:T:vVz",
+	while ((ch = getopt_long(argc, argv, "A:a:b:C:c:e:F:hi:l:m:n:r:S:t:T:vVz",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
@@ -188,6 +192,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 				usage(EX_USAGE);
 			}
 			break;
+		case 'a': c->secret_path = optarg; break;
 		case 2: case 3: case 4: case 5: case 6: case 7:
 			worker_sgd_option(c, ch, optarg);
 			break;
@@ -243,6 +248,9 @@ worker_load(struct worker *w)
 {
 	char err[512];
 
+	if (w->conf.secret_path != NULL && ps_secret_load(w->conf.secret_path,
+	    &w->secret, err, sizeof err) != 0)
+		fatalx(EX_NOINPUT, "%s", err);
 	if (w->conf.coord_addr != NULL) {
 		coordlink_open(w);
 	} else if (ps_ring_load(w->conf.ring_path, &w->ring, err,
@@ -350,6 +358,7 @@ main(int argc, char **argv)
 	dbpg_free(&w);
 	ps_dataset_release(&w.ds);
 	ps_ring_release(&w.ring);
+	ps_secret_release(&w.secret);
 	event_free(w.tick);
 	event_base_free(w.base);
 	if (fflush(stdout) != 0 || ferror(stdout))

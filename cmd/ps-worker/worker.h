@@ -18,6 +18,7 @@
 
 #include <event2/event.h>
 
+#include "auth.h"
 #include "conn.h"
 #include "coord.h"
 #include "dataset.h"
@@ -29,6 +30,7 @@
 struct worker_conf {
 	const char	*ring_path, *shard_path, *test_path;
 	const char	*coord_addr;	/* -C: the ring comes from there */
+	const char	*secret_path;	/* -a, or NULL */
 	uint32_t	 id, nworkers;
 	uint32_t	 channel;	/* the servers' weight vector */
 	double		 lambda;
@@ -172,6 +174,7 @@ struct worker {
 	struct ps_ring		 ring;
 	int			 have_ring;
 	struct ps_coord_node	*coord;		/* with -C (coordlink.c) */
+	struct ps_secret	 secret;	/* -a: proven to each server */
 	struct ps_dataset	 ds;
 	struct ps_l1lr		 lr;
 	struct plan		 plan;

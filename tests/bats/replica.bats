@@ -206,3 +206,12 @@ save_all() {
 	grep -E 'ring version 2, channel 0: serving [0-9]+ keys \([1-9][0-9]* taken over' \
 	    "$BATS_TEST_TMPDIR/server-0.out.err" "$BATS_TEST_TMPDIR/server-1.out.err"
 }
+
+@test "replicas authenticate to each other off loopback" {
+	secret=$BATS_TEST_TMPDIR/secret
+	(umask 077; head -c 32 /dev/urandom | base64 >"$secret")
+	RING_OPTS="-k 1" start_servers 2 -l 127.0.0.2:0 -a "$secret" \
+	    -r "$BATS_TEST_TMPDIR/ring"
+	job secret -a "$secret"
+	! grep -h 'authentication failed\|went away' "$BATS_TEST_TMPDIR"/server-*.out.err
+}

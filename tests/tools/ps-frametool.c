@@ -2,10 +2,15 @@
  * ps-frametool.c: send one good or deliberately malformed frame to a pskit
  * server, for the server's Bats tests.
  *
- *   ps-frametool HOST:PORT KIND
+ *   ps-frametool [-a secret-file] [-w secs] HOST:PORT KIND
+ *
+ * With -a it first runs the connector's side of the handshake (auth.h)
+ * with the secret in the file, exiting 77 if that fails; -w sets how long
+ * it waits for the answer (default 2 seconds).
  *
  * KIND is one of good-hello, bad-magic, bad-version, bad-header-crc,
- * bad-payload-crc, oversize, truncated, unknown-type, garbage, script.  Each bad
+ * bad-payload-crc, oversize, truncated, unknown-type, garbage, script,
+ * stats (the text "stats" and "quit" lines), silent (nothing).  Each bad
  * kind starts from a valid HELLO frame and breaks one thing, recomputing
  * the header checksum where needed so that only that one thing is wrong.
  * "oversize" sends just a header announcing a payload over the limit;
@@ -23,19 +28,20 @@
  * ring version the frame is stamped with, 0 by default).
  *
  * It then reads whatever the server answers until end of file or for at
- * most 2 seconds, and prints it on stdout: one line per frame ("HELLO_OK
+ * most 2 seconds (-w), and prints it on stdout: one line per frame ("HELLO_OK
  * sender=0 nkeys=0 naux=0", then "vals=V,..." when it has values and the
  * blob text if any), or the raw bytes of a text answer.
  *
  * Exit status: 0 if the peer closed the connection, 1 if it stayed open
  * for the 2 seconds, 64 on a bad command line, 69 if it cannot connect,
- * 70 on an internal error.
+ * 70 on an internal error, 77 if the handshake failed.
  */
 #include "config.h"
 
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +53,7 @@
 
 #include <event2/buffer.h>
 
+#include "auth.h"
 #include "conn.h"
 #include "crc32c.h"
 #include "wire.h"
@@ -69,10 +76,11 @@ struct ft_frame {
 static void
 usage(FILE *f, int status)
 {
-	fprintf(f, "usage: ps-frametool host:port kind\n"
+	fprintf(f, "usage: ps-frametool [-a secret-file] [-w secs] host:port "
+	    "kind\n"
 	    "kinds: good-hello bad-magic bad-version bad-header-crc "
 	    "bad-payload-crc\n       oversize truncated unknown-type garbage "
-	    "script\n");
+	    "script stats silent\n");
 	exit(status);
 }
 
@@ -273,6 +281,11 @@ ft_build(const char *kind, struct ft_frame *fr)
 		ft_garbage(fr);
 	} else if (strcmp(kind, "script") == 0) {
 		ft_script(fr);
+	} else if (strcmp(kind, "stats") == 0) {
+		strcpy((char *)fr->buf, "stats\r\nquit\r\n");
+		fr->len = fr->send_len = strlen((char *)fr->buf);
+	} else if (strcmp(kind, "silent") == 0) {
+		fr->send_len = 0;
 	} else
 		return -1;
 	return 0;
@@ -329,11 +342,11 @@ ft_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Read into eb until EOF (return 1) or the deadline (return 0). */
+/* Read into eb until EOF (return 1) or wait_ms passed (return 0). */
 static int
-ft_read(int fd, struct evbuffer *eb)
+ft_read(int fd, struct evbuffer *eb, long long wait_ms)
 {
-	long long end = ft_now_ms() + FT_WAIT_MS, left;
+	long long end = ft_now_ms() + wait_ms, left;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	uint8_t buf[65536];
 	ssize_t n;
@@ -350,6 +363,119 @@ ft_read(int fd, struct evbuffer *eb)
 			evbuffer_add(eb, buf, (size_t)n);
 	}
 	return 0;
+}
+
+/* Read exactly len bytes by the deadline end; 0, or -1 if they miss. */
+static int
+ft_read_exact(int fd, uint8_t *buf, size_t len, long long end)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	long long left;
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		if ((left = end - ft_now_ms()) <= 0)
+			return -1;
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* Read one small frame into *m by the deadline, else exit 77. */
+static void
+ft_auth_read(int fd, struct ps_msg *m, long long end)
+{
+	uint8_t buf[PS_FRAME_HDR_LEN + 512];
+	size_t flen = 0;
+	char err[200] = "no frame";
+
+	if (ft_read_exact(fd, buf, PS_FRAME_HDR_LEN, end) != 0 ||
+	    ps_frame_peek(buf, &flen, err, sizeof err) != 0 ||
+	    flen > sizeof buf || ft_read_exact(fd, buf + PS_FRAME_HDR_LEN,
+	    flen - PS_FRAME_HDR_LEN, end) != 0 ||
+	    ps_msg_decode(buf, flen, m, err, sizeof err) != 0) {
+		fprintf(stderr, "ps-frametool: handshake: %s\n", err);
+		exit(EX_NOPERM);
+	}
+}
+
+/* Exit 77 unless m is AUTH step with len bytes. */
+static void
+ft_auth_expect(struct ps_msg *m, uint64_t step, size_t len)
+{
+	if (m->type == PS_MSG_AUTH && m->timestamp == step &&
+	    m->bloblen == len)
+		return;
+	fprintf(stderr, "ps-frametool: handshake: %s %.*s\n",
+	    ps_msg_type_name(m->type), (int)m->bloblen,
+	    m->blob != NULL ? m->blob : "");
+	exit(EX_NOPERM);
+}
+
+/* Send AUTH step 2: our nonce and MAC. */
+static void
+ft_auth_answer(int fd, const uint8_t *answer, size_t len)
+{
+	struct evbuffer *eb = evbuffer_new();
+	struct ft_frame fr = { 0 };
+	struct ps_msg m;
+	char err[200];
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_AUTH;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.timestamp = 2;
+	m.blob = (char *)answer;
+	m.bloblen = len;
+	if (eb == NULL || ps_msg_encode(&m, eb, 0, NULL, err, sizeof err) < 0)
+		exit(EX_SOFTWARE);
+	fr.len = fr.send_len = evbuffer_get_length(eb);
+	fr.buf = evbuffer_pullup(eb, -1);
+	ft_send(fd, &fr);
+	evbuffer_free(eb);
+}
+
+/* The connector's side of the handshake, blocking; exit 77 if it fails. */
+static void
+ft_auth(int fd, const char *path, long long wait_ms)
+{
+	long long end = ft_now_ms() + wait_ms;
+	uint8_t ns[PS_AUTH_NONCE_LEN], answer[2 * PS_AUTH_MAC_LEN];
+	uint8_t mac[PS_AUTH_MAC_LEN];
+	struct ps_secret s;
+	struct ps_msg m;
+	char err[512];
+
+	if (ps_secret_load(path, &s, err, sizeof err) != 0) {
+		fprintf(stderr, "ps-frametool: %s\n", err);
+		exit(EX_NOINPUT);
+	}
+	ft_auth_read(fd, &m, end);
+	ft_auth_expect(&m, 1, PS_AUTH_NONCE_LEN);
+	memcpy(ns, m.blob, sizeof ns);
+	ps_msg_release(&m);
+	if (ps_auth_nonce(answer) != 0)
+		exit(EX_OSERR);
+	ps_auth_mac(&s, PS_AUTH_CONNECTOR, ns, answer, answer +
+	    PS_AUTH_NONCE_LEN);
+	ft_auth_answer(fd, answer, sizeof answer);
+	ft_auth_read(fd, &m, end);
+	ft_auth_expect(&m, 3, PS_AUTH_MAC_LEN);
+	ps_auth_mac(&s, PS_AUTH_ACCEPTOR, ns, answer, mac);
+	if (!ps_auth_equal(mac, (uint8_t *)m.blob, sizeof mac)) {
+		fprintf(stderr, "ps-frametool: handshake: wrong proof\n");
+		exit(EX_NOPERM);
+	}
+	ps_msg_release(&m);
+	ps_secret_release(&s);
 }
 
 /* Print one decoded frame as a line. */
@@ -395,24 +521,36 @@ main(int argc, char *argv[])
 {
 	struct ft_frame fr;
 	struct evbuffer *eb;
-	int fd, closed;
+	const char *secret = NULL;
+	long long wait_ms = FT_WAIT_MS;
+	int fd, closed, ch;
 
-	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "--help") == 0))
+	if (argc == 2 && strcmp(argv[1], "--help") == 0)
 		usage(stdout, 0);
-	if (argc != 3)
+	while ((ch = getopt(argc, argv, "a:hw:")) != -1) {
+		switch (ch) {
+		case 'a': secret = optarg; break;
+		case 'h': usage(stdout, 0); break;
+		case 'w': wait_ms = (long long)(atof(optarg) * 1000); break;
+		default: usage(stderr, EX_USAGE);
+		}
+	}
+	if (argc - optind != 2)
 		usage(stderr, EX_USAGE);
 	memset(&fr, 0, sizeof fr);
-	if (ft_build(argv[2], &fr) != 0) {
-		fprintf(stderr, "ps-frametool: unknown kind '%s'\n", argv[2]);
+	if (ft_build(argv[optind + 1], &fr) != 0) {
+		fprintf(stderr, "ps-frametool: unknown kind '%s'\n",
+		    argv[optind + 1]);
 		usage(stderr, EX_USAGE);
 	}
 	signal(SIGPIPE, SIG_IGN);
-	fd = ft_connect(argv[1]);
+	fd = ft_connect(argv[optind]);
+	if (secret != NULL)
+		ft_auth(fd, secret, wait_ms);
 	ft_send(fd, &fr);
 	if ((eb = evbuffer_new()) == NULL)
 		return EX_OSERR;
-	closed = ft_read(fd, eb);
+	closed = ft_read(fd, eb, wait_ms);
 	ft_print(eb);
 	fprintf(stderr, "ps-frametool: %s\n", closed ?
 	    "the peer closed the connection" : "the connection stayed open");

@@ -1,8 +1,8 @@
 /*
  * test_conn.c: unit tests of framed connections over loopback TCP and
  * socketpairs: frames both ways, text-mode detection, malformed input
- * closing with its reason, freeing from a callback, back-pressure, and the
- * listen/connect/address helpers.
+ * closing with its reason, freeing from a callback, back-pressure, the
+ * listen/connect/address helpers, and the authentication handshake.
  */
 #include "config.h"
 
@@ -39,6 +39,7 @@ struct side {
 	char			 line[2048];
 	int			 closed;
 	int			 proto;
+	int			 auth;		/* closed by the handshake */
 	char			 reason[256];
 	int			 echo;		/* answer each PUSH with a PULL_REPLY */
 	int			 free_in_msg;	/* free the conn from msg_cb */
@@ -86,6 +87,7 @@ side_close_cb(struct ps_conn *c, const char *reason, void *arg)
 
 	s->closed++;
 	s->proto = ps_conn_is_protocol_error(c);
+	s->auth = ps_conn_is_auth_error(c);
 	snprintf(s->reason, sizeof s->reason, "%s", reason);
 	ps_conn_free(c);
 	s->c = NULL;
@@ -445,6 +447,168 @@ test_hostport_parse(void **state)
 	}
 }
 
+/* A secret of 16 bytes or more for the handshake tests. */
+static void
+secret_set(struct ps_secret *k, const char *text)
+{
+	memset(k, 0, sizeof *k);
+	k->len = strlen(text);
+	memcpy(k->bytes, text, k->len);
+}
+
+/* Two conns on a socketpair: a (acceptor, text too) and b (connector). */
+static void
+auth_pair(struct event_base *base, struct side *a, struct side *b,
+    const struct ps_secret *ka, const struct ps_secret *kb)
+{
+	char err[256];
+	int fds[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+	a->c = ps_conn_new(base, fds[0], "a", side_msg_cb, side_text_cb,
+	    side_close_cb, a);
+	b->c = ps_conn_new(base, fds[1], "b", side_msg_cb, NULL,
+	    side_close_cb, b);
+	if (ka != NULL)
+		assert_int_equal(ps_conn_set_auth(a->c, ka, PS_AUTH_ACCEPTOR,
+		    err, sizeof err), 0);
+	if (kb != NULL)
+		assert_int_equal(ps_conn_set_auth(b->c, kb, PS_AUTH_CONNECTOR,
+		    err, sizeof err), 0);
+}
+
+/* Same secret: frames sent before the handshake arrive after it. */
+static void
+test_auth_handshake(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side a = { .base = base, .echo = 1 }, b = { .base = base };
+	struct ps_secret k;
+	struct ps_msg m;
+
+	secret_set(&k, "a secret of some length");
+	auth_pair(base, &a, &b, &k, &k);
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_PUSH;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.timestamp = 7;
+	assert_true(ps_conn_send(b.c, &m) > 0);
+	assert_true(ps_conn_pending(b.c) > 0);
+	assert_false(ps_conn_is_authenticated(b.c));
+	run_until(base, &b.nmsgs);
+	assert_int_equal(a.nmsgs, 1);
+	assert_int_equal(a.last.type, PS_MSG_PUSH);
+	assert_int_equal(b.last.type, PS_MSG_PULL_REPLY);
+	assert_int_equal(b.last.timestamp, 7);
+	assert_true(ps_conn_is_authenticated(a.c));
+	assert_true(ps_conn_is_authenticated(b.c));
+	assert_int_equal(a.closed + b.closed, 0);
+	ps_conn_free(a.c);
+	run_until(base, &b.closed);
+	assert_false(b.auth);
+	assert_string_equal(b.reason, "connection closed by peer");
+	ps_msg_release(&a.last);
+	ps_msg_release(&b.last);
+	event_base_free(base);
+}
+
+/* Run until both ends closed; check their reasons and that no frame got by. */
+static void
+expect_auth_close(struct event_base *base, struct side *a, struct side *b,
+    const char *ra, const char *rb)
+{
+	run_until(base, &a->closed);
+	run_until(base, &b->closed);
+	print_message("a: %s\nb: %s\n", a->reason, b->reason);
+	if (strstr(a->reason, ra) == NULL)
+		fail_msg("acceptor's reason '%s' lacks '%s'", a->reason, ra);
+	if (strstr(b->reason, rb) == NULL)
+		fail_msg("connector's reason '%s' lacks '%s'", b->reason, rb);
+	assert_true(a->auth && b->auth);
+	assert_int_equal(a->nmsgs + b->nmsgs + a->nlines, 0);
+}
+
+static void
+test_auth_refused(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side a = { .base = base }, b = { .base = base };
+	struct side c = { .base = base }, d = { .base = base };
+	struct ps_secret k1, k2;
+	struct ps_msg m;
+
+	secret_set(&k1, "the first secret");
+	secret_set(&k2, "the other secret");
+	auth_pair(base, &a, &b, &k1, &k2);
+	expect_auth_close(base, &a, &b, "authentication failed: wrong secret",
+	    "authentication failed: refused by the peer: wrong secret");
+	/* A connector without a secret is told the peer asks for one. */
+	auth_pair(base, &c, &d, &k1, NULL);
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_BYE;
+	m.flags = PS_MSG_F_NOKEYS;
+	assert_true(ps_conn_send(d.c, &m) > 0);
+	expect_auth_close(base, &c, &d, "authentication failed: ",
+	    "authentication failed: the peer asks for a secret");
+	event_base_free(base);
+}
+
+/* An acceptor fed bytes (after reading its challenge) closes with why. */
+static void
+expect_auth_raw(const void *bytes, size_t len, const char *reason)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	struct ps_secret k;
+	char err[256], buf[256];
+	int fds[2];
+
+	secret_set(&k, "0123456789abcdef");
+	pair(fds);
+	s.c = ps_conn_new(base, fds[0], "peer", side_msg_cb, side_text_cb,
+	    side_close_cb, &s);
+	assert_int_equal(ps_conn_set_auth(s.c, &k, PS_AUTH_ACCEPTOR, err,
+	    sizeof err), 0);
+	write_all(fds[1], bytes, len);
+	run_until(base, &s.closed);
+	assert_true(read_some(fds[1], buf, sizeof buf) >= PS_FRAME_HDR_LEN +
+	    PS_AUTH_NONCE_LEN);
+	if (strstr(s.reason, "authentication failed: ") != s.reason ||
+	    strstr(s.reason, reason) == NULL)
+		fail_msg("reason '%s' lacks '%s'", s.reason, reason);
+	assert_true(s.auth);
+	assert_int_equal(s.nmsgs + s.nlines, 0);
+	close(fds[1]);
+	event_base_free(base);
+}
+
+static void
+test_auth_malformed(void **state)
+{
+	size_t len;
+	uint8_t *f = bye_frame(&len), *g;
+	struct ps_msg m;
+
+	expect_auth_raw("stats\r\n", 7, "a text line before authenticating");
+	expect_auth_raw(f, len, "BYE before authenticating");
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_AUTH;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.timestamp = 2;
+	m.blob = "too short";
+	m.bloblen = 9;
+	g = encode(&m, &len);
+	expect_auth_raw(g, len, "malformed AUTH");
+	free(g);
+	m.blob = calloc(1, 4096);
+	m.bloblen = 4096;
+	g = encode(&m, &len);
+	expect_auth_raw(g, PS_FRAME_HDR_LEN, "4148-byte AUTH before");
+	free(m.blob);
+	free(g);
+	free(f);
+}
+
 int
 main(void)
 {
@@ -456,6 +620,9 @@ main(void)
 		cmocka_unit_test(test_back_pressure),
 		cmocka_unit_test(test_connect_and_listen_errors),
 		cmocka_unit_test(test_hostport_parse),
+		cmocka_unit_test(test_auth_handshake),
+		cmocka_unit_test(test_auth_refused),
+		cmocka_unit_test(test_auth_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
