@@ -48,13 +48,7 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage 64 >&2
 train=$1
 [ -r "$train" ] || { echo "$prog: cannot open '$train'" >&2; exit 66; }
-bench_status=69
-[ -n "${PSKIT_BUILDDIR:-}" ] && PATH=$PSKIT_BUILDDIR:$PATH
-[ -x ./ps-server ] && PATH=$(pwd):$PATH
-pstrain=$(command -v ps-train) || pstrain=$srcdir/scripts/ps-train
-command -v ps-worker >/dev/null || bench_die "ps-worker not found: run" \
-    "from the build directory or set PSKIT_BUILDDIR"
-bench_status=1
+bench_use_pstrain "$srcdir"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/filter-stack.XXXXXX") || exit 73
 trap '[ $keep -eq 1 ] && echo "$prog: work files kept in $work" >&2 || rm -rf "$work"' EXIT

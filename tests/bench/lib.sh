@@ -148,3 +148,18 @@ bench_auc() {
 		printf "%.6f\n", (sum - np * (np + 1) / 2) / (np * (NR - np))
 	}'
 }
+
+# bench_use_pstrain SRCDIR: put the build tree ($PSKIT_BUILDDIR, or the
+# current directory when it holds ps-server) first on PATH, set $pstrain
+# to ps-train (PATH, else SRCDIR/scripts), and exit 69 naming the first
+# program ps-train needs that is missing.
+bench_use_pstrain() {
+	[ -n "${PSKIT_BUILDDIR:-}" ] && PATH=$PSKIT_BUILDDIR:$PATH
+	[ -x ./ps-server ] && PATH=$(pwd):$PATH
+	pstrain=$(command -v ps-train) || pstrain=$1/scripts/ps-train
+	for _p in ps-shard-data ps-server ps-worker ps-ring; do
+		command -v $_p >/dev/null || bench_status=69 bench_die \
+		    "$_p not found (needed by ps-train): run from the build" \
+		    "directory or set PSKIT_BUILDDIR"
+	done
+}

@@ -55,15 +55,7 @@ done
 [ "$servers" -ge 3 ] || { echo "$prog: -s must be at least 3" >&2; usage 64 >&2; }
 [ -r "$train" ] || { echo "$prog: cannot open '$train'" >&2; exit 66; }
 
-bench_status=69
-[ -n "${PSKIT_BUILDDIR:-}" ] && PATH=$PSKIT_BUILDDIR:$PATH
-[ -x ./ps-server ] && PATH=$(pwd):$PATH
-pstrain=$(command -v ps-train) || pstrain=$srcdir/scripts/ps-train
-for p in ps-shard-data ps-server ps-worker ps-ring; do
-	command -v $p >/dev/null || bench_die "$p not found (needed by ps-train):" \
-	    "run from the build directory or set PSKIT_BUILDDIR"
-done
-bench_status=1
+bench_use_pstrain "$srcdir"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/replication.XXXXXX") || exit 73
 trap '[ $keep -eq 1 ] && echo "$prog: work files kept in $work" >&2 || rm -rf "$work"' EXIT

@@ -66,17 +66,9 @@ for f in "$train" "$test"; do
 	[ -r "$f" ] || { echo "$prog: cannot open '$f'" >&2; exit 66; }
 done
 
-bench_status=69
-[ -n "${PSKIT_BUILDDIR:-}" ] && PATH=$PSKIT_BUILDDIR:$PATH
-[ -x ./ps-server ] && PATH=$(pwd):$PATH
-command -v liblinear-train >/dev/null ||
+bench_use_pstrain "$srcdir"
+command -v liblinear-train >/dev/null || bench_status=69 \
 	bench_die "liblinear-train not found (Debian package liblinear-tools)"
-pstrain=$(command -v ps-train) || pstrain=$srcdir/scripts/ps-train
-for p in ps-shard-data ps-server ps-worker ps-ring; do
-	command -v $p >/dev/null || bench_die "$p not found (needed by ps-train):" \
-	    "run from the build directory or set PSKIT_BUILDDIR"
-done
-bench_status=1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sgd-vs-dbpg.XXXXXX") || exit 73
 trap '[ $keep -eq 1 ] && echo "$prog: work files kept in $work" >&2 || rm -rf "$work"' EXIT
