@@ -8,9 +8,10 @@
  * ring, which restores k copies of each segment.
  *
  * When a key is in both stores, the copy whose round mark is later wins.
- * Rounds that waited for a replica of the old ring are answered once the
- * resync is sent: nothing waits for its answers, so for that moment their
- * results are on fewer than k + 1 servers.
+ * Rounds in progress are dropped (round.c, invariant 7): the workers send
+ * them again under the new ring.  Nothing waits for the resync's answers,
+ * so until they arrive the last rounds' results may be on fewer than
+ * k + 1 servers.
  */
 #include "config.h"
 
@@ -84,7 +85,7 @@ handover_channel(struct server *srv, struct channel *ch, size_t *idx)
 	ch->store = serve;
 	ch->replica = follow;
 	replica_resync(ch);
-	rounds_replicas_resent(ch);
+	rounds_ring_changed(ch);
 }
 
 /* The ring just changed: hand keys over in every channel. */
@@ -98,4 +99,5 @@ handover_ring(struct server *srv)
 		if (srv->channels[i] != NULL)
 			handover_channel(srv, srv->channels[i], idx);
 	free(idx);
+	replica_apply_early(srv);
 }

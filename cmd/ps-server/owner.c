@@ -68,6 +68,14 @@ owner_load(struct server *srv, uint32_t version, char *err, size_t errlen)
 	return 0;
 }
 
+/* With a coordinator: is m stamped with a ring older than the server's? */
+int
+owner_stale(const struct server *srv, const struct ps_msg *m)
+{
+	return srv->coord_addr != NULL && srv->have_ring && !srv->coord_lost &&
+	    m->ring_version < srv->ring.version;
+}
+
 /* With a coordinator: 0 if a request stamped with m's version may pass. */
 int
 owner_fence(const struct server *srv, const struct ps_msg *m, char *err,

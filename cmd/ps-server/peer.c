@@ -1,6 +1,8 @@
 /*
  * peer.c: connections to ps-server: accepting them, the HELLO that makes a
- * connection a worker of the job, dispatch of each message by type, the
+ * connection a worker of the job (again under each new ring), dispatch of
+ * each message by type (requests of an older ring from a worker are
+ * dropped: it sends them again under the new one), the
  * plain-text "stats" command, and what happens when a peer goes away.
  */
 #include "config.h"
@@ -276,12 +278,16 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		    ch->id, err);
 		return;
 	}
-	if (job->workers[id] != NULL || p->is_worker) {
+	if (p->is_worker && p->ch == ch && p->worker_id == id &&
+	    job->workers[id] == p) {
+		/* The same worker under a new ring (failover.c): say OK. */
+	} else if (job->workers[id] != NULL || p->is_worker) {
 		peer_fail(p, "worker %u is already connected", id);
 		return;
+	} else {
+		job->workers[id] = p;
+		job->nhello++;
 	}
-	job->workers[id] = p;
-	job->nhello++;
 	p->ch = ch;
 	p->is_worker = 1;
 	p->worker_id = id;
@@ -379,6 +385,15 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		/* The conn asked for the keys; the peer sends it again. */
 		log_info("%s: %s named an unknown key list; asked for its "
 		    "keys", ps_conn_peer(p->conn), ps_msg_type_name(m->type));
+		ps_msg_release(m);
+		return;
+	}
+	if (keyed && p->is_worker && owner_stale(srv, m)) {
+		/* Sent before the worker took the new ring: it comes again. */
+		srv->stats.stale_dropped++;
+		log_debug("%s: dropped a %s of ring version %u",
+		    ps_conn_peer(p->conn), ps_msg_type_name(m->type),
+		    m->ring_version);
 		ps_msg_release(m);
 		return;
 	}

@@ -365,7 +365,7 @@ main(int argc, char **argv)
 	}
 	coordlink_stop(&srv);
 	server_free_peers(&srv);
-	replica_links_free(&srv);
+	replica_free(&srv);
 	channels_free(&srv);
 	evconnlistener_free(srv.listener);
 	event_free(sigterm);

@@ -22,7 +22,14 @@
  *
  *  5. After a ring change (handover.c) a server sends every key it serves
  *     to its replicas again, as a resync: not a round, nothing waits for
- *     the answers, and the copies are marked with the job's last round.
+ *     the answers; one message per round mark, so each copy keeps the
+ *     mark of the round that last touched it (round.c, invariant 7).
+ *  6. With a coordinator, a REPLICATE stamped with another ring version
+ *     than the replica's is not applied: an older one's round is sent
+ *     again by the workers; a newer one is a resync that beat the new
+ *     ring here, kept until this server takes that ring over.  A replica
+ *     that goes away does not end the job: the coordinator publishes a
+ *     ring without it, and the rounds waiting for it are sent again.
  *
  * REPLICATE: width 3 (w, trust, glast) per key, timestamp t, channel;
  * aux[0] 1 for a resync, else 0.
@@ -59,6 +66,7 @@ replica_rec_cmp(const void *a, const void *b)
 
 static void replica_link_msg_cb(struct ps_conn *, struct ps_msg *, void *);
 static void replica_link_close_cb(struct ps_conn *, const char *, void *);
+static void replica_early_free(struct server *);
 
 /* The link to ring server index i, connected on first use; NULL on error. */
 static struct replica_link *
@@ -180,7 +188,8 @@ replica_send(struct channel *ch, size_t server, uint64_t t, int resync,
 
 /*
  * Send the slots' state to their replicas, stamped t; the number of
- * replica servers sent to, or -1 when one cannot be reached.
+ * answers to wait for, or -1 when a replica cannot be reached and no
+ * coordinator will publish a ring without it.
  */
 static int
 replica_send_slots(struct channel *ch, uint64_t t, int resync,
@@ -198,17 +207,20 @@ replica_send_slots(struct channel *ch, uint64_t t, int resync,
 	n = xcalloc(ns, sizeof *n);
 	replica_group(srv, &ch->store, slots, nslots, recs, n);
 	for (s = 0; s < ns; s++) {
-		if (n[s] > 0 && !failed) {
+		if (n[s] > 0 && (!failed || srv->coord_addr != NULL)) {
 			if (replica_send(ch, s, t, resync, recs[s], n[s]) == 0)
 				waits++;
 			else
-				failed = 1;
+				failed++;
 		}
 		free(recs[s]);
 	}
 	free(recs);
 	free(n);
-	return failed ? -1 : waits;
+	if (failed && srv->coord_addr == NULL)
+		return -1;
+	/* Invariant 6: an unreachable replica's answer waits for a ring. */
+	return waits + failed;
 }
 
 /*
@@ -223,18 +235,40 @@ replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
 	return replica_send_slots(ch, t, 0, slots, nslots);
 }
 
-/* Invariant 5: every key this channel serves, to its replicas again. */
+static int
+replica_mark_cmp(const void *a, const void *b, void *arg)
+{
+	const uint64_t *mark = arg;
+	uint64_t x = mark[*(const uint32_t *)a], y = mark[*(const uint32_t *)b];
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Invariant 5: every key this channel serves, to its replicas again, one
+ * message per mark, stamped with that round (a mark of 0, no round yet,
+ * goes as round UINT64_MAX, which the replica marks 0).
+ */
 void
 replica_resync(struct channel *ch)
 {
-	size_t n = ps_keytab_count(&ch->store.keys), i;
+	const uint64_t *mark = ch->store.mark;
+	size_t n = ps_keytab_count(&ch->store.keys), i, j;
 	uint32_t *slots = xcalloc(n + 1, sizeof *slots);
 
 	for (i = 0; i < n; i++)
 		slots[i] = (uint32_t)i;
-	if (replica_send_slots(ch, ch->job.last_round, 1, slots, n) < 0)
-		log_warnx("channel %u: a replica cannot be reached; its "
-		    "copies are not restored", ch->id);
+	qsort_r(slots, n, sizeof *slots, replica_mark_cmp, (void *)mark);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && mark[slots[j]] == mark[slots[i]]; j++)
+			continue;
+		if (replica_send_slots(ch, mark[slots[i]] - 1, 1, slots + i,
+		    j - i) < 0) {
+			log_warnx("channel %u: a replica cannot be reached; "
+			    "its copies are not restored", ch->id);
+			break;
+		}
+	}
 	free(slots);
 }
 
@@ -269,28 +303,13 @@ replica_check_keys(const struct server *srv, const struct ps_msg *m,
 	return rc;
 }
 
-/* A primary's REPLICATE: hold the copies (invariant 3) and say so. */
-void
-replica_apply(struct server *srv, struct peer *p, struct ps_msg *m)
+/* Hold m's copies in the channel's replica store (invariant 3). */
+static void
+replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m)
 {
-	struct channel *ch = channel_get(srv, m->channel, 1);
-	struct store *st;
-	struct ps_msg ok;
-	char err[512];
+	struct store *st = &ch->replica;
 	size_t k;
 
-	if (ch == NULL || m->width != REPLICA_WIDTH ||
-	    (m->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYSIG))) {
-		peer_fail(p, "malformed replicate: channel %u, width %u",
-		    m->channel, m->width);
-		return;
-	}
-	if (owner_load(srv, m->ring_version, err, sizeof err) != 0 ||
-	    replica_check_keys(srv, m, err, sizeof err) != 0) {
-		peer_fail(p, "replicate refused: %s", err);
-		return;
-	}
-	st = &ch->replica;
 	for (k = 0; k < m->nkeys; k++) {
 		uint32_t s = store_slot(st, m->keys[k]);
 
@@ -301,16 +320,119 @@ replica_apply(struct server *srv, struct peer *p, struct ps_msg *m)
 	}
 	srv->stats.replicate_msgs_in++;
 	srv->stats.replicate_keys_in += m->nkeys;
+}
+
+/* Say a REPLICATE was taken. */
+static void
+replica_ack(struct server *srv, struct peer *p, const struct ps_msg *m)
+{
+	struct ps_msg ok;
+
 	memset(&ok, 0, sizeof ok);
 	ok.type = PS_MSG_REPLICATE_OK;
 	ok.flags = PS_MSG_F_NOKEYS;
 	ok.sender = (uint32_t)srv->ring_index;
 	ok.channel = m->channel;
 	ok.timestamp = m->timestamp;
-	ok.ring_version = srv->ring.version;
+	ok.ring_version = m->ring_version;
 	ok.naux = 1;
 	ok.aux[0] = m->naux >= 1 ? m->aux[0] : 0;
 	peer_send(p, &ok);
+}
+
+/* Invariant 6: 1 if m's ring is not this server's (m kept or dropped). */
+static int
+replica_other_ring(struct server *srv, struct peer *p, struct ps_msg *m)
+{
+	int resync = m->naux >= 1 && m->aux[0] == 1;
+
+	if (srv->coord_addr == NULL || (srv->have_ring &&
+	    m->ring_version == srv->ring.version))
+		return 0;
+	if (srv->have_ring && m->ring_version < srv->ring.version) {
+		log_info("%s: dropped a replicate of ring version %u (this "
+		    "server holds %u)", ps_conn_peer(p->conn),
+		    m->ring_version, srv->ring.version);
+		return 1;
+	}
+	if (!resync || srv->nearly >= SERVER_EARLY_MAX) {
+		peer_fail(p, "replicate refused: ring version %u is not this "
+		    "server's", m->ring_version);
+		return 1;
+	}
+	replica_ack(srv, p, m);
+	srv->early = xreallocarray(srv->early, srv->nearly + 1,
+	    sizeof *srv->early);
+	srv->early[srv->nearly++] = *m;	/* kept: the list owns the arrays */
+	memset(m, 0, sizeof *m);
+	return 1;
+}
+
+/* A primary's REPLICATE: hold the copies (invariant 3) and say so. */
+void
+replica_apply(struct server *srv, struct peer *p, struct ps_msg *m)
+{
+	struct channel *ch = channel_get(srv, m->channel, 1);
+	char err[512];
+
+	if (ch == NULL || m->width != REPLICA_WIDTH ||
+	    (m->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYSIG))) {
+		peer_fail(p, "malformed replicate: channel %u, width %u",
+		    m->channel, m->width);
+		return;
+	}
+	if (replica_other_ring(srv, p, m))
+		return;
+	if (owner_load(srv, m->ring_version, err, sizeof err) != 0 ||
+	    replica_check_keys(srv, m, err, sizeof err) != 0) {
+		peer_fail(p, "replicate refused: %s", err);
+		return;
+	}
+	replica_store(srv, ch, m);
+	replica_ack(srv, p, m);
+}
+
+/* Invariant 6: the server took a ring over; apply the resyncs kept for it. */
+void
+replica_apply_early(struct server *srv)
+{
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < srv->nearly; i++) {
+		struct ps_msg *m = &srv->early[i];
+		struct channel *ch = channel_get(srv, m->channel, 1);
+
+		if (ch == NULL || m->ring_version != srv->ring.version ||
+		    replica_check_keys(srv, m, err, sizeof err) != 0)
+			log_warnx("a resync of ring version %u for channel %u "
+			    "is dropped: %s", m->ring_version, m->channel,
+			    ch == NULL || m->ring_version != srv->ring.version ?
+			    "not this server's ring" : err);
+		else
+			replica_store(srv, ch, m);
+	}
+	replica_early_free(srv);
+}
+
+static void
+replica_early_free(struct server *srv)
+{
+	size_t i;
+
+	for (i = 0; i < srv->nearly; i++)
+		ps_msg_release(&srv->early[i]);
+	free(srv->early);
+	srv->early = NULL;
+	srv->nearly = 0;
+}
+
+/* The server stops: close the replica links, drop what was kept. */
+void
+replica_free(struct server *srv)
+{
+	replica_links_free(srv);
+	replica_early_free(srv);
 }
 
 /* A replica's REPLICATE_OK: one wait fewer for that round (invariant 2). */
@@ -341,10 +463,11 @@ replica_link_close_cb(struct ps_conn *c, const char *reason, void *arg)
 
 	why = xasprintf("replica %s went away: %s", ps_conn_peer(c),
 	    reason != NULL && *reason != '\0' ? reason : "closed");
-	log_warnx("%s", why);
+	log_warnx("%s%s", why, srv->coord_addr != NULL ? "; waiting for the "
+	    "coordinator's next ring" : "");
 	ps_conn_free(l->conn);
 	l->conn = NULL;
-	for (i = 0; i < SERVER_CHANNELS_MAX; i++)
+	for (i = 0; i < SERVER_CHANNELS_MAX && srv->coord_addr == NULL; i++)
 		if (srv->channels[i] != NULL &&
 		    rounds_awaiting_replicas(srv->channels[i]))
 			job_abort(srv->channels[i], why);

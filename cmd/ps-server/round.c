@@ -28,6 +28,17 @@
  *     round waits for it like any pull.
  *  6. With replicas, a completed round's pulls wait until every replica
  *     server holds the round's result (replica.c).
+ *  7. Ring changes (failover): when the server takes a new ring over, it
+ *     drops every round in progress or waiting for replicas; the workers
+ *     send every push not fully answered again, under the new ring.  Each
+ *     key's update is applied once: a key whose mark is already t + 1
+ *     (this server, or the primary it took the key over from, applied
+ *     round t to it) is left out of round t's sums.  A push for a round
+ *     this server completed whose keys are all marked so is settled: its
+ *     pull is answered at once from the current weights and the round's
+ *     kept result (the last ROUND_HISTORY rounds are kept).
+ *  8. Each push carries the worker's stopping vote (aux[1]); the result
+ *     holds the lowest, so every worker takes the same decision.
  */
 #include "config.h"
 
@@ -35,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hello.h"
 #include "log.h"
 #include "prox.h"
 #include "server.h"
@@ -58,8 +70,34 @@ round_get(struct channel *ch, uint64_t t, int create)
 	r->resend = xcalloc(job->nworkers, sizeof *r->resend);
 	r->theta = xcalloc(job->nworkers, sizeof *r->theta);
 	r->waiting = xcalloc(job->nworkers, sizeof *r->waiting);
+	r->settled = xcalloc(job->nworkers, sizeof *r->settled);
 	TAILQ_INSERT_TAIL(&job->rounds, r, entry);
 	return r;
+}
+
+/* The kept result of completed round t, or NULL (invariant 7). */
+static const struct round_done *
+round_history(const struct channel *ch, uint64_t t)
+{
+	const struct round_done *d;
+
+	if (ch->job.history == NULL)
+		return NULL;
+	d = &ch->job.history[t % ROUND_HISTORY];
+	return d->t == t + 1 ? d : NULL;
+}
+
+static void
+round_keep(struct channel *ch, const struct round *r)
+{
+	struct round_done *d;
+
+	if (ch->job.history == NULL)
+		ch->job.history = xcalloc(ROUND_HISTORY,
+		    sizeof *ch->job.history);
+	d = &ch->job.history[r->t % ROUND_HISTORY];
+	d->t = r->t + 1;
+	memcpy(d->result, r->result, sizeof d->result);
 }
 
 static void
@@ -74,9 +112,11 @@ round_free(struct channel *ch, struct round *r)
 	free(r->resend);
 	free(r->theta);
 	free(r->waiting);
+	free(r->settled);
 	free(r);
 }
 
+/* The job ended: drop its rounds and what was kept of them. */
 void
 rounds_clear(struct channel *ch)
 {
@@ -84,35 +124,91 @@ rounds_clear(struct channel *ch)
 
 	while ((r = TAILQ_FIRST(&ch->job.rounds)) != NULL)
 		round_free(ch, r);
+	free(ch->job.history);
+	ch->job.history = NULL;
+	ch->job.ring_changes = 0;
 }
 
-/* Sum every worker's push into the store's g/u scratch, in worker order. */
+/*
+ * The server took a new ring over during the job (invariant 7): drop the
+ * rounds in progress (their pushes come again), answer nothing more under
+ * the old ring, and stamp replies with the new version.
+ */
+void
+rounds_ring_changed(struct channel *ch)
+{
+	struct server *srv = ch->srv;
+	struct job *job = &ch->job;
+	struct round *r;
+	size_t dropped = 0;
+
+	if (!job->active || job->algorithm == PS_ALG_SGD)
+		return;
+	while ((r = TAILQ_FIRST(&job->rounds)) != NULL) {
+		dropped++;
+		round_free(ch, r);
+	}
+	job->ring_changes++;
+	job->ring_version = srv->ring.version;
+	job->server_index = (uint32_t)srv->ring_index;
+	job->nservers = (uint32_t)srv->ring.nservers;
+	log_info("channel %u: ring version %u: %zu rounds in progress "
+	    "dropped, awaiting the workers' pushes again", ch->id,
+	    srv->ring.version, dropped);
+}
+
+/* A slot round_sum is collecting: not a round's mark (t + 1 <= 2^63). */
+#define ROUND_COLLECTING	UINT64_MAX
+
+/*
+ * Sum every worker's push into the store's g/u scratch, in worker order,
+ * leaving out keys already marked t + 1 (invariant 7); return the slots
+ * summed, and the summed loss and lowest vote.
+ */
 static uint32_t *
-round_sum(struct channel *ch, struct round *r, size_t *nslots, double *loss)
+round_sum(struct channel *ch, struct round *r, size_t *nslots, double *loss,
+    double *vote)
 {
 	struct store *st = &ch->store;
-	size_t total = 0, n = 0, k;
-	uint32_t i, *slots;
+	size_t total = 0, n = 0, k, at;
+	uint32_t i, *slots, *kslot;
 
 	for (i = 0; i < ch->job.nworkers; i++)
 		total += r->pushes[i].nkeys;
-	slots = xcalloc(total, sizeof *slots);
+	slots = xcalloc(total + 1, sizeof *slots);
+	kslot = xcalloc(total + 1, sizeof *kslot);
 	*loss = 0;
-	for (i = 0; i < ch->job.nworkers; i++) {
+	*vote = INFINITY;
+	for (i = 0, at = 0; i < ch->job.nworkers; i++) {
 		const struct ps_msg *m = &r->pushes[i];
 
 		*loss += m->aux[0];
+		*vote = fmin(*vote, m->naux >= 2 ? m->aux[1] : 0);
 		for (k = 0; k < m->nkeys; k++) {
-			uint32_t s = store_slot(st, m->keys[k]);
+			uint32_t s = kslot[at++] = store_slot(st, m->keys[k]);
 
-			if (st->mark[s] != r->t + 1) {
-				st->mark[s] = r->t + 1;
+			if (st->mark[s] != r->t + 1 &&
+			    st->mark[s] != ROUND_COLLECTING) {
+				st->mark[s] = ROUND_COLLECTING;
 				slots[n++] = s;
 			}
+		}
+	}
+	for (i = 0, at = 0; i < ch->job.nworkers; i++) {
+		const struct ps_msg *m = &r->pushes[i];
+
+		for (k = 0; k < m->nkeys; k++) {
+			uint32_t s = kslot[at++];
+
+			if (st->mark[s] != ROUND_COLLECTING)
+				continue;	/* applied before */
 			st->g[s] += m->vals[2 * k];
 			st->u[s] += m->vals[2 * k + 1];
 		}
 	}
+	for (k = 0; k < n; k++)
+		st->mark[slots[k]] = r->t + 1;
+	free(kslot);
 	*nslots = n;
 	return slots;
 }
@@ -125,12 +221,13 @@ static int
 round_apply(struct channel *ch, struct round *r)
 {
 	struct store *st = &ch->store;
-	double loss;
+	double loss, vote;
 	size_t n, k;
-	uint32_t *slots = round_sum(ch, r, &n, &loss);
+	uint32_t *slots = round_sum(ch, r, &n, &loss, &vote);
 	int acks;
 
 	r->result[0] = loss;
+	r->result[5] = vote;
 	r->result[1] = st->l1;
 	r->result[2] = (double)st->nnz;
 	for (k = 0; k < n; k++) {
@@ -147,6 +244,8 @@ round_apply(struct channel *ch, struct round *r)
 	free(slots);
 	r->result[3] = st->l1;
 	r->result[4] = (double)st->nnz;
+	r->has_result = 1;
+	round_keep(ch, r);
 	r->done = 1;
 	r->acks = acks > 0 ? (uint32_t)acks : 0;
 	ch->job.rounds_done++;
@@ -201,7 +300,7 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	reply.width = 1;
 	reply.timestamp = r->t;
 	reply.ring_version = ch->job.ring_version;
-	reply.naux = 5;
+	reply.naux = ROUND_RESULTS;
 	memcpy(reply.aux, r->result, sizeof r->result);
 	reply.vals = xcalloc(push->nkeys + 1, sizeof *reply.vals);
 	if (filter)
@@ -253,21 +352,6 @@ round_replicated(struct channel *ch, uint64_t t)
 	return 0;
 }
 
-/* The ring changed and every key was resent: stop waiting for replicas. */
-void
-rounds_replicas_resent(struct channel *ch)
-{
-	struct round *r, *next;
-
-	for (r = TAILQ_FIRST(&ch->job.rounds); r != NULL; r = next) {
-		next = TAILQ_NEXT(r, entry);
-		if (r->acks == 0)
-			continue;
-		r->acks = 0;
-		round_answer_waiting(ch, r);
-	}
-}
-
 /* Rounds that wait for a replica's REPLICATE_OK (the replica lag). */
 size_t
 rounds_awaiting_replicas(const struct channel *ch)
@@ -295,6 +379,52 @@ round_push_unresolved(struct channel *ch, struct peer *p, struct ps_msg *m)
 	ps_msg_release(m);
 }
 
+/*
+ * Invariant 7: after a ring change, is worker id's push for r one this
+ * server already applied, key by key?  Then r answers it from the kept
+ * result.
+ */
+static int
+round_settled(struct channel *ch, struct round *r, uint32_t id)
+{
+	const struct store *st = &ch->store;
+	const struct ps_msg *m = &r->pushes[id];
+	const struct round_done *d;
+	size_t k;
+	long s;
+
+	if (ch->job.ring_changes == 0 || (d = round_history(ch, r->t)) == NULL)
+		return 0;
+	for (k = 0; k < m->nkeys; k++)
+		if ((s = ps_keytab_find(&st->keys, m->keys[k])) < 0 ||
+		    st->mark[s] != r->t + 1)
+			return 0;
+	if (!r->has_result) {
+		memcpy(r->result, d->result, sizeof r->result);
+		r->has_result = 1;
+	}
+	return 1;
+}
+
+/* Every worker pushed for r: apply it, or only answer if all were settled. */
+static void
+round_complete(struct channel *ch, struct round *r)
+{
+	uint32_t i, settled = 0;
+
+	for (i = 0; i < ch->job.nworkers; i++)
+		settled += r->settled[i];
+	if (settled == ch->job.nworkers) {
+		r->done = 1;
+	} else if (round_apply(ch, r) != 0) {
+		job_abort(ch, "a replica cannot be reached (see the log)");
+		return;
+	}
+	/* The last answer may free r when every worker was waiting. */
+	if (r->acks == 0)
+		round_answer_waiting(ch, r);
+}
+
 void
 round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
@@ -307,7 +437,8 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 		ps_msg_release(m);
 		return;
 	}
-	if (ch->job.rounds_done > 0 && m->timestamp <= ch->job.last_round &&
+	if (ch->job.ring_changes == 0 && ch->job.rounds_done > 0 &&
+	    m->timestamp <= ch->job.last_round &&
 	    round_get(ch, m->timestamp, 0) == NULL) {
 		peer_fail(p, "push for finished round %llu",
 		    (unsigned long long)m->timestamp);
@@ -326,15 +457,12 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	srv->stats.keys_pushed += m->nkeys;
 	r->pushes[p->worker_id] = *m;	/* the round now owns the arrays */
 	memset(m, 0, sizeof *m);
-	if (++r->npushes < ch->job.nworkers)
-		return;
-	if (round_apply(ch, r) != 0) {
-		job_abort(ch, "a replica cannot be reached (see the log)");
-		return;
+	if (round_settled(ch, r, p->worker_id)) {
+		r->settled[p->worker_id] = 1;
+		srv->stats.replays_settled++;
 	}
-	/* The last answer may free r when every worker was waiting. */
-	if (r->acks == 0)
-		round_answer_waiting(ch, r);
+	if (++r->npushes == ch->job.nworkers)
+		round_complete(ch, r);
 }
 
 void
@@ -352,7 +480,7 @@ round_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 		    (unsigned long long)m->timestamp);
 	} else {
 		r->theta[id] = m->naux >= 1 ? m->aux[0] : NAN;
-		if (r->done && r->acks == 0)
+		if ((r->done && r->acks == 0) || r->settled[id])
 			round_answer(ch, r, p);
 		else
 			r->waiting[r->nwaiting++] = p;

@@ -65,6 +65,19 @@ struct store {
 };
 
 /*
+ * What a round's pull replies carry: the summed loss, l1 and nnz before
+ * the step, l1 and nnz after, and the lowest stopping vote of the workers.
+ */
+#define ROUND_RESULTS	6
+
+/* round.c: a completed round's result, kept for replays (see round.c). */
+struct round_done {
+	uint64_t		 t;		/* the round, plus one; 0: empty */
+	double			 result[ROUND_RESULTS];
+};
+#define ROUND_HISTORY	4096
+
+/*
  * round.c: one timestamp of the job.  A round completes when every worker
  * pushed; its pulls are answered from then on and it is freed once every
  * worker pulled.
@@ -77,9 +90,13 @@ struct round {
 						   unknown key list, resend due */
 	double			*theta;		/* [nworkers]: the pull's filter
 						   threshold, NAN for none */
+	uint8_t			*settled;	/* [nworkers]: push already applied
+						   here (a replay after a ring
+						   change), answered at once */
 	int			 done;
 	uint32_t		 acks;		/* REPLICATE_OK still awaited */
-	double			 result[5];	/* loss, l1 and nnz before, after */
+	double			 result[ROUND_RESULTS];
+	int			 has_result;	/* result holds something */
 	struct peer		**waiting;	/* pullers that came before done */
 	size_t			 nwaiting;
 	TAILQ_ENTRY(round)	 entry;
@@ -114,6 +131,8 @@ struct job {
 	uint64_t		 rounds_done;
 	uint64_t		 last_round;
 	struct round_list	 rounds;
+	struct round_done	*history;	/* [ROUND_HISTORY], by t */
+	unsigned		 ring_changes;	/* during this job */
 	struct online		 online;	/* algorithm sgd only */
 };
 
@@ -123,6 +142,7 @@ struct job {
  * another is trained, say).  Created by the first HELLO or SAVE naming it.
  */
 #define SERVER_CHANNELS_MAX	16
+#define SERVER_EARLY_MAX	65536
 
 struct channel {
 	struct server		*srv;
@@ -152,6 +172,8 @@ struct server_stats {
 	uint64_t	pushes_refused;
 	uint64_t	replicate_msgs_out, replicate_keys_out;
 	uint64_t	replicate_msgs_in, replicate_keys_in;
+	uint64_t	stale_dropped;		/* requests of an older ring */
+	uint64_t	replays_settled;	/* pushes already applied */
 };
 
 struct server {
@@ -171,6 +193,10 @@ struct server {
 	size_t			 ring_index;	/* and its place there */
 	struct replica_link	*rlinks;	/* [nrlinks], by ring index */
 	size_t			 nrlinks;
+	struct ps_msg		*early;		/* [nearly] resyncs stamped with a
+						   ring this server does not hold
+						   yet (replica.c) */
+	size_t			 nearly;	/* at most SERVER_EARLY_MAX */
 	int			 max_conns;
 	struct ps_secret	 secret;	/* -a: every peer proves it */
 	int			 have_secret;
@@ -218,6 +244,7 @@ char	*server_stats_text(struct server *srv);
 int	owner_adopt(struct server *srv, struct ps_ring *ring);
 int	owner_load(struct server *srv, uint32_t version, char *err,
 	    size_t errlen);
+int	owner_stale(const struct server *srv, const struct ps_msg *m);
 int	owner_fence(const struct server *srv, const struct ps_msg *m,
 	    char *err, size_t errlen);
 int	owner_check(const struct server *srv, const uint64_t *keys, size_t n,
@@ -242,6 +269,8 @@ int	replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
 void	replica_resync(struct channel *ch);
 void	replica_apply(struct server *srv, struct peer *p, struct ps_msg *m);
 void	replica_links_free(struct server *srv);
+void	replica_apply_early(struct server *srv);
+void	replica_free(struct server *srv);
 
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);
@@ -253,6 +282,6 @@ void	round_pull_current(struct channel *ch, struct peer *p,
 void	rounds_clear(struct channel *ch);
 int	round_replicated(struct channel *ch, uint64_t t);
 size_t	rounds_awaiting_replicas(const struct channel *ch);
-void	rounds_replicas_resent(struct channel *ch);
+void	rounds_ring_changed(struct channel *ch);
 
 #endif

@@ -16,7 +16,8 @@ coordlink_ring(struct ps_ring *ring, void *arg)
 {
 	struct worker *w = arg;
 
-	if (w->have_ring && ring->version == w->ring.version) {
+	if (w->have_ring && (ring->version == w->ring.version ||
+	    (w->failover.pending && ring->version == w->failover.next.version))) {
 		ps_ring_release(ring);	/* the same ring again, on reconnecting */
 	} else if (w->have_ring) {
 		worker_ring_changed(w, ring);

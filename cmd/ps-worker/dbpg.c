@@ -18,15 +18,18 @@
  *     worker sees the same sequence.  At a pass start, thanks to the
  *     barrier, it is exactly F(w); within a pass, under delay, the losses
  *     lag the norm and it is an estimate.
- *  3. Before the first iteration t of a pass, the worker looks at the
- *     exact objectives of the two previous pass starts, t - 2B and t - B.
- *     If they differ by less than epsilon (relative) and that pass began
- *     with every feature in the KKT active set, it stops; if they do but the
- *     pass did not, it resets the active set first, so that the answer is
- *     checked against every feature.  Those iterations have finished, so
- *     every worker decides alike.  After the last iteration has finished, a
- *     final round with no keys reports the exact objective of the final
- *     weights.
+ *  3. The last iteration of each pass carries the worker's vote on
+ *     stopping: it looks at the exact objectives of the two latest pass
+ *     starts that have finished, s - B and s (normally t - 2B and t - B for
+ *     the coming pass start t).  If they differ by less than epsilon
+ *     (relative) it votes 1, or 2 if the pass from s - B also began with
+ *     every feature in the KKT active set; else 0.  The servers send back
+ *     the lowest vote of all workers, so before the first iteration of the
+ *     next pass every worker decides alike, even if a ring change gave the
+ *     workers slightly different objectives: 2 stops; 1 resets the active
+ *     set first, so that the answer is checked against every feature.
+ *     After the last iteration has finished, a final round with no keys
+ *     reports the exact objective of the final weights.
  *  4. KKT active set (l1lr.h): a feature whose weight stayed 0 with a global
  *     gradient sum |G| <= kkt * lambda is no longer pushed; the set is reset
  *     every PASSES_PER_RESET passes and before stopping.  The servers
@@ -94,19 +97,31 @@ dbpg_mark_pass(struct worker *w, uint64_t p, int full)
 	w->fullpass[p] = (uint8_t)full;
 }
 
+/* Rule 3: this worker's vote, as the last iteration of a pass starts. */
+static uint32_t
+dbpg_vote(const struct worker *w)
+{
+	uint64_t b = w->plan.nblocks, s;
+
+	if (w->t_done < b + 1)
+		return 0;
+	s = (w->t_done - 1) / b * b;	/* the latest pass start finished */
+	if (!(fabs(w->objective[s - b] - w->objective[s]) <
+	    w->conf.eps * fabs(w->objective[s])))
+		return 0;
+	return w->fullpass[s / b - 1] ? 2 : 1;
+}
+
 /* Rules 3 and 4 at the start t of a pass: 1 to stop. */
 static int
 dbpg_pass_start(struct worker *w, uint64_t t)
 {
-	uint64_t b = w->plan.nblocks, p = t / b;
-	int calm = 0;
+	uint64_t p = t / w->plan.nblocks;
+	uint32_t agreed = t > 0 ? dbpg_slot(w, t - 1)->vmin : 0;
 
-	if (t >= 2 * b)
-		calm = fabs(w->objective[t - 2 * b] - w->objective[t - b]) <
-		    w->conf.eps * fabs(w->objective[t - b]);
-	if (calm && w->fullpass[p - 2])
+	if (agreed == 2)
 		return 1;
-	if (p == 0 || calm || p % PASSES_PER_RESET == 0) {
+	if (p == 0 || agreed == 1 || p % PASSES_PER_RESET == 0) {
 		size_t back = ps_l1lr_activate_all(&w->lr);
 
 		if (back > 0)
@@ -142,7 +157,7 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 	    it->block == UINT32_MAX)
 		fatalx(EX_PROTOCOL, "server %zu (%s) asked again for the push "
 		    "of iteration %llu, which is not in flight", s,
-		    w->links[s].addr, (unsigned long long)t);
+		    w->links[s]->addr, (unsigned long long)t);
 	lo = pl->boff[it->block];
 	for (k = it->actoff[s]; k < it->actoff[s + 1]; k++, n++) {
 		size_t pos = lo + it->actpos[k];
@@ -152,54 +167,69 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 		/* fp16 rounds to 2^-11 relative: keep the bound an upper one. */
 		w->gubuf[2 * n + 1] = w->gu[2 * pos + 1] * ufactor;
 	}
-	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_PUSH;
-	m.flags = w->conf.filters & FILTER_FP16 ? PS_MSG_F_FP16 : 0;
-	m.sender = w->conf.id;
-	m.timestamp = t;
-	m.ring_version = w->ring.version;
+	links_msg(w, &m, PS_MSG_PUSH,
+	    w->conf.filters & FILTER_FP16 ? PS_MSG_F_FP16 : 0, t);
 	m.nkeys = (uint32_t)n;
 	m.keys = w->keybuf;
 	m.width = 2;
 	m.vals = w->gubuf;
-	m.naux = 1;
+	m.naux = 2;
 	m.aux[0] = it->push_loss;
+	m.aux[1] = it->vote;
 	links_send(w, s, &m);
 }
 
-/* Pick block b's features that iteration t pushes, server by server. */
+/* Does iteration t push the feature at plan position pos? */
+static int
+dbpg_selects(struct worker *w, uint64_t t, size_t pos)
+{
+	return w->lr.active[w->plan.feats[pos]] &&
+	    !filters_skip(w, t, w->plan.keys[pos]);
+}
+
+/*
+ * Pick block b's features that iteration t pushes, grouped by server and
+ * ascending within (actpos, actoff); count them when count is set (not
+ * again when a ring change makes the iteration pick anew).
+ */
 static void
-dbpg_select(struct worker *w, uint64_t t, struct iter *it)
+dbpg_select(struct worker *w, uint64_t t, struct iter *it, int count)
 {
 	struct plan *pl = &w->plan;
-	size_t lo = pl->boff[it->block], s, pos, n = 0;
+	size_t lo = pl->boff[it->block], hi = pl->boff[it->block + 1], s, pos;
 	float omitted = it->theta > 0 ? (float)it->theta : 0;
 
-	for (pos = lo; pos < pl->boff[it->block + 1]; pos++) {
+	memset(it->actoff, 0, (pl->nservers + 1) * sizeof *it->actoff);
+	for (pos = lo; pos < hi; pos++) {
 		it->wnew[pos - lo] = w->lr.w[pl->feats[pos]];
 		it->slack[pos - lo] = -1;	/* not pushed: left alone */
 		it->drop[pos - lo] = 0;
-	}
-	for (s = 0; s < pl->nservers; s++) {
-		size_t a = pl->off[(size_t)it->block * pl->nservers + s];
-		size_t z = pl->off[(size_t)it->block * pl->nservers + s + 1];
-
-		it->actoff[s] = n;
-		w->counts.block += z - a;
-		for (pos = a; pos < z; pos++) {
-			if (!w->lr.active[pl->feats[pos]])
-				continue;
+		if (count && w->lr.active[pl->feats[pos]])
 			w->counts.active++;
-			if (filters_skip(w, t, pl->keys[pos]))
-				continue;
-			it->actpos[n++] = (uint32_t)(pos - lo);
-			/* Until a reply names it, the weight was filtered out. */
-			it->slack[pos - lo] = omitted;
-		}
+		if (dbpg_selects(w, t, pos))
+			it->actoff[pl->srv[pos] + 1]++;
 	}
-	it->actoff[pl->nservers] = n;
-	w->counts.pushed += n;
+	for (s = 0; s < pl->nservers; s++)
+		it->actoff[s + 1] += it->actoff[s];
+	/* Fill each server's part, moving its start up; then shift back. */
+	for (pos = lo; pos < hi; pos++) {
+		if (!dbpg_selects(w, t, pos))
+			continue;
+		it->actpos[it->actoff[pl->srv[pos]]++] = (uint32_t)(pos - lo);
+		/* Until a reply names it, the weight was filtered out. */
+		it->slack[pos - lo] = omitted;
+	}
+	for (s = pl->nservers; s > 0; s--)
+		it->actoff[s] = it->actoff[s - 1];
+	it->actoff[0] = 0;
+	if (count) {
+		w->counts.block += hi - lo;
+		w->counts.pushed += it->actoff[pl->nservers];
+	}
 }
+
+static void dbpg_send(struct worker *w, uint64_t t);
+static void dbpg_final_send(struct worker *w, uint64_t t);
 
 /* Push one block's selected features to every server; ask for new weights. */
 static void
@@ -209,8 +239,6 @@ dbpg_start(struct worker *w, uint64_t t)
 	struct iter *it = dbpg_slot(w, t);
 	uint64_t ahead;
 	uint32_t b;
-	size_t s;
-	struct ps_msg m;
 
 	if (t % pl->nblocks == 0) {
 		plan_pass_order(pl, t / pl->nblocks, w->conf.seed, w->order);
@@ -230,25 +258,42 @@ dbpg_start(struct worker *w, uint64_t t)
 	ps_l1lr_block_grad(&w->lr, b, w->gu + 2 * pl->boff[b]);
 	it->t = t;
 	it->block = b;
-	it->pending = pl->nservers;
-	it->loss = it->l1 = it->nnz = 0;
 	it->push_loss = w->lr.loss;
 	it->theta = filters_theta(w, t / pl->nblocks);
-	dbpg_select(w, t, it);
-	for (s = 0; s < pl->nservers; s++) {
+	it->vote = (t + 1) % pl->nblocks == 0 ? dbpg_vote(w) : 0;
+	dbpg_select(w, t, it, 1);
+	dbpg_send(w, t);
+}
+
+/* The pull of iteration t for server s. */
+static void
+dbpg_pull(struct worker *w, uint64_t t, size_t s)
+{
+	struct iter *it = dbpg_slot(w, t);
+	struct ps_msg m;
+
+	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_NOKEYS, t);
+	m.nkeys = (uint32_t)(it->actoff[s + 1] - it->actoff[s]);
+	if (!isnan(it->theta)) {
+		m.naux = 1;
+		m.aux[0] = it->theta;
+	}
+	links_send(w, s, &m);
+}
+
+/* Push iteration t to every server and ask for its new weights. */
+static void
+dbpg_send(struct worker *w, uint64_t t)
+{
+	struct iter *it = dbpg_slot(w, t);
+	size_t s;
+
+	it->pending = w->plan.nservers;
+	it->loss = it->l1 = it->nnz = 0;
+	it->vmin = UINT32_MAX;
+	for (s = 0; s < w->plan.nservers; s++) {
 		dbpg_push(w, t, s);
-		memset(&m, 0, sizeof m);
-		m.type = PS_MSG_PULL;
-		m.flags = PS_MSG_F_NOKEYS;
-		m.sender = w->conf.id;
-		m.timestamp = t;
-		m.ring_version = w->ring.version;
-		m.nkeys = (uint32_t)(it->actoff[s + 1] - it->actoff[s]);
-		if (!isnan(it->theta)) {
-			m.naux = 1;
-			m.aux[0] = it->theta;
-		}
-		links_send(w, s, &m);
+		dbpg_pull(w, t, s);
 	}
 }
 
@@ -337,6 +382,10 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	w->counts.received += m->nkeys;
 	if (l->index == 0)
 		it->loss = m->aux[0];
+	if (m->naux < 6 || !(m->aux[5] >= 0))
+		it->vmin = 0;
+	else if (m->aux[5] < it->vmin)
+		it->vmin = (uint32_t)m->aux[5];
 	it->l1 += m->aux[1];
 	it->nnz += m->aux[2];
 	if (--it->pending > 0)
@@ -397,21 +446,30 @@ dbpg_final(struct worker *w)
 	it = dbpg_slot(w, t);
 	w->t_next++;
 	it->t = t;
-	it->loss = it->l1 = it->nnz = 0;
 	it->block = UINT32_MAX;
+	it->push_loss = w->lr.loss;
+	dbpg_final_send(w, t);
+	while (w->t_done < w->t_next)
+		links_step(w, "the final round");
+}
+
+/* Send the final round t (again, after a ring change). */
+static void
+dbpg_final_send(struct worker *w, uint64_t t)
+{
+	struct iter *it = dbpg_slot(w, t);
+
+	it->loss = it->l1 = it->nnz = 0;
+	it->vmin = UINT32_MAX;
 	it->pending = w->plan.nservers;
 	memset(it->actoff, 0, (w->plan.nservers + 1) * sizeof *it->actoff);
 	for (size_t s = 0; s < w->plan.nservers; s++) {
 		struct ps_msg m;
 
-		memset(&m, 0, sizeof m);
-		m.type = PS_MSG_PUSH;
-		m.sender = w->conf.id;
-		m.timestamp = t;
-		m.ring_version = w->ring.version;
+		links_msg(w, &m, PS_MSG_PUSH, 0, t);
 		m.width = 2;
 		m.naux = 1;
-		m.aux[0] = w->lr.loss;
+		m.aux[0] = it->push_loss;
 		links_send(w, s, &m);
 		m.type = PS_MSG_PULL;
 		m.flags = PS_MSG_F_NOKEYS;
@@ -419,8 +477,37 @@ dbpg_final(struct worker *w)
 		m.width = 0;
 		links_send(w, s, &m);
 	}
-	while (w->t_done < w->t_next)
-		links_step(w, "the final round");
+}
+
+/*
+ * The ring changed (failover.c): send every iteration in flight that is not
+ * fully answered again, whole, to every server of the new ring; what some
+ * servers answered under the old ring is dropped (the new ring's answers
+ * are the same or newer, and say which server holds each key now).
+ */
+void
+dbpg_ring_changed(struct worker *w)
+{
+	uint64_t t;
+	uint32_t k;
+
+	if (w->inflight == NULL)
+		return;		/* still connecting: nothing sent yet */
+	for (k = 0; k <= w->conf.tau; k++)
+		w->inflight[k].actoff = xreallocarray(w->inflight[k].actoff,
+		    w->plan.nservers + 1, sizeof *w->inflight[k].actoff);
+	for (t = w->t_done; t < w->t_next; t++) {
+		struct iter *it = dbpg_slot(w, t);
+
+		if (it->t != t || it->pending == 0)
+			continue;
+		if (it->block == UINT32_MAX) {
+			dbpg_final_send(w, t);
+			continue;
+		}
+		dbpg_select(w, t, it, 0);
+		dbpg_send(w, t);
+	}
 }
 
 /* Features in the largest block. */

@@ -21,26 +21,36 @@ void
 evaltest_init(struct worker *w)
 {
 	struct evaltest *ev = &w->test;
-	size_t n, j, s, *fill, *srv;
 	char err[512];
 
 	if (ps_shard_read(w->conf.test_path, &ev->ds, err, sizeof err) != 0)
 		fatalx(EX_DATAERR, "%s", err);
-	n = ev->ds.nfeat;
-	ev->off = xcalloc(w->ring.nservers + 1, sizeof *ev->off);
-	ev->keys = xcalloc(n, sizeof *ev->keys);
-	ev->local = xcalloc(n, sizeof *ev->local);
-	ev->w = xcalloc(n, sizeof *ev->w);
+	ev->keys = xcalloc(ev->ds.nfeat, sizeof *ev->keys);
+	ev->local = xcalloc(ev->ds.nfeat, sizeof *ev->local);
+	ev->w = xcalloc(ev->ds.nfeat, sizeof *ev->w);
 	ev->margin = xcalloc(ev->ds.nrows, sizeof *ev->margin);
-	srv = xcalloc(n, sizeof *srv);
+	evaltest_group(w);
+	w->have_test = 1;
+}
+
+/* Group the test features by their server under the worker's ring. */
+void
+evaltest_group(struct worker *w)
+{
+	struct evaltest *ev = &w->test;
+	size_t n = ev->ds.nfeat, ns = w->ring.nservers, j, s, *fill, *srv;
+
+	free(ev->off);
+	ev->off = xcalloc(ns + 1, sizeof *ev->off);
+	srv = xcalloc(n + 1, sizeof *srv);
 	for (j = 0; j < n; j++) {
 		srv[j] = ps_ring_lookup(&w->ring, ev->ds.fids[j]);
 		ev->off[srv[j] + 1]++;
 	}
-	for (s = 0; s < w->ring.nservers; s++)
+	for (s = 0; s < ns; s++)
 		ev->off[s + 1] += ev->off[s];
-	fill = xcalloc(w->ring.nservers, sizeof *fill);
-	memcpy(fill, ev->off, w->ring.nservers * sizeof *fill);
+	fill = xcalloc(ns, sizeof *fill);
+	memcpy(fill, ev->off, ns * sizeof *fill);
 	for (j = 0; j < n; j++) {
 		size_t at = fill[srv[j]]++;
 
@@ -49,7 +59,20 @@ evaltest_init(struct worker *w)
 	}
 	free(fill);
 	free(srv);
-	w->have_test = 1;
+}
+
+/* The ring changed: regroup, and ask every server again if waiting. */
+void
+evaltest_ring_changed(struct worker *w)
+{
+	size_t s;
+
+	evaltest_group(w);
+	if (w->test.pending == 0)
+		return;
+	w->test.pending = (uint32_t)w->ring.nservers;
+	for (s = 0; s < w->ring.nservers; s++)
+		evaltest_pull(w, s);
 }
 
 void
@@ -87,12 +110,7 @@ evaltest_pull(struct worker *w, size_t s)
 	struct evaltest *ev = &w->test;
 	struct ps_msg m;
 
-	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_PULL;
-	m.flags = PS_MSG_F_CURRENT;
-	m.sender = w->conf.id;
-	m.timestamp = EVALTEST_TIMESTAMP;
-	m.ring_version = w->ring.version;
+	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_CURRENT, EVALTEST_TIMESTAMP);
 	m.nkeys = (uint32_t)(ev->off[s + 1] - ev->off[s]);
 	m.keys = ev->keys + ev->off[s];
 	links_send(w, s, &m);

@@ -1,24 +1,140 @@
 /*
  * failover.c: what a worker does when the coordinator publishes a new ring
- * version during its job (a server died, joined or was removed).  The
- * servers refuse requests stamped with the old version, so the worker
- * cannot go on as it is.  For now it stops; moving the job to the new ring
- * is later work and belongs here.
+ * version during its job (a server died, joined or was removed).
+ *
+ * The coordinator sends a new version to the servers first and to the
+ * workers only once every server holds it, so when a worker takes it over
+ * the servers already refuse requests stamped with the old one (they drop
+ * them) and have handed keys over (cmd/ps-server/handover.c).  The worker
+ * then, from its wait loop (never inside a callback):
+ *  1. rebuilds its links: servers still in the ring keep their connection
+ *     under their new index, new ones are connected, each gets a HELLO
+ *     under the new version (links.c);
+ *  2. gives each planned feature its new server (plan.c), and regroups the
+ *     test set (evaltest.c);
+ *  3. sends every iteration that is not fully answered again, whole, to
+ *     every server of the new ring (dbpg.c).  The servers answer a push
+ *     they already applied from what they hold, and apply each key's
+ *     update once (cmd/ps-server/round.c), so nothing acknowledged is
+ *     lost and nothing is applied twice.
+ * A server that goes away is waited for: sends to it are dropped until the
+ * new ring comes, for at most the timeout.  sgd jobs do not fail over yet:
+ * their worker stops.
  */
 #include "config.h"
 
+#include <string.h>
 #include <sysexits.h>
+#include <time.h>
 
+#include "hello.h"
 #include "log.h"
 #include "worker.h"
+
+/* Can this worker's job move to another ring? */
+int
+failover_possible(const struct worker *w)
+{
+	return w->coord != NULL && w->conf.algorithm != PS_ALG_SGD;
+}
 
 /* The ring changed to *ring, which this takes over; see worker.h. */
 void
 worker_ring_changed(struct worker *w, struct ps_ring *ring)
 {
-	uint32_t version = ring->version;
+	struct failover *f = &w->failover;
 
-	ps_ring_release(ring);
-	fatalx(EX_UNAVAILABLE, "ring changed to version %u during the job "
-	    "(failover is not supported yet)", version);
+	if (!failover_possible(w)) {
+		uint32_t version = ring->version;
+
+		ps_ring_release(ring);
+		fatalx(EX_UNAVAILABLE, "ring changed to version %u during the "
+		    "job (sgd jobs do not fail over yet)", version);
+	}
+	if (f->pending)
+		ps_ring_release(&f->next);
+	f->next = *ring;
+	f->pending = 1;
+}
+
+/* Move the job onto the pending ring (steps 1 to 3 above). */
+static void
+failover_apply(struct worker *w)
+{
+	struct failover *f = &w->failover;
+	struct ps_ring old;
+	uint32_t from = w->ring.version;
+	size_t nfrom = w->ring.nservers;
+
+	if (f->next.nservers == 0)
+		fatalx(EX_UNAVAILABLE, "ring version %u has no servers left",
+		    f->next.version);
+	f->pending = 0;
+	f->started = worker_now();
+	f->version = f->next.version;
+	f->count++;
+	old = w->ring;
+	w->ring = f->next;
+	memset(&f->next, 0, sizeof f->next);
+	links_rebuild(w);	/* the links name servers by old's strings */
+	ps_ring_release(&old);
+	plan_assign(&w->plan, &w->ring);
+	if (w->have_test)
+		evaltest_ring_changed(w);
+	dbpg_ring_changed(w);
+	w->last_progress = worker_now();
+	log_info("ring version %u -> %u: %zu -> %zu servers; iterations %llu "
+	    "to %llu sent again", from, w->ring.version, nfrom,
+	    w->ring.nservers, (unsigned long long)w->t_done,
+	    (unsigned long long)w->t_next);
+}
+
+/*
+ * From the wait loop: take a pending ring over, or give up when a server
+ * went away and no ring without it came within the timeout.
+ */
+void
+failover_check(struct worker *w)
+{
+	double lost;
+
+	if (w->failover.pending) {
+		failover_apply(w);
+		return;
+	}
+	lost = links_lost_since(w);
+	if (lost > 0 && worker_now() - lost > w->conf.timeout)
+		fatalx(EX_UNAVAILABLE, "a server went away and coordinator "
+		    "'%s' published no ring without it within %.0f s",
+		    w->conf.coord_addr, w->conf.timeout);
+}
+
+/*
+ * A server answered under the ring taken over last: report how long the
+ * change took, from taking the ring over to this first answer, and the
+ * wall-clock time (tests/bench/failover.sh measures from the kill).
+ */
+void
+failover_heard(struct worker *w, const struct ps_msg *m)
+{
+	struct failover *f = &w->failover;
+	struct timespec now;
+
+	if (f->version == 0 || m->type != PS_MSG_PULL_REPLY ||
+	    m->ring_version != f->version)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	log_info("first reply under ring version %u %.1f ms after taking it "
+	    "over, at unix time %lld.%06ld", f->version,
+	    (worker_now() - f->started) * 1e3, (long long)now.tv_sec,
+	    now.tv_nsec / 1000);
+	f->version = 0;
+}
+
+void
+failover_release(struct worker *w)
+{
+	if (w->failover.pending)
+		ps_ring_release(&w->failover.next);
+	w->failover.pending = 0;
 }

@@ -148,24 +148,16 @@ void
 filters_print(const struct worker *w)
 {
 	const struct filter_counts *fc = &w->counts;
-	struct ps_wire_sizes out;
-	uint64_t msent = 0, mrecv = 0;
-	size_t i;
+	struct ps_conn_stats sum;
+	const struct ps_wire_sizes *out = &sum.out;
 
-	memset(&out, 0, sizeof out);
-	for (i = 0; i < w->nlinks; i++) {
-		const struct ps_conn_stats *cs = ps_conn_stats(w->links[i].conn);
-
-		msent += cs->msgs_out;
-		mrecv += cs->msgs_in;
-		ps_wire_sizes_add(&out, &cs->out);
-	}
+	links_stats(w, &sum);
 	printf("\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu"
-	    "\t%llu\t%llu\t%llu", (unsigned long long)msent,
-	    (unsigned long long)mrecv, (unsigned long long)fc->block,
+	    "\t%llu\t%llu\t%llu", (unsigned long long)sum.msgs_out,
+	    (unsigned long long)sum.msgs_in, (unsigned long long)fc->block,
 	    (unsigned long long)fc->active, (unsigned long long)fc->pushed,
 	    (unsigned long long)fc->pushed, (unsigned long long)fc->received,
-	    (unsigned long long)out.keys_full, (unsigned long long)out.keys_sent,
-	    (unsigned long long)out.vals_full, (unsigned long long)out.vals_sent,
-	    (unsigned long long)out.raw_len, (unsigned long long)out.wire_len);
+	    (unsigned long long)out->keys_full, (unsigned long long)out->keys_sent,
+	    (unsigned long long)out->vals_full, (unsigned long long)out->vals_sent,
+	    (unsigned long long)out->raw_len, (unsigned long long)out->wire_len);
 }

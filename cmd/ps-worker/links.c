@@ -1,9 +1,14 @@
 /*
  * links.c: the worker's connections to the servers of the ring: connect,
  * authenticate (with -a; the HELLO waits in the conn until it is done),
- * HELLO, sending, and routing what comes back.  A server that goes away or
- * answers ERROR ends the worker at once with a message naming it: no
- * waiting on a peer that cannot answer.
+ * HELLO, sending, and routing what comes back.  A server that answers
+ * ERROR ends the worker at once with a message naming it.  One that goes
+ * away does too, unless a coordinator (-C) can publish a ring without it:
+ * then what is sent to it is dropped until the new ring comes (failover.c)
+ * and the links are rebuilt for it (links_rebuild), for at most the
+ * timeout.  Replies stamped with another ring version than the worker's
+ * are from before a change and are ignored: what they answer is sent
+ * again under the new ring.
  */
 #include "config.h"
 
@@ -40,7 +45,16 @@ link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	struct link *l = arg;
 	struct worker *w = l->w;
 
+	if (m->ring_version != w->ring.version &&
+	    (m->type == PS_MSG_PULL_REPLY || m->type == PS_MSG_KEYS_MISSING)) {
+		log_debug("server %u (%s): dropped a %s of ring version %u",
+		    l->index, l->addr, ps_msg_type_name(m->type),
+		    m->ring_version);
+		ps_msg_release(m);
+		return;
+	}
 	l->last_rx = l->w->last_progress = worker_now();
+	failover_heard(w, m);
 	switch (m->type) {
 	case PS_MSG_HELLO_OK:
 		l->hello_ok = 1;
@@ -70,66 +84,181 @@ link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 
 static int links_all_hello(const struct worker *w);
 
+/* Add a conn's counters to sum. */
+static void
+link_stats_add(struct ps_conn_stats *sum, const struct ps_conn *c)
+{
+	const struct ps_conn_stats *cs = ps_conn_stats(c);
+
+	sum->bytes_in += cs->bytes_in;
+	sum->bytes_out += cs->bytes_out;
+	sum->msgs_in += cs->msgs_in;
+	sum->msgs_out += cs->msgs_out;
+	ps_wire_sizes_add(&sum->in, &cs->in);
+	ps_wire_sizes_add(&sum->out, &cs->out);
+}
+
+/* Keep a closing link's counters in the worker's totals; free its conn. */
+static void
+link_drop_conn(struct link *l)
+{
+	if (l->conn == NULL)
+		return;
+	link_stats_add(&l->w->gone, l->conn);
+	ps_conn_free(l->conn);
+	l->conn = NULL;
+}
+
 static void
 link_close_cb(struct ps_conn *c, const char *reason, void *arg)
 {
 	struct link *l = arg;
+	struct worker *w = l->w;
 
-	if (l->w->closing)
+	if (w->closing)
 		return;		/* after BYE a close is no news */
 	if (ps_conn_is_auth_error(c))
 		fatalx(EX_NOPERM, "server %u (%s): %s", l->index, l->addr,
 		    reason);
-	fatalx(EX_UNAVAILABLE, "server %u (%s) went away: %s", l->index,
-	    l->addr, reason != NULL ? reason : "connection closed");
+	if (reason == NULL)
+		reason = "connection closed";
+	if (!failover_possible(w))
+		fatalx(EX_UNAVAILABLE, "server %u (%s) went away: %s",
+		    l->index, l->addr, reason);
+	log_warnx("server %u (%s) went away: %s; waiting for the "
+	    "coordinator's next ring", l->index, l->addr, reason);
+	link_drop_conn(l);
+	l->lost_at = worker_now();
+}
+
+/* Connect link l to its server (l->addr); HELLO waits in the conn. */
+static void
+link_connect(struct worker *w, struct link *l)
+{
+	char err[512];
+
+	l->conn = ps_conn_connect(w->base, l->addr, LINK_CONNECT_TIMEOUT,
+	    link_msg_cb, link_close_cb, l, err, sizeof err);
+	if (l->conn == NULL)
+		fatalx(EX_UNAVAILABLE, "server %u: %s", l->index, err);
+	if (w->conf.secret_path != NULL && ps_conn_set_auth(l->conn,
+	    &w->secret, PS_AUTH_CONNECTOR, err, sizeof err) != 0)
+		fatalx(EX_OSERR, "server %u: %s", l->index, err);
+	ps_conn_set_lz4(l->conn, (w->conf.filters & FILTER_LZ4) != 0);
+	if (w->conf.filters & FILTER_KEYCACHE)
+		ps_conn_set_keycache_send(l->conn, PS_KEYCACHE_DEFAULT);
+}
+
+/* Say HELLO to server i under the worker's ring. */
+static void
+link_hello(struct worker *w, size_t i)
+{
+	struct ps_msg hello;
+
+	w->links[i]->hello_ok = 0;
+	memset(&hello, 0, sizeof hello);
+	hello.type = PS_MSG_HELLO;
+	hello.flags = PS_MSG_F_NOKEYS;
+	hello.sender = w->conf.id;
+	hello.ring_version = w->ring.version;
+	hello.naux = 7;
+	hello.aux[0] = w->conf.id;
+	hello.aux[1] = w->conf.nworkers;
+	hello.aux[2] = (double)i;
+	hello.aux[3] = (double)w->nlinks;
+	hello.aux[4] = w->ring.version;
+	hello.aux[5] = w->conf.lambda;
+	hello.aux[PS_HELLO_KKT] = w->conf.kkt;	/* 0: KKT filter off */
+	ps_hello_set_job(&hello, w->conf.algorithm, &w->conf.opt);
+	links_send(w, i, &hello);
+}
+
+/* A link to server i of the worker's ring, connected. */
+static struct link *
+link_new(struct worker *w, size_t i)
+{
+	struct link *l = xcalloc(1, sizeof *l);
+
+	l->w = w;
+	l->index = (uint32_t)i;
+	l->addr = w->ring.servers[i].addr;
+	l->last_rx = worker_now();
+	link_connect(w, l);
+	return l;
 }
 
 /* Connect to every server and say HELLO; wait for all the answers. */
 void
 links_open(struct worker *w)
 {
-	struct ps_msg hello;
-	char err[512];
 	size_t i;
 
 	w->nlinks = w->ring.nservers;
 	w->links = xcalloc(w->nlinks, sizeof *w->links);
 	for (i = 0; i < w->nlinks; i++) {
-		struct link *l = &w->links[i];
-
-		l->w = w;
-		l->index = (uint32_t)i;
-		l->addr = w->ring.servers[i].addr;
-		l->last_rx = worker_now();
-		l->conn = ps_conn_connect(w->base, l->addr,
-		    LINK_CONNECT_TIMEOUT, link_msg_cb, link_close_cb, l, err,
-		    sizeof err);
-		if (l->conn == NULL)
-			fatalx(EX_UNAVAILABLE, "server %zu: %s", i, err);
-		if (w->conf.secret_path != NULL && ps_conn_set_auth(l->conn,
-		    &w->secret, PS_AUTH_CONNECTOR, err, sizeof err) != 0)
-			fatalx(EX_OSERR, "server %zu: %s", i, err);
-		ps_conn_set_lz4(l->conn, (w->conf.filters & FILTER_LZ4) != 0);
-		if (w->conf.filters & FILTER_KEYCACHE)
-			ps_conn_set_keycache_send(l->conn, PS_KEYCACHE_DEFAULT);
-		memset(&hello, 0, sizeof hello);
-		hello.type = PS_MSG_HELLO;
-		hello.flags = PS_MSG_F_NOKEYS;
-		hello.sender = w->conf.id;
-		hello.ring_version = w->ring.version;
-		hello.naux = 7;
-		hello.aux[0] = w->conf.id;
-		hello.aux[1] = w->conf.nworkers;
-		hello.aux[2] = (double)i;
-		hello.aux[3] = (double)w->nlinks;
-		hello.aux[4] = w->ring.version;
-		hello.aux[5] = w->conf.lambda;
-		hello.aux[PS_HELLO_KKT] = w->conf.kkt;	/* 0: KKT filter off */
-		ps_hello_set_job(&hello, w->conf.algorithm, &w->conf.opt);
-		links_send(w, i, &hello);
+		w->links[i] = link_new(w, i);
+		link_hello(w, i);
 	}
 	while (!links_all_hello(w))
 		links_step(w, "the servers' hello");
+}
+
+/*
+ * The worker's ring changed (w->ring is the new one): keep the link of
+ * every server still in it, under its new index, connect to the new ones,
+ * close the rest, and say HELLO to each under the new version.  Nothing
+ * waits for the answers: what follows the HELLO on a connection is
+ * handled after it.
+ */
+void
+links_rebuild(struct worker *w)
+{
+	struct link **links = xcalloc(w->ring.nservers, sizeof *links);
+	size_t i, j;
+
+	for (i = 0; i < w->ring.nservers; i++) {
+		for (j = 0; j < w->nlinks; j++) {
+			struct link *l = w->links[j];
+
+			if (l != NULL && l->conn != NULL &&
+			    strcmp(l->addr, w->ring.servers[i].addr) == 0) {
+				links[i] = l;
+				w->links[j] = NULL;
+				break;
+			}
+		}
+		if (links[i] == NULL) {
+			links[i] = link_new(w, i);
+		} else {
+			links[i]->index = (uint32_t)i;
+			links[i]->addr = w->ring.servers[i].addr;
+		}
+	}
+	for (j = 0; j < w->nlinks; j++) {
+		if (w->links[j] == NULL)
+			continue;
+		link_drop_conn(w->links[j]);
+		free(w->links[j]);
+	}
+	free(w->links);
+	w->links = links;
+	w->nlinks = w->ring.nservers;
+	for (i = 0; i < w->nlinks; i++)
+		link_hello(w, i);
+}
+
+/* The oldest time a link to a server went away, or 0 if none did. */
+double
+links_lost_since(const struct worker *w)
+{
+	double since = 0;
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++)
+		if (w->links[i]->conn == NULL && (since == 0 ||
+		    w->links[i]->lost_at < since))
+			since = w->links[i]->lost_at;
+	return since;
 }
 
 /* True while some link still has bytes to send. */
@@ -139,7 +268,8 @@ links_pending(const struct worker *w)
 	size_t i;
 
 	for (i = 0; i < w->nlinks; i++)
-		if (ps_conn_pending(w->links[i].conn) > 0)
+		if (w->links[i]->conn != NULL &&
+		    ps_conn_pending(w->links[i]->conn) > 0)
 			return 1;
 	return 0;
 }
@@ -154,37 +284,52 @@ links_close(struct worker *w)
 	w->closing = 1;
 	while (links_pending(w) && worker_now() < until)
 		event_base_loop(w->base, EVLOOP_ONCE);
-	for (i = 0; i < w->nlinks; i++)
-		ps_conn_free(w->links[i].conn);
+	for (i = 0; i < w->nlinks; i++) {
+		link_drop_conn(w->links[i]);
+		free(w->links[i]);
+	}
 	free(w->links);
 	w->links = NULL;
 	w->nlinks = 0;
 }
 
-/* Send m to a server, on this worker's channel. */
+/*
+ * Send m to a server, on this worker's channel.  Dropped if the server
+ * went away: the next ring sends what is unanswered again.
+ */
 void
 links_send(struct worker *w, size_t server, const struct ps_msg *m)
 {
 	struct ps_msg on = *m;
 
+	if (w->links[server]->conn == NULL)
+		return;
 	on.channel = w->conf.channel;
-	if (ps_conn_send(w->links[server].conn, &on) < 0)
+	if (ps_conn_send(w->links[server]->conn, &on) < 0)
 		fatalx(EX_SOFTWARE, "cannot encode %s for server %zu (%s)",
-		    ps_msg_type_name(m->type), server, w->links[server].addr);
+		    ps_msg_type_name(m->type), server, w->links[server]->addr);
+}
+
+/* The counters of every link so far, closed ones included. */
+void
+links_stats(const struct worker *w, struct ps_conn_stats *sum)
+{
+	size_t i;
+
+	*sum = w->gone;
+	for (i = 0; i < w->nlinks; i++)
+		if (w->links[i]->conn != NULL)
+			link_stats_add(sum, w->links[i]->conn);
 }
 
 void
 links_bytes(const struct worker *w, uint64_t *sent, uint64_t *recv)
 {
-	size_t i;
+	struct ps_conn_stats sum;
 
-	*sent = *recv = 0;
-	for (i = 0; i < w->nlinks; i++) {
-		const struct ps_conn_stats *cs = ps_conn_stats(w->links[i].conn);
-
-		*sent += cs->bytes_out;
-		*recv += cs->bytes_in;
-	}
+	links_stats(w, &sum);
+	*sent = sum.bytes_out;
+	*recv = sum.bytes_in;
 }
 
 /* Run the loop once; give up, naming the quietest server, after a timeout. */
@@ -195,12 +340,13 @@ links_step(struct worker *w, const char *what)
 	size_t i;
 
 	event_base_loop(w->base, EVLOOP_ONCE);
+	failover_check(w);
 	if (worker_now() - w->last_progress <= w->conf.timeout)
 		return;
-	quiet = &w->links[0];
+	quiet = w->links[0];
 	for (i = 1; i < w->nlinks; i++)
-		if (w->links[i].last_rx < quiet->last_rx)
-			quiet = &w->links[i];
+		if (w->links[i]->last_rx < quiet->last_rx)
+			quiet = w->links[i];
 	fatalx(EX_UNAVAILABLE, "no answer for %.0f s from server %u (%s) while "
 	    "waiting for %s", w->conf.timeout, quiet->index, quiet->addr, what);
 }
@@ -213,13 +359,26 @@ links_check_each(struct worker *w, const char *what)
 	size_t i;
 
 	for (i = 0; i < w->nlinks; i++) {
-		struct link *l = &w->links[i];
+		struct link *l = w->links[i];
 
 		if (now - l->last_rx > w->conf.timeout)
 			fatalx(EX_UNAVAILABLE, "no answer for %.0f s from server "
 			    "%u (%s) while waiting for %s", w->conf.timeout,
 			    l->index, l->addr, what);
 	}
+}
+
+/* Start a message of this worker's under its ring: type, flags, t. */
+void
+links_msg(const struct worker *w, struct ps_msg *m, uint8_t type,
+    uint8_t flags, uint64_t t)
+{
+	memset(m, 0, sizeof *m);
+	m->type = type;
+	m->flags = flags;
+	m->sender = w->conf.id;
+	m->timestamp = t;
+	m->ring_version = w->ring.version;
 }
 
 /* Send m to every server. */
@@ -252,7 +411,7 @@ links_all_hello(const struct worker *w)
 	size_t i;
 
 	for (i = 0; i < w->nlinks; i++)
-		if (!w->links[i].hello_ok)
+		if (!w->links[i]->hello_ok)
 			return 0;
 	return 1;
 }

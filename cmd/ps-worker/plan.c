@@ -4,9 +4,12 @@
  * also orders sgd's mini-batches).
  *
  * A feature's block is a hash of its id and the job's seed, so every worker
- * puts a feature in the same block without talking; its server is the ring's
- * primary for it.  Within a (block, server) slice features stay in ascending
- * id order, which is what the wire's sorted key lists need.
+ * puts a feature in the same block without talking.  Within a block features
+ * are in ascending id order, so any server's part of a block, taken in
+ * order, is the sorted key list the wire needs.  Positions do not depend on
+ * the ring: only each feature's server (its primary) does, and that is
+ * assigned again when the ring changes (failover.c), while the per-block
+ * state built on positions (l1lr.h, gradients in flight) stays valid.
  */
 #include "config.h"
 
@@ -28,44 +31,51 @@ void
 plan_build(struct plan *pl, const struct ps_dataset *ds,
     const struct ps_ring *ring, uint32_t nblocks, uint64_t seed)
 {
-	size_t nslice = (size_t)nblocks * ring->nservers, j, *fill;
-	uint32_t *slice = xcalloc(ds->nfeat, sizeof *slice);
+	uint32_t *block = xcalloc(ds->nfeat, sizeof *block);
+	size_t j, *fill;
 
 	memset(pl, 0, sizeof *pl);
 	pl->nblocks = nblocks;
-	pl->nservers = (uint32_t)ring->nservers;
-	pl->off = xcalloc(nslice + 1, sizeof *pl->off);
+	pl->boff = xcalloc((size_t)nblocks + 1, sizeof *pl->boff);
 	pl->feats = xcalloc(ds->nfeat, sizeof *pl->feats);
 	pl->keys = xcalloc(ds->nfeat, sizeof *pl->keys);
 	for (j = 0; j < ds->nfeat; j++) {
-		uint64_t fid = ds->fids[j];
-
-		slice[j] = plan_block(fid, nblocks, seed) * pl->nservers +
-		    (uint32_t)ps_ring_lookup(ring, fid);
-		pl->off[slice[j] + 1]++;
+		block[j] = plan_block(ds->fids[j], nblocks, seed);
+		pl->boff[block[j] + 1]++;
 	}
-	for (j = 0; j < nslice; j++)
-		pl->off[j + 1] += pl->off[j];
-	fill = xcalloc(nslice, sizeof *fill);
-	memcpy(fill, pl->off, nslice * sizeof *fill);
+	for (j = 0; j < nblocks; j++)
+		pl->boff[j + 1] += pl->boff[j];
+	fill = xcalloc(nblocks, sizeof *fill);
+	memcpy(fill, pl->boff, nblocks * sizeof *fill);
 	for (j = 0; j < ds->nfeat; j++) {
-		size_t at = fill[slice[j]]++;
+		size_t at = fill[block[j]]++;
 
 		pl->feats[at] = (uint32_t)j;
 		pl->keys[at] = ds->fids[j];
 	}
 	free(fill);
-	free(slice);
-	pl->boff = xcalloc(nblocks + 1, sizeof *pl->boff);
-	for (j = 0; j <= nblocks; j++)
-		pl->boff[j] = pl->off[j * pl->nservers];
+	free(block);
+	plan_assign(pl, ring);
+}
+
+/* Give every planned feature its server under ring (again on a change). */
+void
+plan_assign(struct plan *pl, const struct ps_ring *ring)
+{
+	size_t n = pl->boff[pl->nblocks], pos;
+
+	free(pl->srv);
+	pl->srv = xcalloc(n + 1, sizeof *pl->srv);
+	pl->nservers = (uint32_t)ring->nservers;
+	for (pos = 0; pos < n; pos++)
+		pl->srv[pos] = (uint32_t)ps_ring_lookup(ring, pl->keys[pos]);
 }
 
 void
 plan_release(struct plan *pl)
 {
-	free(pl->off);
 	free(pl->boff);
+	free(pl->srv);
 	free(pl->feats);
 	free(pl->keys);
 	memset(pl, 0, sizeof *pl);

@@ -352,6 +352,7 @@ main(int argc, char **argv)
 	coordlink_leave(&w);
 	links_close(&w);
 	coordlink_close(&w);
+	failover_release(&w);
 	if (w.have_test)
 		evaltest_release(&w.test);
 	sgd_release(&w.sgd);

@@ -76,13 +76,13 @@ struct filter_counts {
 #define EVALTEST_TIMESTAMP	UINT64_MAX
 #define SGD_PING_TIMESTAMP	(UINT64_MAX - 1)
 
-/* plan.c: local features by block, then by server, ascending within. */
+/* plan.c: local features by block, ascending ids within a block. */
 struct plan {
 	uint32_t	 nblocks, nservers;
-	size_t		*off;		/* [nblocks * nservers + 1] slice starts */
 	size_t		*boff;		/* [nblocks + 1] block starts */
 	uint32_t	*feats;		/* local feature indices */
 	uint64_t	*keys;		/* their feature ids, same order */
+	uint32_t	*srv;		/* their server under the current ring */
 };
 
 /*
@@ -135,9 +135,19 @@ struct link {
 	struct worker	*w;
 	uint32_t	 index;
 	const char	*addr;
-	struct ps_conn	*conn;
+	struct ps_conn	*conn;		/* NULL once the server went away */
 	int		 hello_ok;
 	double		 last_rx;	/* when it last sent us anything */
+	double		 lost_at;	/* when it went away */
+};
+
+/* failover.c: a ring the coordinator published, not yet taken over. */
+struct failover {
+	struct ps_ring	 next;
+	int		 pending;	/* next holds a ring */
+	double		 started;	/* when the last change was taken over */
+	uint32_t	 version;	/* its version, until a reply under it */
+	unsigned	 count;		/* ring changes taken over */
 };
 
 /* dbpg.c: one iteration in flight or finished. */
@@ -150,6 +160,8 @@ struct iter {
 	float		*slack;		/* how far the servers' may be from them */
 	uint8_t		*drop;		/* the servers' KKT verdicts */
 	double		 push_loss;	/* the loss the push carried */
+	uint32_t	 vote;		/* on stopping, the push carried (rule 3) */
+	uint32_t	 vmin;		/* the lowest vote of all, as replies say */
 	double		 theta;		/* the pull's filter threshold, or NAN */
 	uint32_t	*actpos;	/* block positions of the pushed features */
 	size_t		*actoff;	/* [nservers + 1]: each server's part */
@@ -178,8 +190,10 @@ struct worker {
 	struct ps_dataset	 ds;
 	struct ps_l1lr		 lr;
 	struct plan		 plan;
-	struct link		*links;
+	struct link		**links;	/* [nlinks], by ring index */
 	size_t			 nlinks;
+	struct ps_conn_stats	 gone;		/* counters of closed links */
+	struct failover		 failover;
 	struct iter		*inflight;	/* [tau + 1], by t % (tau + 1) */
 	double			*objective;	/* by iteration */
 	size_t			 objcap;
@@ -206,6 +220,7 @@ struct worker {
 /* plan.c */
 void	plan_build(struct plan *pl, const struct ps_dataset *ds,
 	    const struct ps_ring *ring, uint32_t nblocks, uint64_t seed);
+void	plan_assign(struct plan *pl, const struct ps_ring *ring);
 void	plan_release(struct plan *pl);
 void	plan_pass_order(const struct plan *pl, uint64_t pass, uint64_t seed,
 	    uint32_t *perm);
@@ -231,6 +246,11 @@ void	links_open(struct worker *w);
 void	links_close(struct worker *w);
 void	links_send(struct worker *w, size_t server, const struct ps_msg *m);
 void	links_send_all(struct worker *w, const struct ps_msg *m);
+void	links_msg(const struct worker *w, struct ps_msg *m, uint8_t type,
+	    uint8_t flags, uint64_t t);
+void	links_rebuild(struct worker *w);
+double	links_lost_since(const struct worker *w);
+void	links_stats(const struct worker *w, struct ps_conn_stats *sum);
 void	links_bytes(const struct worker *w, uint64_t *sent, uint64_t *recv);
 void	links_step(struct worker *w, const char *what);
 void	links_check_each(struct worker *w, const char *what);
@@ -240,6 +260,7 @@ void	links_bye(struct worker *w);
 int	dbpg_run(struct worker *w);
 void	dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	dbpg_push(struct worker *w, uint64_t t, size_t server);
+void	dbpg_ring_changed(struct worker *w);
 
 /* sgd.c */
 int	sgd_run(struct worker *w);
@@ -248,6 +269,8 @@ void	sgd_release(struct sgd *sg);
 
 /* evaltest.c */
 void	evaltest_init(struct worker *w);
+void	evaltest_group(struct worker *w);
+void	evaltest_ring_changed(struct worker *w);
 void	evaltest_pull(struct worker *w, size_t server);
 void	evaltest_release(struct evaltest *ev);
 void	evaltest_run(struct worker *w, double *logloss, double *auc);
@@ -260,9 +283,14 @@ void	coordlink_close(struct worker *w);
 
 /*
  * failover.c: the coordinator published *ring, a version other than the
- * one the job runs on; takes ring over.
+ * one the job runs on; worker_ring_changed takes ring over and
+ * failover_check, called from the wait loop, moves the job onto it.
  */
 void	worker_ring_changed(struct worker *w, struct ps_ring *ring);
+int	failover_possible(const struct worker *w);
+void	failover_check(struct worker *w);
+void	failover_heard(struct worker *w, const struct ps_msg *m);
+void	failover_release(struct worker *w);
 
 /* ps-worker.c */
 double	worker_now(void);
