@@ -174,6 +174,8 @@ server_stats_text(struct server *srv)
 	stat_line(&buf, "replicate_keys_out", "%llu", (unsigned long long)s->replicate_keys_out);
 	stat_line(&buf, "replicate_msgs_in", "%llu", (unsigned long long)s->replicate_msgs_in);
 	stat_line(&buf, "replicate_keys_in", "%llu", (unsigned long long)s->replicate_keys_in);
+	stat_line(&buf, "stale_dropped", "%llu", (unsigned long long)s->stale_dropped);
+	stat_line(&buf, "replays_settled", "%llu", (unsigned long long)s->replays_settled);
 	wire_stat_lines(&buf, "read", &win);
 	wire_stat_lines(&buf, "written", &wout);
 	out = xasprintf("%sEND\r\n", buf);
