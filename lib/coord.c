@@ -27,6 +27,8 @@ struct ps_coord_node {
 	struct event		*retry;		/* reconnect, while not */
 	int			 backoff_ms;
 	uint32_t		 version;	/* of the last ring applied */
+	uint32_t		 before;	/* the one acknowledged before it */
+	int			 holding;	/* version not acknowledged yet */
 	int			 leaving;	/* BYE sent: no reconnecting */
 	int			 warned;	/* said we cannot connect */
 	char			 error[512];
@@ -53,10 +55,29 @@ node_heartbeat(struct ps_coord_node *n)
 	m.type = PS_MSG_HEARTBEAT;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.sender = n->id;
-	m.ring_version = n->version;
-	if (n->cbs.counters != NULL)
+	m.ring_version = n->holding ? n->before : n->version;
+	if (n->cbs.counters != NULL) {
 		n->cbs.counters(&m, n->arg);
+		m.naux = PS_COORD_HB_COPYING + 1;
+		m.aux[PS_COORD_HB_COPYING] = n->holding ? n->version : 0;
+	}
 	ps_conn_send(n->conn, &m);
+}
+
+void
+ps_coord_node_hold(struct ps_coord_node *n)
+{
+	n->holding = 1;
+}
+
+void
+ps_coord_node_ack(struct ps_coord_node *n)
+{
+	if (!n->holding)
+		return;
+	n->holding = 0;
+	if (n->conn != NULL)
+		node_heartbeat(n);
 }
 
 /* Drop the connection, tell the owner, and try again after the backoff. */
@@ -96,6 +117,8 @@ node_ring(struct ps_coord_node *n, const struct ps_msg *m)
 		return;
 	}
 	n->backoff_ms = PS_COORD_RETRY_MIN_MS;
+	n->before = n->holding ? n->before : n->version;
+	n->holding = 0;
 	n->version = ring.version;
 	n->cbs.ring(&ring, n->arg);
 	node_heartbeat(n);

@@ -16,6 +16,7 @@
  *   HEARTBEAT  node -> coordinator every PS_COORD_HEARTBEAT_MS, and at once
  *              after a node applied a RING (its acknowledgement)
  *              ring_version the version the node holds
+ *              aux[PS_COORD_HB_COPYING] the version it still copies for
  *              aux[PS_COORD_HB_*] (servers) counters since the start
  *   BYE        node -> coordinator: leaving for good (a worker whose job
  *              ended); the coordinator reports it as "left", not dead
@@ -63,6 +64,14 @@
 #define PS_COORD_HB_BYTES_OUT	2	/* bytes sent to clients */
 #define PS_COORD_HB_REQUESTS	3	/* pushes and pulls answered */
 #define PS_COORD_HB_N		4
+/*
+ * HEARTBEAT scalar after the counters: the ring version a server is still
+ * copying segments for (0: none).  Its ring_version then stays the one
+ * before, and the coordinator waits for it up to PS_COORD_COPY_MAX_MS
+ * instead of its timeout.
+ */
+#define PS_COORD_HB_COPYING	PS_COORD_HB_N
+#define PS_COORD_COPY_MAX_MS	60000
 
 struct ps_coord_node;
 
@@ -92,6 +101,13 @@ struct ps_coord_node *ps_coord_node_new(struct event_base *base,
  * no more heartbeats or reconnecting.  Free the link afterwards.
  */
 void		 ps_coord_node_leave(struct ps_coord_node *n);
+/*
+ * From the ring callback: do not acknowledge this ring yet (segments are
+ * being copied); ps_coord_node_ack() does, when they are.  A later ring
+ * drops the hold.
+ */
+void		 ps_coord_node_hold(struct ps_coord_node *n);
+void		 ps_coord_node_ack(struct ps_coord_node *n);
 /* Why the last connection attempt failed or the link dropped, or "". */
 const char	*ps_coord_node_error(const struct ps_coord_node *n);
 /* Close the connection and free the link; NULL is fine. */

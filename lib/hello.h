@@ -15,6 +15,10 @@
  *     8  optimizer: 1 adagrad, 2 ftrl (ftrl.h); 0 for dbpg
  *     9  alpha         10  beta
  *    11  l1            12  l2        per epoch of data (ftrl.h, inv. 4)
+ *    13  optional, after a ring change during the job (a failover): the
+ *        first iteration the worker had not started then, plus one; no
+ *        worker finished any round from there on, and below it the server
+ *        answers pushes of rounds it finds applied (cmd/ps-server/round.c)
  *
  * A HELLO with fewer than PS_HELLO_NAUX scalars is a dbpg worker's, as
  * sent before the online path existed; aux 8 to 12 mean nothing for dbpg.
@@ -35,7 +39,8 @@ enum ps_hello_aux {
 	PS_HELLO_BETA,
 	PS_HELLO_L1,
 	PS_HELLO_L2,
-	PS_HELLO_NAUX
+	PS_HELLO_NAUX,
+	PS_HELLO_RESUMED = PS_HELLO_NAUX
 };
 
 enum ps_algorithm {

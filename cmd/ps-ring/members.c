@@ -196,6 +196,10 @@ member_heartbeat(struct member *mb, const struct ps_msg *m)
 	mb->acked = m->ring_version;
 	if (mb->role != PS_COORD_SERVER)
 		return;
+	mb->copying = m->naux > PS_COORD_HB_COPYING &&
+	    m->aux[PS_COORD_HB_COPYING] >= 1 &&
+	    m->aux[PS_COORD_HB_COPYING] <= UINT32_MAX ?
+	    (uint32_t)m->aux[PS_COORD_HB_COPYING] : 0;
 	for (i = 0; i < PS_COORD_HB_N && i < m->naux; i++)
 		if (isfinite(m->aux[i]) && m->aux[i] >= 0)
 			mb->count[i] = m->aux[i];

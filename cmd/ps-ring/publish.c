@@ -122,25 +122,31 @@ publish_remove(struct coord *co, const char *addr, const char *why)
 		    co->ring.version + 1, err);
 }
 
-/* Servers that did not acknowledge the version in time are dead. */
+/*
+ * Servers that did not acknowledge the version in time are dead; one that
+ * says it is copying segments for it gets PS_COORD_COPY_MAX_MS.
+ */
 void
 publish_tick(struct coord *co)
 {
 	struct member *mb;
+	double waited;
 	int again = 1;
 
 	while (again) {
 		again = 0;
-		if (!co->publishing ||
-		    coord_now() - co->pub_started <= co->timeout)
+		waited = coord_now() - co->pub_started;
+		if (!co->publishing || waited <= co->timeout)
 			return;
 		TAILQ_FOREACH(mb, &co->members, entry) {
 			if (mb->role == PS_COORD_SERVER &&
 			    mb->state == MEMBER_LIVE &&
-			    mb->acked < co->ring.version) {
+			    mb->acked < co->ring.version &&
+			    (mb->copying != co->ring.version ||
+			    waited > PS_COORD_COPY_MAX_MS / 1e3)) {
 				member_dead(co, mb, "did not acknowledge ring "
 				    "version %u within %.0f ms",
-				    co->ring.version, co->timeout * 1e3);
+				    co->ring.version, waited * 1e3);
 				again = 1;
 				break;
 			}

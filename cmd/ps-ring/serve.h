@@ -53,6 +53,7 @@ struct member {
 	struct client		*client;	/* while live */
 	double			 last_beat;	/* when it last spoke */
 	uint32_t		 acked;		/* ring version it holds */
+	uint32_t		 copying;	/* version it copies segments for */
 	double			 count[PS_COORD_HB_N];	/* last heartbeat's */
 	double			 sample[PS_COORD_HB_N];	/* for the rates */
 	double			 sample_t;	/* 0: no sample yet */

@@ -4,8 +4,8 @@
  * version it is sent (owner.c).  While the link is down the server serves
  * no key traffic and aborts the jobs it runs.  A server that comes back
  * after the ring changed without it, or that leaves the ring, drops every
- * weight it held: it must not serve old data.  (Copying segments from the
- * replicas is later work.)
+ * weight it held: it must not serve old data; one removed while alive
+ * hands its keys over first (handoff.c).
  */
 #include "config.h"
 
@@ -25,19 +25,26 @@ coordlink_abort_jobs(struct server *srv, const char *why)
 			job_abort(srv->channels[i], why);
 }
 
-/* Drop every weight: this server no longer holds valid data. */
+/*
+ * Drop every weight: this server no longer holds valid data.  Its jobs
+ * end, with an ERROR to their workers when it was cut off (they cannot go
+ * on), quietly when it left the ring alive (they moved to the new ring).
+ */
 static void
-coordlink_forget(struct server *srv, const char *why)
+coordlink_forget(struct server *srv, int cut_off, const char *why)
 {
 	size_t keys = 0;
 	uint32_t i;
 
-	coordlink_abort_jobs(srv, why);
+	if (cut_off)
+		coordlink_abort_jobs(srv, why);
 	for (i = 0; i < SERVER_CHANNELS_MAX; i++) {
 		struct channel *ch = srv->channels[i];
 
 		if (ch == NULL)
 			continue;
+		if (ch->job.active)
+			job_end(ch);
 		keys += ps_keytab_count(&ch->store.keys);
 		store_release(&ch->store);
 		store_init(&ch->store);
@@ -57,9 +64,10 @@ coordlink_ring(struct ps_ring *ring, void *arg)
 	log_info("ring version %u: %s", srv->ring.version, now ?
 	    "serving this server's keys" : "not in the ring, serving none");
 	if (was && !now)
-		coordlink_forget(srv, "this server left the ring");
+		coordlink_forget(srv, srv->coord_lost,
+		    "this server left the ring");
 	else if (was && srv->coord_lost && old != srv->ring.version)
-		coordlink_forget(srv, "the ring changed while this server "
+		coordlink_forget(srv, 1, "the ring changed while this server "
 		    "had no coordinator");
 	srv->coord_lost = 0;
 }

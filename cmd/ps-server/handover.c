@@ -80,6 +80,7 @@ handover_channel(struct server *srv, struct channel *ch, size_t *idx)
 	    srv->ring.version, ch->id, ps_keytab_count(&serve.keys),
 	    moved[1] - before[1], before[1], kept,
 	    ps_keytab_count(&follow.keys));
+	handoff_send(ch, &ch->store);
 	store_release(&ch->store);
 	store_release(&ch->replica);
 	ch->store = serve;
@@ -100,4 +101,17 @@ handover_ring(struct server *srv)
 			handover_channel(srv, srv->channels[i], idx);
 	free(idx);
 	replica_apply_early(srv);
+	handoff_hold(srv);
+}
+
+/* This server left the ring alive: hand every key it served over. */
+void
+handover_leave(struct server *srv)
+{
+	uint32_t i;
+
+	for (i = 0; i < SERVER_CHANNELS_MAX; i++)
+		if (srv->channels[i] != NULL)
+			handoff_send(srv->channels[i], &srv->channels[i]->store);
+	handoff_hold(srv);
 }

@@ -27,7 +27,7 @@ int
 owner_adopt(struct server *srv, struct ps_ring *ring)
 {
 	long i = ps_ring_find(ring, srv->bound);
-	int changed = srv->have_ring;
+	int changed = srv->have_ring, was_in = srv->have_ring && srv->in_ring;
 
 	if (srv->have_ring) {
 		replica_links_free(srv);
@@ -39,6 +39,8 @@ owner_adopt(struct server *srv, struct ps_ring *ring)
 	srv->ring_index = i >= 0 ? (size_t)i : 0;
 	if (changed && srv->in_ring)
 		handover_ring(srv);
+	else if (was_in && srv->coord_addr != NULL && !srv->coord_lost)
+		handover_leave(srv);
 	return srv->in_ring;
 }
 

@@ -157,6 +157,19 @@ job_abort(struct channel *ch, const char *why)
 		w->is_worker = 0;
 		peer_send_error(w, why);
 	}
+	job_end(ch);
+}
+
+/* The job is over: forget its workers and rounds; weights stay. */
+void
+job_end(struct channel *ch)
+{
+	struct job *job = &ch->job;
+	uint32_t i;
+
+	for (i = 0; job->workers != NULL && i < job->nworkers; i++)
+		if (job->workers[i] != NULL)
+			job->workers[i]->is_worker = 0;
 	rounds_clear(ch);
 	online_clear(ch);
 	free(job->workers);
@@ -288,6 +301,7 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		job->workers[id] = p;
 		job->nhello++;
 	}
+	rounds_resumed(ch, m);
 	p->ch = ch;
 	p->is_worker = 1;
 	p->worker_id = id;
@@ -314,12 +328,7 @@ peer_bye(struct peer *p)
 	    "%llu non-zero", ch->id, (unsigned long long)job->rounds_done,
 	    (unsigned long long)ps_keytab_count(&ch->store.keys),
 	    (unsigned long long)ch->store.nnz);
-	rounds_clear(ch);
-	online_clear(ch);
-	free(job->workers);
-	job->workers = NULL;
-	job->active = 0;
-	job->nhello = job->nbye = 0;
+	job_end(ch);
 }
 
 /* SAVE: write this server's model part now. */
@@ -369,6 +378,26 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	    m->type == PS_MSG_BYE;
 	int keyed = m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL;
 
+	if ((m->flags & PS_MSG_F_KEYSIG) && m->type != PS_MSG_PUSH) {
+		/* The conn asked for the keys; the peer sends it again. */
+		log_info("%s: %s named an unknown key list; asked for its "
+		    "keys", ps_conn_peer(p->conn), ps_msg_type_name(m->type));
+		ps_msg_release(m);
+		return;
+	}
+	if (keyed && p->ch != NULL && owner_stale(srv, m)) {
+		/*
+		 * Sent by a worker (of this job, or of one that ended here
+		 * when this server left the ring) before it took the new
+		 * ring: it comes again, where the new ring says.
+		 */
+		srv->stats.stale_dropped++;
+		log_debug("%s: dropped a %s of ring version %u",
+		    ps_conn_peer(p->conn), ps_msg_type_name(m->type),
+		    m->ring_version);
+		ps_msg_release(m);
+		return;
+	}
 	if (worker_only && !p->is_worker) {
 		peer_fail(p, "%s before hello", ps_msg_type_name(m->type));
 		ps_msg_release(m);
@@ -378,22 +407,6 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		peer_fail(p, "%s for channel %u, but the worker joined "
 		    "channel %u", ps_msg_type_name(m->type), m->channel,
 		    p->ch->id);
-		ps_msg_release(m);
-		return;
-	}
-	if ((m->flags & PS_MSG_F_KEYSIG) && m->type != PS_MSG_PUSH) {
-		/* The conn asked for the keys; the peer sends it again. */
-		log_info("%s: %s named an unknown key list; asked for its "
-		    "keys", ps_conn_peer(p->conn), ps_msg_type_name(m->type));
-		ps_msg_release(m);
-		return;
-	}
-	if (keyed && p->is_worker && owner_stale(srv, m)) {
-		/* Sent before the worker took the new ring: it comes again. */
-		srv->stats.stale_dropped++;
-		log_debug("%s: dropped a %s of ring version %u",
-		    ps_conn_peer(p->conn), ps_msg_type_name(m->type),
-		    m->ring_version);
 		ps_msg_release(m);
 		return;
 	}

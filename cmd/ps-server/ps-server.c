@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -176,6 +177,7 @@ server_stats_text(struct server *srv)
 	stat_line(&buf, "replicate_keys_in", "%llu", (unsigned long long)s->replicate_keys_in);
 	stat_line(&buf, "stale_dropped", "%llu", (unsigned long long)s->stale_dropped);
 	stat_line(&buf, "replays_settled", "%llu", (unsigned long long)s->replays_settled);
+	stat_line(&buf, "handoff_keys_in", "%llu", (unsigned long long)s->handoff_keys_in);
 	wire_stat_lines(&buf, "read", &win);
 	wire_stat_lines(&buf, "written", &wout);
 	out = xasprintf("%sEND\r\n", buf);
@@ -319,6 +321,16 @@ server_auth_setup(struct server *srv, const char *listen, const char *path)
 		    "one\n", listen);
 		usage(EX_USAGE);
 	}
+}
+
+/* Seconds on the monotonic clock. */
+double
+server_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int

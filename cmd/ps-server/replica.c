@@ -32,7 +32,7 @@
  *     ring without it, and the rounds waiting for it are sent again.
  *
  * REPLICATE: width 3 (w, trust, glast) per key, timestamp t, channel;
- * aux[0] 1 for a resync, else 0.
+ * aux[0] the kind: 0 a round, 1 a resync, 2 a handoff (handoff.c).
  * REPLICATE_OK: NOKEYS, the same timestamp, channel and aux[0].
  */
 #include "config.h"
@@ -143,13 +143,12 @@ replica_group(struct server *srv, const struct store *st,
 	free(idx);
 }
 
-/* Send one replica server its part of round t; 0, or -1 if it is gone. */
+/* Send one server recs (slots of st), stamped t and kind; 0, or -1. */
 static int
-replica_send(struct channel *ch, size_t server, uint64_t t, int resync,
-    struct replica_rec *recs, size_t n)
+replica_send(struct channel *ch, const struct store *st, size_t server,
+    uint64_t t, int kind, struct replica_rec *recs, size_t n)
 {
 	struct server *srv = ch->srv;
-	const struct store *st = &ch->store;
 	struct replica_link *l = replica_link_get(srv, server);
 	struct ps_msg m;
 	size_t k;
@@ -166,7 +165,7 @@ replica_send(struct channel *ch, size_t server, uint64_t t, int resync,
 	m.timestamp = t;
 	m.ring_version = srv->ring.version;
 	m.naux = 1;
-	m.aux[0] = resync;
+	m.aux[0] = kind;
 	m.nkeys = (uint32_t)n;
 	m.keys = xcalloc(n, sizeof *m.keys);
 	m.vals = xcalloc(n * REPLICA_WIDTH, sizeof *m.vals);
@@ -186,13 +185,31 @@ replica_send(struct channel *ch, size_t server, uint64_t t, int resync,
 	return 0;
 }
 
+/* Send server the given slots of st, stamped t and kind; 0, or -1. */
+int
+replica_send_store(struct channel *ch, const struct store *st, size_t server,
+    uint64_t t, int kind, const uint32_t *slots, size_t n)
+{
+	struct replica_rec *recs = xcalloc(n + 1, sizeof *recs);
+	size_t k;
+	int rc;
+
+	for (k = 0; k < n; k++) {
+		recs[k].key = st->keys.bykey[slots[k]];
+		recs[k].slot = slots[k];
+	}
+	rc = replica_send(ch, st, server, t, kind, recs, n);
+	free(recs);
+	return rc;
+}
+
 /*
  * Send the slots' state to their replicas, stamped t; the number of
  * answers to wait for, or -1 when a replica cannot be reached and no
  * coordinator will publish a ring without it.
  */
 static int
-replica_send_slots(struct channel *ch, uint64_t t, int resync,
+replica_send_slots(struct channel *ch, uint64_t t, int kind,
     const uint32_t *slots, size_t nslots)
 {
 	struct server *srv = ch->srv;
@@ -208,7 +225,8 @@ replica_send_slots(struct channel *ch, uint64_t t, int resync,
 	replica_group(srv, &ch->store, slots, nslots, recs, n);
 	for (s = 0; s < ns; s++) {
 		if (n[s] > 0 && (!failed || srv->coord_addr != NULL)) {
-			if (replica_send(ch, s, t, resync, recs[s], n[s]) == 0)
+			if (replica_send(ch, &ch->store, s, t, kind, recs[s],
+			    n[s]) == 0)
 				waits++;
 			else
 				failed++;
@@ -232,7 +250,16 @@ int
 replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
     size_t nslots)
 {
-	return replica_send_slots(ch, t, 0, slots, nslots);
+	return replica_send_slots(ch, t, REPLICATE_ROUND, slots, nslots);
+}
+
+/* Send these served slots to their replicas as a resync, stamped t. */
+void
+replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots, size_t n)
+{
+	if (replica_send_slots(ch, t, REPLICATE_RESYNC, slots, n) < 0)
+		log_warnx("channel %u: a replica cannot be reached; %zu keys "
+		    "are not copied", ch->id, n);
 }
 
 static int
@@ -262,8 +289,8 @@ replica_resync(struct channel *ch)
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && mark[slots[j]] == mark[slots[i]]; j++)
 			continue;
-		if (replica_send_slots(ch, mark[slots[i]] - 1, 1, slots + i,
-		    j - i) < 0) {
+		if (replica_send_slots(ch, mark[slots[i]] - 1, REPLICATE_RESYNC,
+		    slots + i, j - i) < 0) {
 			log_warnx("channel %u: a replica cannot be reached; "
 			    "its copies are not restored", ch->id);
 			break;
@@ -272,7 +299,17 @@ replica_resync(struct channel *ch)
 	free(slots);
 }
 
-/* Invariant 4: 0 if this server follows every key's segment, else -1. */
+/* Is m a REPLICATE of this kind? */
+static int
+replica_is(const struct ps_msg *m, int kind)
+{
+	return (m->naux >= 1 ? m->aux[0] : 0) == kind;
+}
+
+/*
+ * Invariant 4: 0 if this server follows every key's segment (any key, for
+ * a handoff: handoff.c checks it is the new primary), else -1.
+ */
 static int
 replica_check_keys(const struct server *srv, const struct ps_msg *m,
     char *err, size_t errlen)
@@ -281,7 +318,8 @@ replica_check_keys(const struct server *srv, const struct ps_msg *m,
 	size_t *idx = xcalloc(max, sizeof *idx);
 	int rc = 0;
 
-	for (k = 0; k < m->nkeys && rc == 0; k++) {
+	for (k = 0; k < m->nkeys && rc == 0 && !replica_is(m, REPLICATE_HANDOFF);
+	    k++) {
 		cnt = ps_ring_replicas(&srv->ring, m->keys[k], idx, max);
 		for (j = 1; j < cnt && idx[j] != srv->ring_index; j++)
 			continue;
@@ -310,6 +348,10 @@ replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m)
 	struct store *st = &ch->replica;
 	size_t k;
 
+	if (replica_is(m, REPLICATE_HANDOFF)) {
+		handoff_apply(ch, m);
+		return;
+	}
 	for (k = 0; k < m->nkeys; k++) {
 		uint32_t s = store_slot(st, m->keys[k]);
 
@@ -344,7 +386,8 @@ replica_ack(struct server *srv, struct peer *p, const struct ps_msg *m)
 static int
 replica_other_ring(struct server *srv, struct peer *p, struct ps_msg *m)
 {
-	int resync = m->naux >= 1 && m->aux[0] == 1;
+	int resync = replica_is(m, REPLICATE_RESYNC) ||
+	    replica_is(m, REPLICATE_HANDOFF);
 
 	if (srv->coord_addr == NULL || (srv->have_ring &&
 	    m->ring_version == srv->ring.version))
@@ -441,10 +484,13 @@ replica_link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {
 	struct replica_link *l = arg;
 	struct channel *ch = channel_get(l->srv, m->channel, 0);
-	int resync = m->naux >= 1 && m->aux[0] == 1;
+	int ok = m->type == PS_MSG_REPLICATE_OK && ch != NULL;
 
-	if (m->type != PS_MSG_REPLICATE_OK || ch == NULL ||
-	    (!resync && round_replicated(ch, m->timestamp) != 0))
+	if (ok && replica_is(m, REPLICATE_HANDOFF))
+		handoff_answered(l->srv, 0);
+	else if (ok && replica_is(m, REPLICATE_ROUND))
+		ok = round_replicated(ch, m->timestamp) == 0;
+	if (!ok)
 		log_warnx("replica %s: unexpected %s for channel %u round "
 		    "%llu%s%s", ps_conn_peer(c), ps_msg_type_name(m->type),
 		    m->channel, (unsigned long long)m->timestamp,
@@ -467,6 +513,7 @@ replica_link_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	    "coordinator's next ring" : "");
 	ps_conn_free(l->conn);
 	l->conn = NULL;
+	handoff_answered(srv, 1);
 	for (i = 0; i < SERVER_CHANNELS_MAX && srv->coord_addr == NULL; i++)
 		if (srv->channels[i] != NULL &&
 		    rounds_awaiting_replicas(srv->channels[i]))

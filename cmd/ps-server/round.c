@@ -34,9 +34,14 @@
  *     key's update is applied once: a key whose mark is already t + 1
  *     (this server, or the primary it took the key over from, applied
  *     round t to it) is left out of round t's sums.  A push for a round
- *     this server completed whose keys are all marked so is settled: its
+ *     some worker may have finished before the change (below the first
+ *     iteration a worker had not started, which its HELLO under the new
+ *     ring says) whose keys are all marked so is settled: its
  *     pull is answered at once from the current weights and the round's
- *     kept result (the last ROUND_HISTORY rounds are kept).
+ *     kept result (the last ROUND_HISTORY rounds are kept), or, when the
+ *     keys were applied by their old primary (handed over, or taken over
+ *     from a replica), with no loss and no vote: the worker takes those
+ *     from the other servers, which all answer the round.
  *  8. Each push carries the worker's stopping vote (aux[1]); the result
  *     holds the lowest, so every worker takes the same decision.
  */
@@ -127,6 +132,7 @@ rounds_clear(struct channel *ch)
 	free(ch->job.history);
 	ch->job.history = NULL;
 	ch->job.ring_changes = 0;
+	ch->job.replay_below = 0;
 }
 
 /*
@@ -149,6 +155,7 @@ rounds_ring_changed(struct channel *ch)
 		round_free(ch, r);
 	}
 	job->ring_changes++;
+	job->replay_below = 0;	/* until the workers' HELLOs say */
 	job->ring_version = srv->ring.version;
 	job->server_index = (uint32_t)srv->ring_index;
 	job->nservers = (uint32_t)srv->ring.nservers;
@@ -380,6 +387,29 @@ round_push_unresolved(struct channel *ch, struct peer *p, struct ps_msg *m)
 }
 
 /*
+ * A worker's HELLO after a ring change (hello.h, aux 13): rounds below
+ * the first iteration it had not started may be replays; no worker
+ * finished a later one, whichever worker says it.
+ */
+void
+rounds_resumed(struct channel *ch, const struct ps_msg *hello)
+{
+	struct job *job = &ch->job;
+	double v;
+	uint64_t below;
+
+	if (hello->naux <= PS_HELLO_RESUMED)
+		return;
+	v = hello->aux[PS_HELLO_RESUMED];
+	if (!(v >= 1 && v < 0x1p63))
+		return;
+	below = (uint64_t)v - 1;
+	if (job->replay_below == 0 || below < job->replay_below)
+		job->replay_below = below;
+	job->ring_changes += job->ring_changes == 0;
+}
+
+/*
  * Invariant 7: after a ring change, is worker id's push for r one this
  * server already applied, key by key?  Then r answers it from the kept
  * result.
@@ -393,16 +423,23 @@ round_settled(struct channel *ch, struct round *r, uint32_t id)
 	size_t k;
 	long s;
 
-	if (ch->job.ring_changes == 0 || (d = round_history(ch, r->t)) == NULL)
+	if (r->t >= ch->job.replay_below)
 		return 0;
 	for (k = 0; k < m->nkeys; k++)
 		if ((s = ps_keytab_find(&st->keys, m->keys[k])) < 0 ||
 		    st->mark[s] != r->t + 1)
 			return 0;
-	if (!r->has_result) {
+	if (r->has_result)
+		return 1;
+	if ((d = round_history(ch, r->t)) != NULL) {
 		memcpy(r->result, d->result, sizeof r->result);
-		r->has_result = 1;
+	} else {
+		/* Applied by the keys' old primary: no result here. */
+		memset(r->result, 0, sizeof r->result);
+		r->result[0] = NAN;		/* the worker takes another's */
+		r->result[5] = INFINITY;	/* no vote */
 	}
+	r->has_result = 1;
 	return 1;
 }
 

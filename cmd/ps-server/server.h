@@ -133,6 +133,8 @@ struct job {
 	struct round_list	 rounds;
 	struct round_done	*history;	/* [ROUND_HISTORY], by t */
 	unsigned		 ring_changes;	/* during this job */
+	uint64_t		 replay_below;	/* rounds that may be replays (round.c,
+						   invariant 7); 0: none */
 	struct online		 online;	/* algorithm sgd only */
 };
 
@@ -150,6 +152,13 @@ struct channel {
 	struct store		 store;
 	struct store		 replica;	/* copies of others' keys */
 	struct job		 job;
+};
+
+/* replica.c: what a REPLICATE carries (its aux[0]). */
+enum replicate_kind {
+	REPLICATE_ROUND = 0,		/* a round's result, acknowledged */
+	REPLICATE_RESYNC = 1,		/* keys sent again after a ring change */
+	REPLICATE_HANDOFF = 2		/* keys to their new primary (handoff.c) */
 };
 
 /* replica.c: a connection to another server of the ring, made on use. */
@@ -173,6 +182,7 @@ struct server_stats {
 	uint64_t	replicate_msgs_out, replicate_keys_out;
 	uint64_t	replicate_msgs_in, replicate_keys_in;
 	uint64_t	stale_dropped;		/* requests of an older ring */
+	uint64_t	handoff_keys_in;	/* keys taken from an old primary */
 	uint64_t	replays_settled;	/* pushes already applied */
 };
 
@@ -197,6 +207,8 @@ struct server {
 						   ring this server does not hold
 						   yet (replica.c) */
 	size_t			 nearly;	/* at most SERVER_EARLY_MAX */
+	size_t			 handoff_acks;	/* handoff frames unanswered */
+	double			 handoff_started;
 	int			 max_conns;
 	struct ps_secret	 secret;	/* -a: every peer proves it */
 	int			 have_secret;
@@ -236,9 +248,11 @@ void	peer_fail(struct peer *p, const char *fmt, ...)
 int	peer_send(struct peer *p, const struct ps_msg *m);
 void	server_free_peers(struct server *srv);
 void	job_abort(struct channel *ch, const char *why);
+void	job_end(struct channel *ch);
 
 /* ps-server.c */
 char	*server_stats_text(struct server *srv);
+double	server_now(void);
 
 /* owner.c */
 int	owner_adopt(struct server *srv, struct ps_ring *ring);
@@ -262,6 +276,7 @@ void	online_clear(struct channel *ch);
 
 /* handover.c */
 void	handover_ring(struct server *srv);
+void	handover_leave(struct server *srv);
 
 /* replica.c */
 int	replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
@@ -270,6 +285,17 @@ void	replica_resync(struct channel *ch);
 void	replica_apply(struct server *srv, struct peer *p, struct ps_msg *m);
 void	replica_links_free(struct server *srv);
 void	replica_apply_early(struct server *srv);
+void	replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots,
+	    size_t n);
+int	replica_send_store(struct channel *ch, const struct store *st,
+	    size_t server, uint64_t t, int kind, const uint32_t *slots,
+	    size_t n);
+
+/* handoff.c */
+void	handoff_send(struct channel *ch, const struct store *old);
+void	handoff_hold(struct server *srv);
+void	handoff_answered(struct server *srv, int lost);
+void	handoff_apply(struct channel *ch, const struct ps_msg *m);
 void	replica_free(struct server *srv);
 
 /* round.c */
@@ -283,5 +309,6 @@ void	rounds_clear(struct channel *ch);
 int	round_replicated(struct channel *ch, uint64_t t);
 size_t	rounds_awaiting_replicas(const struct channel *ch);
 void	rounds_ring_changed(struct channel *ch);
+void	rounds_resumed(struct channel *ch, const struct ps_msg *hello);
 
 #endif

@@ -289,7 +289,8 @@ dbpg_send(struct worker *w, uint64_t t)
 	size_t s;
 
 	it->pending = w->plan.nservers;
-	it->loss = it->l1 = it->nnz = 0;
+	it->loss = NAN;
+	it->l1 = it->nnz = 0;
 	it->vmin = UINT32_MAX;
 	for (s = 0; s < w->plan.nservers; s++) {
 		dbpg_push(w, t, s);
@@ -380,8 +381,8 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	if (it->block != UINT32_MAX)
 		dbpg_take_reply(w, l, it, m, a, z);
 	w->counts.received += m->nkeys;
-	if (l->index == 0)
-		it->loss = m->aux[0];
+	if (isnan(it->loss) && isfinite(m->aux[0]))
+		it->loss = m->aux[0];	/* every server sums the same losses */
 	if (m->naux < 6 || !(m->aux[5] >= 0))
 		it->vmin = 0;
 	else if (m->aux[5] < it->vmin)
@@ -459,7 +460,8 @@ dbpg_final_send(struct worker *w, uint64_t t)
 {
 	struct iter *it = dbpg_slot(w, t);
 
-	it->loss = it->l1 = it->nnz = 0;
+	it->loss = NAN;
+	it->l1 = it->nnz = 0;
 	it->vmin = UINT32_MAX;
 	it->pending = w->plan.nservers;
 	memset(it->actoff, 0, (w->plan.nservers + 1) * sizeof *it->actoff);

@@ -170,6 +170,10 @@ link_hello(struct worker *w, size_t i)
 	hello.aux[5] = w->conf.lambda;
 	hello.aux[PS_HELLO_KKT] = w->conf.kkt;	/* 0: KKT filter off */
 	ps_hello_set_job(&hello, w->conf.algorithm, &w->conf.opt);
+	if (w->failover.count > 0) {
+		hello.naux = PS_HELLO_RESUMED + 1;
+		hello.aux[PS_HELLO_RESUMED] = (double)w->t_next + 1;
+	}
 	links_send(w, i, &hello);
 }
 

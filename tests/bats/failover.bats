@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
-# failover.bats: a server killed with kill -9 during a job run on the
-# coordinator's ring with replicas (k = 1).  The workers take the next
-# ring over, send what was not answered again, and finish: at tau 0 with
-# exactly the fault-free objective (nothing acknowledged lost, nothing
-# applied twice), with delay and filters within 1e-3 of it.  Also: a
-# worker that loses a server and gets no new ring gives up after its
-# timeout, naming the coordinator.
+# failover.bats: ring changes during a job run on the coordinator's ring
+# with replicas (k = 1).  A server killed with kill -9: the workers take
+# the next ring over, send what was not answered again, and finish, at
+# tau 0 with exactly the fault-free objective (nothing acknowledged lost,
+# nothing applied twice), with delay and filters within 1e-3 of it.  A
+# server added with `ps-ring add` or drained with `ps-ring remove`: the old
+# primaries hand their segments over before the ring switches, and the job
+# again ends at exactly the fault-free objective.  A worker that loses a
+# server and gets no new ring gives up after its timeout.
 
 load helper
 
@@ -23,15 +25,18 @@ teardown() {
 	ps_reap
 }
 
-# cluster RUN: a coordinator with k = 1 and three servers, outputs under
-# $BATS_TEST_TMPDIR/RUN; sets COORD, COORD_PID and PID_0..PID_2.
+# cluster RUN [OPTION]: a coordinator with k = 1 and three servers (the
+# third with OPTION, e.g. --standby), outputs under $BATS_TEST_TMPDIR/RUN;
+# sets COORD, COORD_PID, PID_0..PID_2 and ADDR_0..ADDR_2.
 cluster() {
-	local saved=$BATS_TEST_TMPDIR rc=0
+	local saved=$BATS_TEST_TMPDIR rc=0 n=3
+	[ -z "${2:-}" ] || n=2
 	mkdir -p "$BATS_TEST_TMPDIR/$1"
 	BATS_TEST_TMPDIR=$BATS_TEST_TMPDIR/$1
 	RING=$BATS_TEST_TMPDIR/ring
 	start_coord -k 1 && start_cserver 0 -v && start_cserver 1 -v &&
-	    start_cserver 2 -v && wait_status '$1 == "ring" && $3 == 3' || rc=1
+	    start_cserver 2 -v ${2:-} &&
+	    wait_status "\$1 == \"ring\" && \$3 == $n" || rc=1
 	BATS_TEST_TMPDIR=$saved
 	return $rc
 }
@@ -62,11 +67,31 @@ kill_at() {
 	eval "kill -9 \$PID_$3"
 }
 
+# fault_free [OPTION...]: the job on a fresh cluster; its objective in
+# $clean.
+fault_free() {
+	cluster clean && workers clean "$@" && finish clean &&
+	    clean=$(final_objective "$BATS_TEST_TMPDIR/clean/w0.tsv")
+}
+
+# stat ADDR NAME: one counter of a server's stats.
+stat() {
+	printf 'stats\r\nquit\r\n' | timeout 5 nc -q 2 "${1%:*}" "${1##*:}" |
+	    awk -v n="$2" '$1 == "STAT" && $2 == n { print $3 }' | tr -d '\r'
+}
+
+# change RUN: start the workers on cluster RUN, and once worker 0
+# reported iteration 150 run `ps-ring ARGS... -C coordinator ADDR`.
+change() {
+	local run=$1 addr=$2
+	shift 2
+	workers "$run" && ps_wait_line "$BATS_TEST_TMPDIR/$run/w0.tsv" '^150	' 120 >/dev/null &&
+	    ps-ring "$@" -C "$COORD" "$addr" && finish "$run" &&
+	    ours=$(final_objective "$BATS_TEST_TMPDIR/$run/w0.tsv")
+}
+
 @test "kill -9 of a server at tau 0: the job ends at exactly the fault-free objective" {
-	cluster clean
-	workers clean
-	finish clean
-	clean=$(final_objective "$BATS_TEST_TMPDIR/clean/w0.tsv")
+	fault_free
 	for victim in 1 2; do
 		cluster "kill$victim"
 		workers "kill$victim"
@@ -86,14 +111,11 @@ kill_at() {
 	a9t=$(ps_data a9a.t) || skip "no a9a.t"
 	ps-shard-data -q -n 1 -o "$BATS_TEST_TMPDIR/test" "$a9t"
 	opts="-t 2 -F kkt,sigmod,keycache,lz4 -T $BATS_TEST_TMPDIR/test-0.pss"
-	cluster clean
-	workers clean $opts
-	finish clean
+	fault_free $opts
 	cluster kill
 	workers kill $opts
 	kill_at kill 200 0
 	finish kill
-	clean=$(final_objective "$BATS_TEST_TMPDIR/clean/w0.tsv")
 	ours=$(final_objective "$BATS_TEST_TMPDIR/kill/w0.tsv")
 	gap=$(rel_gap "$ours" "$clean")
 	auc=$(tsv_last "$BATS_TEST_TMPDIR/kill/w0.tsv" test_auc)
@@ -101,6 +123,32 @@ kill_at() {
 	awk -v g="$gap" 'BEGIN { exit !(g < 1e-3 && g > -1e-3) }'
 	awk -v a="$auc" 'BEGIN { exit !(a > 0.89) }'
 	grep -q 'ring version 3 -> 4' "$BATS_TEST_TMPDIR/kill/w1.tsv.err"
+}
+
+@test "a server added mid-job takes its segments over first; the objective is exactly the fault-free one" {
+	fault_free
+	cluster add --standby
+	change add "$ADDR_2" add
+	echo "with a server added: $ours, fault-free $clean"
+	[ "$ours" = "$clean" ]
+	grep -q 'ring version 2 -> 3: 2 -> 3 servers' "$BATS_TEST_TMPDIR/add/w1.tsv.err"
+	grep -E 'handing [0-9]+ keys over' "$BATS_TEST_TMPDIR"/add/server-[01].out.err
+	taken=$(stat "$ADDR_2" handoff_keys_in)
+	echo "the new server took $taken keys"
+	[ "$taken" -gt 0 ]
+}
+
+@test "a server removed mid-job hands its keys over; the objective is exactly the fault-free one" {
+	fault_free
+	cluster rm
+	change rm "$ADDR_1" remove
+	echo "with a server removed: $ours, fault-free $clean"
+	[ "$ours" = "$clean" ]
+	grep -q 'ring version 3 -> 4: 3 -> 2 servers' "$BATS_TEST_TMPDIR/rm/w0.tsv.err"
+	grep -E 'handing [0-9]+ keys over' "$BATS_TEST_TMPDIR/rm/server-1.out.err"
+	# It left quietly: no job aborted, and it still runs.
+	! grep -q 'aborting the job' "$BATS_TEST_TMPDIR/rm/server-1.out.err"
+	kill -0 "$PID_1"
 }
 
 @test "a worker that loses a server and gets no new ring gives up after its timeout" {

@@ -1,0 +1,160 @@
+/*
+ * handoff.c: moving segments to a new primary when the ring changes while
+ * their old primary lives (a server joined, or one was removed with
+ * `ps-ring remove`): the old primary sends every key whose primary is now
+ * another server to that server before it acknowledges the new ring, so
+ * the workers, who get a ring only once every server acknowledged it,
+ * find each key whole on its new primary.  A server that died hands
+ * nothing over: its replicas take its keys over (handover.c).
+ *
+ * Invariants:
+ *  1. Keys go as REPLICATE frames of kind REPLICATE_HANDOFF, stamped with
+ *     the new ring version, one mark per frame (the frame's timestamp is
+ *     the round the keys last saw, as in a resync, replica.c), at most
+ *     HANDOFF_CHUNK keys a frame.
+ *  2. The sender holds its acknowledgement of the ring (coord.h) until
+ *     every frame was answered, or the server it went to is gone.
+ *  3. The new primary keeps the copy whose mark is later, like a
+ *     handover, and sends what it took to its own replicas.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "server.h"
+#include "xmalloc.h"
+
+#define HANDOFF_CHUNK	65536
+
+static int
+handoff_mark_cmp(const void *a, const void *b, void *arg)
+{
+	const uint64_t *mark = arg;
+	uint64_t x = mark[*(const uint32_t *)a], y = mark[*(const uint32_t *)b];
+
+	return (x > y) - (x < y);
+}
+
+/* Send q its slots of st (sorted by mark), a frame per mark and chunk. */
+static void
+handoff_to(struct channel *ch, const struct store *st, size_t q,
+    uint32_t *slots, size_t n)
+{
+	struct server *srv = ch->srv;
+	size_t i, j;
+
+	qsort_r(slots, n, sizeof *slots, handoff_mark_cmp, (void *)st->mark);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && j - i < HANDOFF_CHUNK &&
+		    st->mark[slots[j]] == st->mark[slots[i]]; j++)
+			continue;
+		if (replica_send_store(ch, st, q, st->mark[slots[i]] - 1,
+		    REPLICATE_HANDOFF, slots + i, j - i) != 0) {
+			log_warnx("channel %u: cannot hand %zu keys over to %s",
+			    ch->id, n - i, srv->ring.servers[q].addr);
+			return;
+		}
+		srv->handoff_acks++;
+	}
+}
+
+/*
+ * The ring changed: send each key of old (the channel's serving store
+ * under the previous ring) whose primary is now another server to it;
+ * every key when this server left the ring.
+ */
+void
+handoff_send(struct channel *ch, const struct store *old)
+{
+	struct server *srv = ch->srv;
+	size_t ns = srv->ring.nservers, count = ps_keytab_count(&old->keys);
+	size_t i, q, *n = xcalloc(ns + 1, sizeof *n), total = 0;
+	uint32_t **slots = xcalloc(ns + 1, sizeof *slots);
+
+	/* A server cut off from the coordinator holds nothing to give. */
+	for (i = 0; i < count && ns > 0 && !srv->coord_lost; i++) {
+		q = ps_ring_lookup(&srv->ring, old->keys.bykey[i]);
+		if (srv->in_ring && q == srv->ring_index)
+			continue;
+		if (slots[q] == NULL)
+			slots[q] = xcalloc(count, sizeof *slots[q]);
+		slots[q][n[q]++] = (uint32_t)i;
+	}
+	for (q = 0; q < ns; q++) {
+		if (n[q] > 0)
+			handoff_to(ch, old, q, slots[q], n[q]);
+		total += n[q];
+		free(slots[q]);
+	}
+	free(slots);
+	free(n);
+	if (total > 0)
+		log_info("ring version %u, channel %u: handing %zu keys over "
+		    "to their new primaries", srv->ring.version, ch->id, total);
+}
+
+/* Invariant 2: after handoff_send, hold the ring's acknowledgement. */
+void
+handoff_hold(struct server *srv)
+{
+	if (srv->handoff_acks > 0 && srv->coord != NULL) {
+		srv->handoff_started = server_now();
+		ps_coord_node_hold(srv->coord);
+	}
+}
+
+/* One frame answered (or lost, with its server): ack the ring after all. */
+void
+handoff_answered(struct server *srv, int lost)
+{
+	if (srv->handoff_acks == 0)
+		return;
+	srv->handoff_acks = lost ? 0 : srv->handoff_acks - 1;
+	if (srv->handoff_acks > 0)
+		return;
+	log_info("ring version %u: segments handed over in %.0f ms%s",
+	    srv->ring.version, (server_now() - srv->handoff_started) * 1e3,
+	    lost ? " (a new primary went away)" : "");
+	if (srv->coord != NULL)
+		ps_coord_node_ack(srv->coord);
+}
+
+/* Invariant 3: a HANDOFF frame m for this server's ring, checked. */
+void
+handoff_apply(struct channel *ch, const struct ps_msg *m)
+{
+	struct server *srv = ch->srv;
+	struct store *st = &ch->store;
+	uint32_t *slots = xcalloc(m->nkeys + 1, sizeof *slots);
+	size_t k, n = 0, stray = 0;
+
+	for (k = 0; k < m->nkeys; k++) {
+		long have;
+		uint32_t s;
+
+		if (!srv->in_ring ||
+		    ps_ring_lookup(&srv->ring, m->keys[k]) != srv->ring_index) {
+			stray++;
+			continue;
+		}
+		have = ps_keytab_find(&st->keys, m->keys[k]);
+		if (have >= 0 && st->mark[have] >= m->timestamp + 1)
+			continue;
+		s = store_slot(st, m->keys[k]);
+		store_set(st, s, m->vals[3 * k]);
+		st->trust[s] = m->vals[3 * k + 1];
+		st->glast[s] = m->vals[3 * k + 2];
+		st->mark[s] = m->timestamp + 1;
+		slots[n++] = s;
+	}
+	srv->stats.handoff_keys_in += n;
+	if (stray > 0)
+		log_warnx("channel %u: %zu handed-over keys are not this "
+		    "server's in ring version %u; dropped", ch->id, stray,
+		    srv->ring.version);
+	if (n > 0)
+		replica_copy(ch, m->timestamp, slots, n);
+	free(slots);
+}
