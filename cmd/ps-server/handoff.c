@@ -44,19 +44,21 @@ handoff_to(struct channel *ch, const struct store *st, size_t q,
 {
 	struct server *srv = ch->srv;
 	size_t i, j;
+	int frames;
 
 	qsort_r(slots, n, sizeof *slots, handoff_mark_cmp, (void *)st->mark);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && j - i < HANDOFF_CHUNK &&
 		    st->mark[slots[j]] == st->mark[slots[i]]; j++)
 			continue;
-		if (replica_send_store(ch, st, q, st->mark[slots[i]] - 1,
-		    REPLICATE_HANDOFF, slots + i, j - i) != 0) {
+		frames = replica_send_store(ch, st, q, st->mark[slots[i]] - 1,
+		    REPLICATE_HANDOFF, slots + i, j - i);
+		if (frames < 0) {
 			log_warnx("channel %u: cannot hand %zu keys over to %s",
 			    ch->id, n - i, srv->ring.servers[q].addr);
 			return;
 		}
-		srv->handoff_acks++;
+		srv->handoff_acks += (size_t)frames;
 	}
 }
 

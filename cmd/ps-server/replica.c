@@ -48,6 +48,7 @@
 
 #define REPLICA_CONNECT_TIMEOUT	2.0
 #define REPLICA_WIDTH		3
+#define REPLICA_CHUNK		65536	/* keys a frame, well below the limit */
 
 /* One key's copy bound for one replica server. */
 struct replica_rec {
@@ -143,20 +144,17 @@ replica_group(struct server *srv, const struct store *st,
 	free(idx);
 }
 
-/* Send one server recs (slots of st), stamped t and kind; 0, or -1. */
+/* One REPLICATE frame of recs (slots of st) on l; 0, or -1. */
 static int
-replica_send(struct channel *ch, const struct store *st, size_t server,
-    uint64_t t, int kind, struct replica_rec *recs, size_t n)
+replica_frame(struct channel *ch, const struct store *st,
+    struct replica_link *l, uint64_t t, int kind,
+    const struct replica_rec *recs, size_t n)
 {
 	struct server *srv = ch->srv;
-	struct replica_link *l = replica_link_get(srv, server);
 	struct ps_msg m;
 	size_t k;
 	int rc;
 
-	if (l == NULL)
-		return -1;
-	qsort(recs, n, sizeof *recs, replica_rec_cmp);
 	memset(&m, 0, sizeof m);
 	m.type = PS_MSG_REPLICATE;
 	m.width = REPLICA_WIDTH;
@@ -167,8 +165,8 @@ replica_send(struct channel *ch, const struct store *st, size_t server,
 	m.naux = 1;
 	m.aux[0] = kind;
 	m.nkeys = (uint32_t)n;
-	m.keys = xcalloc(n, sizeof *m.keys);
-	m.vals = xcalloc(n * REPLICA_WIDTH, sizeof *m.vals);
+	m.keys = xcalloc(n + 1, sizeof *m.keys);
+	m.vals = xcalloc((n + 1) * REPLICA_WIDTH, sizeof *m.vals);
 	for (k = 0; k < n; k++) {
 		m.keys[k] = recs[k].key;
 		m.vals[3 * k] = st->w[recs[k].slot];
@@ -185,7 +183,31 @@ replica_send(struct channel *ch, const struct store *st, size_t server,
 	return 0;
 }
 
-/* Send server the given slots of st, stamped t and kind; 0, or -1. */
+/*
+ * Send one server recs (slots of st), stamped t and kind, in frames of at
+ * most REPLICA_CHUNK keys (each answered on its own); the number of
+ * frames, or -1 if the server cannot be reached.
+ */
+static int
+replica_send(struct channel *ch, const struct store *st, size_t server,
+    uint64_t t, int kind, struct replica_rec *recs, size_t n)
+{
+	struct replica_link *l = replica_link_get(ch->srv, server);
+	size_t at, len;
+	int frames = 0;
+
+	if (l == NULL)
+		return -1;
+	qsort(recs, n, sizeof *recs, replica_rec_cmp);
+	for (at = 0; at < n; at += len, frames++) {
+		len = n - at < REPLICA_CHUNK ? n - at : REPLICA_CHUNK;
+		if (replica_frame(ch, st, l, t, kind, recs + at, len) != 0)
+			return -1;
+	}
+	return frames;
+}
+
+/* Send server the given slots of st, stamped t and kind: frames, or -1. */
 int
 replica_send_store(struct channel *ch, const struct store *st, size_t server,
     uint64_t t, int kind, const uint32_t *slots, size_t n)
@@ -225,9 +247,11 @@ replica_send_slots(struct channel *ch, uint64_t t, int kind,
 	replica_group(srv, &ch->store, slots, nslots, recs, n);
 	for (s = 0; s < ns; s++) {
 		if (n[s] > 0 && (!failed || srv->coord_addr != NULL)) {
-			if (replica_send(ch, &ch->store, s, t, kind, recs[s],
-			    n[s]) == 0)
-				waits++;
+			int frames = replica_send(ch, &ch->store, s, t, kind,
+			    recs[s], n[s]);
+
+			if (frames >= 0)
+				waits += frames;
 			else
 				failed++;
 		}

@@ -25,7 +25,7 @@ USAGE
 
   -r repeats   joins, each on a fresh ring (default 3)
   -s servers   servers before the join (default 2)
-  -t ms        the coordinator's heartbeat timeout (default 5000: taking
+  -t ms        the coordinator's heartbeat timeout (default 60000: taking
                millions of new keys in one push keeps a server's loop busy
                for seconds, which the default 300 ms would call dead)
   -k           keep the work directory and print its name
@@ -37,7 +37,7 @@ HELP
 	exit "$1"
 }
 
-repeats=3 servers=2 keep=0 timeout=5000
+repeats=3 servers=2 keep=0 timeout=60000
 while getopts hkr:s:t: opt; do
 	case $opt in
 	h) usage 0 ;;
