@@ -2,11 +2,12 @@
 # failover.bats: ring changes during a job run on the coordinator's ring
 # with replicas (k = 1).  A server killed with kill -9: the workers take
 # the next ring over, send what was not answered again, and finish, at
-# tau 0 with exactly the fault-free objective (nothing acknowledged lost,
-# nothing applied twice), with delay and filters within 1e-3 of it.  A
+# tau 0 with the fault-free objective to 1e-9 (nothing acknowledged lost,
+# nothing applied twice: only the order of the servers' l1 sums may
+# differ), with delay and filters within 1e-3 of it.  A
 # server added with `ps-ring add` or drained with `ps-ring remove`: the old
 # primaries hand their segments over before the ring switches, and the job
-# again ends at exactly the fault-free objective.  A worker that loses a
+# again ends at the fault-free objective to 1e-9.  A worker that loses a
 # server and gets no new ring gives up after its timeout.
 
 load helper
@@ -69,6 +70,12 @@ kill_at() {
 
 # fault_free [OPTION...]: the job on a fresh cluster; its objective in
 # $clean.
+#
+# same OURS: OURS is the fault-free objective to 1e-9 relative.
+same() {
+	awk -v a="$1" -v b="$clean" 'BEGIN { d = (a - b) / b; exit !(d < 1e-9 && d > -1e-9) }'
+}
+
 fault_free() {
 	cluster clean && workers clean "$@" && finish clean &&
 	    clean=$(final_objective "$BATS_TEST_TMPDIR/clean/w0.tsv")
@@ -90,7 +97,7 @@ change() {
 	    ours=$(final_objective "$BATS_TEST_TMPDIR/$run/w0.tsv")
 }
 
-@test "kill -9 of a server at tau 0: the job ends at exactly the fault-free objective" {
+@test "kill -9 of a server at tau 0: the job ends at the fault-free objective" {
 	fault_free
 	for victim in 1 2; do
 		cluster "kill$victim"
@@ -100,8 +107,8 @@ change() {
 		d=$BATS_TEST_TMPDIR/kill$victim
 		ours=$(final_objective "$d/w0.tsv")
 		echo "server $victim killed: $ours, fault-free $clean"
-		[ "$ours" = "$clean" ]
-		[ "$(final_objective "$d/w1.tsv")" = "$clean" ]
+		same "$ours"
+		same "$(final_objective "$d/w1.tsv")"
 		grep -q 'ring version 3 -> 4: 3 -> 2 servers' "$d/w0.tsv.err"
 		grep -E 'first reply under ring version 4 [0-9.]+ ms' "$d/w1.tsv.err"
 	done
@@ -125,12 +132,12 @@ change() {
 	grep -q 'ring version 3 -> 4' "$BATS_TEST_TMPDIR/kill/w1.tsv.err"
 }
 
-@test "a server added mid-job takes its segments over first; the objective is exactly the fault-free one" {
+@test "a server added mid-job takes its segments over first; the objective is the fault-free one" {
 	fault_free
 	cluster add --standby
 	change add "$ADDR_2" add
 	echo "with a server added: $ours, fault-free $clean"
-	[ "$ours" = "$clean" ]
+	same "$ours"
 	grep -q 'ring version 2 -> 3: 2 -> 3 servers' "$BATS_TEST_TMPDIR/add/w1.tsv.err"
 	grep -E 'handing [0-9]+ keys over' "$BATS_TEST_TMPDIR"/add/server-[01].out.err
 	taken=$(stat "$ADDR_2" handoff_keys_in)
@@ -138,12 +145,12 @@ change() {
 	[ "$taken" -gt 0 ]
 }
 
-@test "a server removed mid-job hands its keys over; the objective is exactly the fault-free one" {
+@test "a server removed mid-job hands its keys over; the objective is the fault-free one" {
 	fault_free
 	cluster rm
 	change rm "$ADDR_1" remove
 	echo "with a server removed: $ours, fault-free $clean"
-	[ "$ours" = "$clean" ]
+	same "$ours"
 	grep -q 'ring version 3 -> 4: 3 -> 2 servers' "$BATS_TEST_TMPDIR/rm/w0.tsv.err"
 	grep -E 'handing [0-9]+ keys over' "$BATS_TEST_TMPDIR/rm/server-1.out.err"
 	# It left quietly: no job aborted, and it still runs.
