@@ -12,8 +12,12 @@ bats_load_library bats-assert
 
 # ps_start_daemon OUTFILE CMD...: start CMD in the background with stdout to
 # OUTFILE and stderr to OUTFILE.err; fd 3 is closed so Bats does not wait.
+# Files left by an earlier daemon are removed first: the background shell
+# truncates them only when it gets to run, and until then a reader would
+# find the old daemon's lines.
 ps_start_daemon() {
 	local out=$1; shift
+	rm -f "$out" "$out.err"
 	"$@" >"$out" 2>"$out.err" 3>&- &
 	echo $! >>"$BATS_TEST_TMPDIR/pids"
 	PS_LAST_PID=$!
