@@ -17,7 +17,8 @@
  * conn never logs; the reason goes to the close callback.  Calling
  * ps_conn_free() from inside any of the callbacks is safe.
  *
- * Back-pressure: the conn never buffers more input than one maximal frame.
+ * Back-pressure: the conn never buffers more input than one maximal frame
+ * (PS_FRAME_MAX_PAYLOAD, or less after ps_conn_set_max_frame()).
  * An accepted conn (ps_conn_new) whose output exceeds PS_CONN_OUT_HIGH
  * stops reading until the output drains below PS_CONN_OUT_LOW, so a peer
  * that does not read cannot make the server queue without bound.  A conn
@@ -48,6 +49,7 @@
 #include "wire.h"
 
 #define PS_CONN_LINE_MAX	1024
+#define PS_CONN_FRAME_MIN	4096	/* lowest ps_conn_set_max_frame() */
 #define PS_CONN_OUT_HIGH	(64u << 20)
 #define PS_CONN_OUT_LOW		(16u << 20)
 
@@ -124,6 +126,14 @@ void		 ps_conn_set_lz4(struct ps_conn *c, int on);
  */
 void		 ps_conn_set_keycache_send(struct ps_conn *c, size_t max_keys);
 void		 ps_conn_set_keycache_recv(struct ps_conn *c, size_t max_keys);
+/*
+ * Read frames of at most max_payload payload bytes (default and at most
+ * PS_FRAME_MAX_PAYLOAD; at least PS_CONN_FRAME_MIN, so that a text line
+ * still fits): a header announcing more closes the conn as a protocol
+ * error, "frame too large (N bytes, limit M)", before its payload is
+ * read.  Values outside the range are taken as its nearer end.
+ */
+void		 ps_conn_set_max_frame(struct ps_conn *c, size_t max_payload);
 /*
  * Run the handshake on this conn, as the side in role, proving knowledge
  * of secret, which the conn borrows: it must stay valid until the

@@ -57,6 +57,7 @@ struct ps_conn {
 	int			 closing;	/* flush, then close */
 	int			 dead;		/* close callback was called */
 	int			 proto_error;
+	size_t			 max_frame;	/* payload bytes read at most */
 	int			 busy;		/* depth of our callbacks */
 	int			 free_pending;
 	char			 reason[256];	/* why closing, once known */

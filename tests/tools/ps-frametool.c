@@ -398,7 +398,7 @@ ft_auth_read(int fd, struct ps_msg *m, long long end)
 	char err[200] = "no frame";
 
 	if (ft_read_exact(fd, buf, PS_FRAME_HDR_LEN, end) != 0 ||
-	    ps_frame_peek(buf, &flen, err, sizeof err) != 0 ||
+	    ps_frame_peek(buf, PS_FRAME_MAX_PAYLOAD, &flen, err, sizeof err) != 0 ||
 	    flen > sizeof buf || ft_read_exact(fd, buf + PS_FRAME_HDR_LEN,
 	    flen - PS_FRAME_HDR_LEN, end) != 0 ||
 	    ps_msg_decode(buf, flen, m, err, sizeof err) != 0) {
@@ -503,7 +503,8 @@ ft_print(struct evbuffer *eb)
 	char err[200];
 
 	while (len >= PS_FRAME_HDR_LEN &&
-	    ps_frame_peek(p, &flen, err, sizeof err) == 0 && flen <= len) {
+	    ps_frame_peek(p, PS_FRAME_MAX_PAYLOAD, &flen, err, sizeof err) == 0 &&
+	    flen <= len) {
 		if (ps_msg_decode(p, flen, &m, err, sizeof err) == 0) {
 			ft_print_msg(&m);
 			ps_msg_release(&m);

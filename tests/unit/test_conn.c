@@ -1,8 +1,9 @@
 /*
  * test_conn.c: unit tests of framed connections over loopback TCP and
  * socketpairs: frames both ways, text-mode detection, malformed input
- * closing with its reason, freeing from a callback, back-pressure, the
- * listen/connect/address helpers, and the authentication handshake.
+ * closing with its reason, the frame size limit, freeing from a callback,
+ * back-pressure, the listen/connect/address helpers, and the
+ * authentication handshake.
  */
 #include "config.h"
 
@@ -322,6 +323,61 @@ test_malformed_closes(void **state)
 	free(f);
 }
 
+/* A BYE whose payload is exactly len bytes of text (len <= 8192). */
+static uint8_t *
+blob_frame(size_t len, size_t *flen)
+{
+	static char text[8192];
+	struct ps_msg m;
+
+	memset(text, 'x', sizeof text);
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_BYE;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.blob = text;
+	m.bloblen = len;
+	return encode(&m, flen);
+}
+
+/*
+ * ps_conn_set_max_frame(), below its floor (so at PS_CONN_FRAME_MIN): a
+ * payload at the limit is read; a header announcing one byte more closes
+ * the conn, its payload never sent.
+ */
+static void
+test_max_frame(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	uint8_t *f;
+	uint32_t over = PS_CONN_FRAME_MIN + 1, crc;
+	size_t len;
+	int fds[2];
+
+	pair(fds);
+	s.c = ps_conn_new(base, fds[0], "peer", side_msg_cb, side_text_cb,
+	    side_close_cb, &s);
+	ps_conn_set_max_frame(s.c, PS_CONN_FRAME_MIN - 1);
+	f = blob_frame(PS_CONN_FRAME_MIN, &len);
+	write_all(fds[1], f, len);
+	run_until(base, &s.nmsgs);
+	assert_int_equal(s.last.bloblen, PS_CONN_FRAME_MIN);
+	memcpy(f + 36, &over, 4);
+	memcpy(f + 40, &over, 4);
+	crc = ps_crc32c(0, f, 48);
+	memcpy(f + 48, &crc, 4);
+	write_all(fds[1], f, PS_FRAME_HDR_LEN);
+	run_until(base, &s.closed);
+	assert_string_equal(s.reason, "frame too large (4097 bytes, limit "
+	    "4096)");
+	assert_int_equal(s.proto, 1);
+	assert_int_equal(s.nmsgs, 1);
+	ps_msg_release(&s.last);
+	close(fds[1]);
+	free(f);
+	event_base_free(base);
+}
+
 static void
 test_frames_in_one_write(void **state)
 {
@@ -616,6 +672,7 @@ main(void)
 		cmocka_unit_test(test_loopback_frames),
 		cmocka_unit_test(test_text_mode),
 		cmocka_unit_test(test_malformed_closes),
+		cmocka_unit_test(test_max_frame),
 		cmocka_unit_test(test_frames_in_one_write),
 		cmocka_unit_test(test_back_pressure),
 		cmocka_unit_test(test_connect_and_listen_errors),
