@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@
 
 static const char usage_text[] =
 "usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [-K keys]\n"
-"                 [-l addr:port] [-o model.psm]\n"
+"                 [-l addr:port] [-m max-frame] [-o model.psm]\n"
 "                 [-C host:port [--standby] | -r ring]\n";
 
 static void
@@ -42,6 +43,8 @@ usage(int status)
 		    "                          (ps-ring serve) and hold the rings it sends\n"
 		    "      --standby           with -C: join the ring only on `ps-ring add`\n"
 		    "  -c, --max-conns n       refuse connections beyond n (default 1024)\n"
+		    "  -m, --max-frame bytes   close a connection that sends a frame whose\n"
+		    "                          payload is larger (4096 to 67108864; default 67108864)\n"
 		    "  -K, --key-cache n       keys of cached key lists kept per connection\n"
 		    "                          (default 4194304; 0 keeps none)\n"
 		    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
@@ -208,6 +211,23 @@ server_save_cb(evutil_socket_t sig, short what, void *arg)
 		log_info("saved %s", srv->model_path);
 }
 
+/* A decimal number in [lo, hi] for the option named what, or exit 64. */
+static long
+server_parse_num(const char *s, const char *what, long lo, long hi)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno != 0 || n < lo || n > hi) {
+		fprintf(stderr, "ps-server: bad %s '%s' (expected %ld to %ld)\n",
+		    what, s, lo, hi);
+		usage(EX_USAGE);
+	}
+	return n;
+}
+
 static void
 server_parse_args(struct server *srv, int argc, char **argv,
     const char **listen, const char **secret, int *verbose)
@@ -217,6 +237,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "listen", required_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-conns", required_argument, NULL, 'c' },
+		{ "max-frame", required_argument, NULL, 'm' },
 		{ "key-cache", required_argument, NULL, 'K' },
 		{ "ring", required_argument, NULL, 'r' },
 		{ "coordinator", required_argument, NULL, 'C' },
@@ -226,11 +247,9 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char *end;
-	long n;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "a:C:c:hK:l:o:r:Vv", longopts,
+	while ((ch = getopt_long(argc, argv, "a:C:c:hK:l:m:o:r:Vv", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 1:
@@ -243,26 +262,23 @@ server_parse_args(struct server *srv, int argc, char **argv,
 			srv->coord_addr = optarg;
 			break;
 		case 'c':
-			n = strtol(optarg, &end, 10);
-			if (*end != '\0' || n < 1 || n > 65536) {
-				fprintf(stderr, "ps-server: bad connection limit '%s'\n", optarg);
-				usage(EX_USAGE);
-			}
-			srv->max_conns = (int)n;
+			srv->max_conns = (int)server_parse_num(optarg,
+			    "connection limit", 1, 65536);
 			break;
 		case 'h':
 			usage(0);
 			break;
 		case 'K':
-			n = strtol(optarg, &end, 10);
-			if (*end != '\0' || n < 0 || n > (1L << 30)) {
-				fprintf(stderr, "ps-server: bad key cache size '%s'\n", optarg);
-				usage(EX_USAGE);
-			}
-			srv->key_cache = (size_t)n;
+			srv->key_cache = (size_t)server_parse_num(optarg,
+			    "key cache size", 0, 1L << 30);
 			break;
 		case 'l':
 			*listen = optarg;
+			break;
+		case 'm':
+			srv->max_frame = (size_t)server_parse_num(optarg,
+			    "frame limit", PS_CONN_FRAME_MIN,
+			    PS_FRAME_MAX_PAYLOAD);
 			break;
 		case 'o':
 			srv->model_path = optarg;
@@ -330,6 +346,7 @@ main(int argc, char **argv)
 
 	memset(&srv, 0, sizeof srv);
 	srv.max_conns = 1024;
+	srv.max_frame = PS_FRAME_MAX_PAYLOAD;
 	srv.key_cache = PS_KEYCACHE_DEFAULT;
 	server_parse_args(&srv, argc, argv, &listen, &secret, &verbose);
 	log_init("ps-server", verbose);

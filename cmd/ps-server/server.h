@@ -172,6 +172,7 @@ struct server {
 	struct replica_link	*rlinks;	/* [nrlinks], by ring index */
 	size_t			 nrlinks;
 	int			 max_conns;
+	size_t			 max_frame;	/* -m: payload bytes per frame */
 	struct ps_secret	 secret;	/* -a: every peer proves it */
 	int			 have_secret;
 	size_t			 key_cache;	/* keys cached per connection */
