@@ -165,6 +165,17 @@ int		 ps_hostport_parse(const char *s, struct sockaddr_storage *ss,
 		    socklen_t *len, char *err, size_t errlen);
 
 /*
+ * The secret of a daemon that will listen on hostport: with path, read it
+ * into *s and set *have; without, make sure hostport is 127.0.0.1 or [::1]
+ * (an address that does not parse is left to ps_listen() to report).
+ * Return 0, or an exit status with the reason in err: EX_NOINPUT for a
+ * secret file ps_secret_load() refuses, EX_USAGE for "listening on 'x'
+ * needs a secret (-a file): ...".
+ */
+int		 ps_listen_secret(const char *hostport, const char *path,
+		    struct ps_secret *s, int *have, char *err, size_t errlen);
+
+/*
  * Listen on hostport (port 0: any free port), accepting with cb(arg).  On
  * success store the listener (the caller frees it with evconnlistener_free)
  * in *out, the bound "addr:port" in bound, and return 0; else -1 with

@@ -20,6 +20,8 @@
  *   4. The whole handshake has PS_AUTH_TIMEOUT seconds.
  * Any close before this side is done (an EOF too) is an authentication
  * failure, its reason prefixed "authentication failed: ".
+ *
+ * Also here: which listeners must have a secret (ps_listen_secret).
  */
 #include "config.h"
 
@@ -27,6 +29,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "conn_priv.h"
 
@@ -350,4 +353,29 @@ int
 ps_conn_is_auth_error(const struct ps_conn *c)
 {
 	return c->dead && c->auth.failed;
+}
+
+/* Read a listener's secret, or check that it needs none; see conn.h. */
+int
+ps_listen_secret(const char *hostport, const char *path, struct ps_secret *s,
+    int *have, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	*have = 0;
+	if (path != NULL) {
+		if (ps_secret_load(path, s, err, errlen) != 0)
+			return EX_NOINPUT;
+		*have = 1;
+		return 0;
+	}
+	if (ps_hostport_parse(hostport, &ss, &len, err, errlen) == 0 &&
+	    ps_auth_required((struct sockaddr *)&ss)) {
+		snprintf(err, errlen, "listening on '%s' needs a secret (-a "
+		    "file): only 127.0.0.1 and [::1] are served without one",
+		    hostport);
+		return EX_USAGE;
+	}
+	return 0;
 }

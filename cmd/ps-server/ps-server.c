@@ -310,29 +310,22 @@ server_parse_args(struct server *srv, int argc, char **argv,
 
 /*
  * Read the secret (-a) or make sure the address needs none: only
- * 127.0.0.1 and [::1] may be served without one.  An address that does
- * not parse is left to ps_listen() to report.
+ * 127.0.0.1 and [::1] may be served without one.
  */
 static void
 server_auth_setup(struct server *srv, const char *listen, const char *path)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
 	char err[512];
+	int rc;
 
-	if (path != NULL) {
-		if (ps_secret_load(path, &srv->secret, err, sizeof err) != 0)
-			fatalx(EX_NOINPUT, "%s", err);
-		srv->have_secret = 1;
-		return;
-	}
-	if (ps_hostport_parse(listen, &ss, &len, err, sizeof err) == 0 &&
-	    ps_auth_required((struct sockaddr *)&ss)) {
-		fprintf(stderr, "ps-server: listening on '%s' needs a secret "
-		    "(-a file): only 127.0.0.1 and [::1] are served without "
-		    "one\n", listen);
+	rc = ps_listen_secret(listen, path, &srv->secret, &srv->have_secret,
+	    err, sizeof err);
+	if (rc == EX_USAGE) {
+		fprintf(stderr, "ps-server: %s\n", err);
 		usage(EX_USAGE);
 	}
+	if (rc != 0)
+		fatalx(rc, "%s", err);
 }
 
 int

@@ -56,6 +56,7 @@
 #include <event2/buffer.h>
 
 #include "auth.h"
+#include "auth_sock.h"
 #include "conn.h"
 #include "crc32c.h"
 #include "wire.h"
@@ -408,116 +409,22 @@ ft_read(int fd, struct evbuffer *eb, long long wait_ms)
 	return 0;
 }
 
-/* Read exactly len bytes by the deadline end; 0, or -1 if they miss. */
-static int
-ft_read_exact(int fd, uint8_t *buf, size_t len, long long end)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	long long left;
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		if ((left = end - ft_now_ms()) <= 0)
-			return -1;
-		if (poll(&pfd, 1, (int)left) <= 0)
-			continue;
-		n = read(fd, buf + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	return 0;
-}
-
-/* Read one small frame into *m by the deadline, else exit 77. */
-static void
-ft_auth_read(int fd, struct ps_msg *m, long long end)
-{
-	uint8_t buf[PS_FRAME_HDR_LEN + 512];
-	size_t flen = 0;
-	char err[200] = "no frame";
-
-	if (ft_read_exact(fd, buf, PS_FRAME_HDR_LEN, end) != 0 ||
-	    ps_frame_peek(buf, PS_FRAME_MAX_PAYLOAD, &flen, err, sizeof err) != 0 ||
-	    flen > sizeof buf || ft_read_exact(fd, buf + PS_FRAME_HDR_LEN,
-	    flen - PS_FRAME_HDR_LEN, end) != 0 ||
-	    ps_msg_decode(buf, flen, m, err, sizeof err) != 0) {
-		fprintf(stderr, "ps-frametool: handshake: %s\n", err);
-		exit(EX_NOPERM);
-	}
-}
-
-/* Exit 77 unless m is AUTH step with len bytes. */
-static void
-ft_auth_expect(struct ps_msg *m, uint64_t step, size_t len)
-{
-	if (m->type == PS_MSG_AUTH && m->timestamp == step &&
-	    m->bloblen == len)
-		return;
-	fprintf(stderr, "ps-frametool: handshake: %s %.*s\n",
-	    ps_msg_type_name(m->type), (int)m->bloblen,
-	    m->blob != NULL ? m->blob : "");
-	exit(EX_NOPERM);
-}
-
-/* Send AUTH step 2: our nonce and MAC. */
-static void
-ft_auth_answer(int fd, const uint8_t *answer, size_t len)
-{
-	struct evbuffer *eb = evbuffer_new();
-	struct ft_frame fr = { 0 };
-	struct ps_msg m;
-	char err[200];
-
-	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_AUTH;
-	m.flags = PS_MSG_F_NOKEYS;
-	m.timestamp = 2;
-	m.blob = (char *)answer;
-	m.bloblen = len;
-	if (eb == NULL || ps_msg_encode(&m, eb, 0, NULL, err, sizeof err) < 0)
-		exit(EX_SOFTWARE);
-	fr.len = fr.send_len = evbuffer_get_length(eb);
-	fr.buf = evbuffer_pullup(eb, -1);
-	ft_send(fd, &fr);
-	evbuffer_free(eb);
-}
-
-/* The connector's side of the handshake, blocking; exit 77 if it fails. */
+/* The connector's side of the handshake; exit 77 if it fails. */
 static void
 ft_auth(int fd, const char *path, long long wait_ms)
 {
-	long long end = ft_now_ms() + wait_ms;
-	uint8_t ns[PS_AUTH_NONCE_LEN], answer[2 * PS_AUTH_MAC_LEN];
-	uint8_t mac[PS_AUTH_MAC_LEN];
 	struct ps_secret s;
-	struct ps_msg m;
 	char err[512];
 
 	if (ps_secret_load(path, &s, err, sizeof err) != 0) {
 		fprintf(stderr, "ps-frametool: %s\n", err);
 		exit(EX_NOINPUT);
 	}
-	ft_auth_read(fd, &m, end);
-	ft_auth_expect(&m, 1, PS_AUTH_NONCE_LEN);
-	memcpy(ns, m.blob, sizeof ns);
-	ps_msg_release(&m);
-	if (ps_auth_nonce(answer) != 0)
-		exit(EX_OSERR);
-	ps_auth_mac(&s, PS_AUTH_CONNECTOR, ns, answer, answer +
-	    PS_AUTH_NONCE_LEN);
-	ft_auth_answer(fd, answer, sizeof answer);
-	ft_auth_read(fd, &m, end);
-	ft_auth_expect(&m, 3, PS_AUTH_MAC_LEN);
-	ps_auth_mac(&s, PS_AUTH_ACCEPTOR, ns, answer, mac);
-	if (!ps_auth_equal(mac, (uint8_t *)m.blob, sizeof mac)) {
-		fprintf(stderr, "ps-frametool: handshake: wrong proof\n");
+	if (ps_auth_sock_connect(fd, &s, (int)((wait_ms + 999) / 1000), err,
+	    sizeof err) != 0) {
+		fprintf(stderr, "ps-frametool: %s\n", err);
 		exit(EX_NOPERM);
 	}
-	ps_msg_release(&m);
 	ps_secret_release(&s);
 }
 
