@@ -40,7 +40,8 @@ usage(int status)
 		    "  -r, --ring file         hold only the keys this ring gives this server\n"
 		    "                          (read when the first worker says hello)\n"
 		    "  -C, --coordinator host:port  register with this coordinator\n"
-		    "                          (ps-ring serve) and hold the rings it sends\n"
+		    "                          (ps-ring serve) and hold the rings it sends;\n"
+		    "                          with -a, prove the secret to it too\n"
 		    "      --standby           with -C: join the ring only on `ps-ring add`\n"
 		    "  -c, --max-conns n       refuse connections beyond n (default 1024)\n"
 		    "  -m, --max-frame bytes   close a connection that sends a frame whose\n"
@@ -335,7 +336,7 @@ main(int argc, char **argv)
 	struct event *sigterm, *sigint, *sigusr1;
 	const char *listen = "127.0.0.1:0", *secret = NULL;
 	char err[512];
-	int verbose = 0, status = 0;
+	int verbose = 0, status;
 
 	memset(&srv, 0, sizeof srv);
 	srv.max_conns = 1024;
@@ -368,10 +369,12 @@ main(int argc, char **argv)
 	if (srv.coord_addr != NULL)
 		coordlink_start(&srv);
 	event_base_dispatch(srv.base);
+	status = srv.exit_status;
 	if (srv.model_path != NULL &&
 	    channels_save(&srv, err, sizeof err) != 0) {
 		log_warnx("%s", err);
-		status = EX_CANTCREAT;
+		if (status == 0)
+			status = EX_CANTCREAT;
 	}
 	coordlink_stop(&srv);
 	server_free_peers(&srv);

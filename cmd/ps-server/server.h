@@ -173,8 +173,10 @@ struct server {
 	size_t			 nrlinks;
 	int			 max_conns;
 	size_t			 max_frame;	/* -m: payload bytes per frame */
-	struct ps_secret	 secret;	/* -a: every peer proves it */
+	struct ps_secret	 secret;	/* -a: every peer proves it, and
+						   so does this server to -C */
 	int			 have_secret;
+	int			 exit_status;	/* why the loop was ended, or 0 */
 	size_t			 key_cache;	/* keys cached per connection */
 	int			 nconns;
 	time_t			 started;
