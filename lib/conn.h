@@ -149,6 +149,14 @@ int		 ps_conn_set_auth(struct ps_conn *c,
 int		 ps_conn_is_authenticated(const struct ps_conn *c);
 /* True when the conn closed because the handshake failed or timed out. */
 int		 ps_conn_is_auth_error(const struct ps_conn *c);
+/*
+ * True when it failed on its merits, so that another try would fail the
+ * same way: a wrong secret (either side's), a peer that asks for a secret
+ * this side was not given, or one that does not run the handshake.  Not
+ * for a peer that was silent for PS_AUTH_TIMEOUT or went away, which may
+ * be a peer without a secret but also a hung or restarting one.
+ */
+int		 ps_conn_is_auth_refused(const struct ps_conn *c);
 /* Counters so far; the pointer stays valid until ps_conn_free(). */
 const struct ps_conn_stats *ps_conn_stats(const struct ps_conn *c);
 /* Bytes queued for sending and not yet written to the socket. */

@@ -52,17 +52,30 @@ conn_auth_output(struct ps_conn *c)
 	return bufferevent_get_output(c->bev);
 }
 
-/* End the conn for a handshake reason (prefixed by conn_auth_closed). */
+/*
+ * End the conn for a handshake reason (prefixed by conn_auth_closed):
+ * refused unless the handshake merely ran out of time.
+ */
+static void
+auth_end(struct ps_conn *c, int refused, const char *why)
+{
+	snprintf(c->auth.why, sizeof c->auth.why, "%s", why);
+	c->auth.failed = 1;
+	c->auth.refused = refused;
+	conn_fail(c, 1, "%s", c->auth.why);
+}
+
+/* End the conn: the handshake failed on its merits. */
 void
 conn_auth_fail(struct ps_conn *c, const char *fmt, ...)
 {
+	char why[sizeof c->auth.why];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->auth.why, sizeof c->auth.why, fmt, ap);
+	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
-	c->auth.failed = 1;
-	conn_fail(c, 1, "%s", c->auth.why);
+	auth_end(c, 1, why);
 }
 
 /* The conn closes: stop the clock; blame the handshake if not done. */
@@ -130,6 +143,7 @@ auth_refuse(struct ps_conn *c, const char *why)
 
 	snprintf(c->auth.why, sizeof c->auth.why, "%s", why);
 	c->auth.failed = 1;
+	c->auth.refused = 1;
 	if (auth_send(c, PS_MSG_ERROR, 0, why, strlen(why), err,
 	    sizeof err) != 0)
 		conn_start_closing(c, err);
@@ -161,12 +175,15 @@ auth_timer_cb(evutil_socket_t fd, short what, void *arg)
 	};
 	struct ps_conn *c = arg;
 	int first = c->auth.state == CONN_AUTH_CHALLENGE;
+	char why[sizeof c->auth.why];
 
 	c->busy++;
-	if (conn_auth_pending(c))
-		conn_auth_fail(c, "no %s within %d s%s", waiting[c->auth.state],
-		    PS_AUTH_TIMEOUT, first ? " (does the peer have a secret?)" :
-		    "");
+	if (conn_auth_pending(c)) {
+		snprintf(why, sizeof why, "no %s within %d s%s",
+		    waiting[c->auth.state], PS_AUTH_TIMEOUT, first ?
+		    " (does the peer have a secret?)" : "");
+		auth_end(c, 0, why);
+	}
 	conn_leave(c);
 }
 
@@ -353,6 +370,13 @@ int
 ps_conn_is_auth_error(const struct ps_conn *c)
 {
 	return c->dead && c->auth.failed;
+}
+
+/* Whether another try would fail the same way; see conn.h. */
+int
+ps_conn_is_auth_refused(const struct ps_conn *c)
+{
+	return c->dead && c->auth.failed && c->auth.refused;
 }
 
 /* Read a listener's secret, or check that it needs none; see conn.h. */

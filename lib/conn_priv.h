@@ -40,6 +40,8 @@ struct conn_auth {
 	struct event		*timer;		/* PS_AUTH_TIMEOUT */
 	struct evbuffer		*held;		/* owner's output until done */
 	int			 failed;	/* closed by or during it */
+	int			 refused;	/* failed on its merits, not
+						   by silence or a drop */
 	char			 why[160];	/* its own reason, if any */
 };
 

@@ -2,8 +2,9 @@
  * coord.c: the node side of the coordinator protocol (coord.h): connect,
  * authenticate with a secret, REGISTER, heartbeats, RING in and its
  * acknowledgement, and reconnecting with a bounded backoff when the
- * coordinator goes away; but not after a failed handshake, which another
- * try would fail the same way.
+ * coordinator goes away, or stays silent through the handshake (it may be
+ * hung, or have no secret); but not after it refused ours or asked for
+ * one we do not have, which another try would meet the same way.
  */
 #include "config.h"
 
@@ -143,7 +144,7 @@ node_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	char why[600];
 
 	snprintf(why, sizeof why, "coordinator '%s': %s", n->addr, reason);
-	if (ps_conn_is_auth_error(c))
+	if (ps_conn_is_auth_refused(c))
 		node_refused(n, why);
 	else
 		node_lost(n, why);

@@ -77,8 +77,10 @@ struct ps_coord_node_cbs {
 	/* The connection is gone (why); the link reconnects by itself. */
 	void	(*lost)(const char *why, void *arg);
 	/*
-	 * The handshake failed (why: a wrong or missing secret, on either
-	 * side); the link has stopped for good.  The owner should exit 77.
+	 * The coordinator refused this node's secret, or asked for one it
+	 * was not given (ps_conn_is_auth_refused); the link has stopped for
+	 * good.  The owner should exit 77.  A coordinator that does not
+	 * challenge in time is lost instead, and tried again.
 	 */
 	void	(*refused)(const char *why, void *arg);
 	/* Fill a heartbeat's counters (servers); NULL sends none. */

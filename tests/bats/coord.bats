@@ -393,6 +393,21 @@ now_ms() {
 	assert_output "ps-ring: coordinator '$COORD': authentication failed: no challenge within 5 s (does the peer have a secret?)"
 }
 
+@test "a server with -a waits out a coordinator that does not challenge (stopped), then registers" {
+	secrets
+	COORD_AUTH=(-a "$SECRET")
+	start_coord -a "$SECRET" -t 2000
+	STOPPED=$COORD_PID
+	kill -STOP "$COORD_PID"
+	start_cserver 0 -a "$SECRET"
+	ps_wait_line "$BATS_TEST_TMPDIR/server-0.out.err" \
+	    "lost the coordinator: coordinator '$COORD': authentication failed: no challenge within 5 s \(does the peer have a secret\?\); reconnecting\$" 10
+	kill -0 "$PID_0"		# not refused: still running
+	kill -CONT "$COORD_PID"
+	STOPPED=
+	wait_status "\$1 == \"server\" && \$3 == \"$ADDR_0\" && \$4 == \"live\"" 10
+}
+
 @test "a coordinator off 127.0.0.1 needs -a: without it exit 64, an open secret file 66, with it nodes register" {
 	secrets
 	for addr in 127.0.0.2:0 0.0.0.0:0 '[::]:0'; do

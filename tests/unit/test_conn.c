@@ -41,6 +41,7 @@ struct side {
 	int			 closed;
 	int			 proto;
 	int			 auth;		/* closed by the handshake */
+	int			 refused;	/* ... on its merits */
 	char			 reason[256];
 	int			 echo;		/* answer each PUSH with a PULL_REPLY */
 	int			 free_in_msg;	/* free the conn from msg_cb */
@@ -89,6 +90,7 @@ side_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	s->closed++;
 	s->proto = ps_conn_is_protocol_error(c);
 	s->auth = ps_conn_is_auth_error(c);
+	s->refused = ps_conn_is_auth_refused(c);
 	snprintf(s->reason, sizeof s->reason, "%s", reason);
 	ps_conn_free(c);
 	s->c = NULL;
@@ -581,6 +583,7 @@ expect_auth_close(struct event_base *base, struct side *a, struct side *b,
 	if (strstr(b->reason, rb) == NULL)
 		fail_msg("connector's reason '%s' lacks '%s'", b->reason, rb);
 	assert_true(a->auth && b->auth);
+	assert_true(a->refused && b->refused);
 	assert_int_equal(a->nmsgs + b->nmsgs + a->nlines, 0);
 }
 
@@ -609,6 +612,22 @@ test_auth_refused(void **state)
 	event_base_free(base);
 }
 
+/*
+ * A conn for s on a new socketpair's fds[0] (the test uses fds[1]), with
+ * the handshake started as role; an acceptor also takes text.
+ */
+static void
+auth_on_pair(struct side *s, int fds[2], const struct ps_secret *k,
+    enum ps_auth_role role)
+{
+	char err[256];
+
+	pair(fds);
+	s->c = ps_conn_new(s->base, fds[0], "peer", side_msg_cb,
+	    role == PS_AUTH_ACCEPTOR ? side_text_cb : NULL, side_close_cb, s);
+	assert_int_equal(ps_conn_set_auth(s->c, k, role, err, sizeof err), 0);
+}
+
 /* An acceptor fed bytes (after reading its challenge) closes with why. */
 static void
 expect_auth_raw(const void *bytes, size_t len, const char *reason)
@@ -616,15 +635,11 @@ expect_auth_raw(const void *bytes, size_t len, const char *reason)
 	struct event_base *base = event_base_new();
 	struct side s = { .base = base };
 	struct ps_secret k;
-	char err[256], buf[256];
+	char buf[256];
 	int fds[2];
 
 	secret_set(&k, "0123456789abcdef");
-	pair(fds);
-	s.c = ps_conn_new(base, fds[0], "peer", side_msg_cb, side_text_cb,
-	    side_close_cb, &s);
-	assert_int_equal(ps_conn_set_auth(s.c, &k, PS_AUTH_ACCEPTOR, err,
-	    sizeof err), 0);
+	auth_on_pair(&s, fds, &k, PS_AUTH_ACCEPTOR);
 	write_all(fds[1], bytes, len);
 	run_until(base, &s.closed);
 	assert_true(read_some(fds[1], buf, sizeof buf) >= PS_FRAME_HDR_LEN +
@@ -632,9 +647,29 @@ expect_auth_raw(const void *bytes, size_t len, const char *reason)
 	if (strstr(s.reason, "authentication failed: ") != s.reason ||
 	    strstr(s.reason, reason) == NULL)
 		fail_msg("reason '%s' lacks '%s'", s.reason, reason);
-	assert_true(s.auth);
+	assert_true(s.auth && s.refused);
 	assert_int_equal(s.nmsgs + s.nlines, 0);
 	close(fds[1]);
+	event_base_free(base);
+}
+
+/* A peer that goes away before challenging: failed, but not refused. */
+static void
+test_auth_dropped(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	struct ps_secret k;
+	int fds[2];
+
+	secret_set(&k, "0123456789abcdef");
+	auth_on_pair(&s, fds, &k, PS_AUTH_CONNECTOR);
+	close(fds[1]);
+	run_until(base, &s.closed);
+	assert_string_equal(s.reason, "authentication failed: connection "
+	    "closed by peer");
+	assert_true(s.auth);
+	assert_false(s.refused);
 	event_base_free(base);
 }
 
@@ -680,6 +715,7 @@ main(void)
 		cmocka_unit_test(test_auth_handshake),
 		cmocka_unit_test(test_auth_refused),
 		cmocka_unit_test(test_auth_malformed),
+		cmocka_unit_test(test_auth_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
