@@ -186,7 +186,7 @@ conn_read_frame(struct ps_conn *c, struct evbuffer *in)
 		return 0;
 	}
 	evbuffer_copyout(in, hdr, sizeof hdr);
-	if (ps_frame_peek(hdr, &flen, err, sizeof err) != 0) {
+	if (ps_frame_peek(hdr, c->max_frame, &flen, err, sizeof err) != 0) {
 		conn_fail(c, 1, "%s", err);
 		return -1;
 	}
@@ -396,6 +396,7 @@ ps_conn_new(struct event_base *base, evutil_socket_t fd, const char *peer,
 	c->close_cb = close_cb;
 	c->arg = arg;
 	c->pausable = 1;
+	c->max_frame = PS_FRAME_MAX_PAYLOAD;
 	ps_keycache_init(&c->sent_lists, 0, 0);
 	ps_keycache_init(&c->recv_lists, PS_KEYCACHE_DEFAULT, 1);
 	evutil_make_socket_nonblocking(fd);
@@ -405,7 +406,7 @@ ps_conn_new(struct event_base *base, evutil_socket_t fd, const char *peer,
 	if (c->bev == NULL)
 		fatalx(EX_OSERR, "cannot create a bufferevent for '%s'", peer);
 	bufferevent_setwatermark(c->bev, EV_READ, 0,
-	    PS_FRAME_HDR_LEN + PS_FRAME_MAX_PAYLOAD);
+	    PS_FRAME_HDR_LEN + c->max_frame);
 	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb,
 	    c);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
@@ -531,6 +532,19 @@ ps_conn_set_keycache_recv(struct ps_conn *c, size_t max_keys)
 {
 	ps_keycache_release(&c->recv_lists);
 	ps_keycache_init(&c->recv_lists, max_keys, 1);
+}
+
+/* Refuse frames over max_payload; the input buffer holds one at most. */
+void
+ps_conn_set_max_frame(struct ps_conn *c, size_t max_payload)
+{
+	if (max_payload < PS_CONN_FRAME_MIN)
+		max_payload = PS_CONN_FRAME_MIN;
+	if (max_payload > PS_FRAME_MAX_PAYLOAD)
+		max_payload = PS_FRAME_MAX_PAYLOAD;
+	c->max_frame = max_payload;
+	bufferevent_setwatermark(c->bev, EV_READ, 0,
+	    PS_FRAME_HDR_LEN + c->max_frame);
 }
 
 /* Traffic counters. */

@@ -17,7 +17,8 @@
  * conn never logs; the reason goes to the close callback.  Calling
  * ps_conn_free() from inside any of the callbacks is safe.
  *
- * Back-pressure: the conn never buffers more input than one maximal frame.
+ * Back-pressure: the conn never buffers more input than one maximal frame
+ * (PS_FRAME_MAX_PAYLOAD, or less after ps_conn_set_max_frame()).
  * An accepted conn (ps_conn_new) whose output exceeds PS_CONN_OUT_HIGH
  * stops reading until the output drains below PS_CONN_OUT_LOW, so a peer
  * that does not read cannot make the server queue without bound.  A conn
@@ -48,6 +49,7 @@
 #include "wire.h"
 
 #define PS_CONN_LINE_MAX	1024
+#define PS_CONN_FRAME_MIN	4096	/* lowest ps_conn_set_max_frame() */
 #define PS_CONN_OUT_HIGH	(64u << 20)
 #define PS_CONN_OUT_LOW		(16u << 20)
 
@@ -125,6 +127,14 @@ void		 ps_conn_set_lz4(struct ps_conn *c, int on);
 void		 ps_conn_set_keycache_send(struct ps_conn *c, size_t max_keys);
 void		 ps_conn_set_keycache_recv(struct ps_conn *c, size_t max_keys);
 /*
+ * Read frames of at most max_payload payload bytes (default and at most
+ * PS_FRAME_MAX_PAYLOAD; at least PS_CONN_FRAME_MIN, so that a text line
+ * still fits): a header announcing more closes the conn as a protocol
+ * error, "frame too large (N bytes, limit M)", before its payload is
+ * read.  Values outside the range are taken as its nearer end.
+ */
+void		 ps_conn_set_max_frame(struct ps_conn *c, size_t max_payload);
+/*
  * Run the handshake on this conn, as the side in role, proving knowledge
  * of secret, which the conn borrows: it must stay valid until the
  * handshake is done or the conn freed.  Call it once, right after
@@ -139,6 +149,14 @@ int		 ps_conn_set_auth(struct ps_conn *c,
 int		 ps_conn_is_authenticated(const struct ps_conn *c);
 /* True when the conn closed because the handshake failed or timed out. */
 int		 ps_conn_is_auth_error(const struct ps_conn *c);
+/*
+ * True when it failed on its merits, so that another try would fail the
+ * same way: a wrong secret (either side's), a peer that asks for a secret
+ * this side was not given, or one that does not run the handshake.  Not
+ * for a peer that was silent for PS_AUTH_TIMEOUT or went away, which may
+ * be a peer without a secret but also a hung or restarting one.
+ */
+int		 ps_conn_is_auth_refused(const struct ps_conn *c);
 /* Counters so far; the pointer stays valid until ps_conn_free(). */
 const struct ps_conn_stats *ps_conn_stats(const struct ps_conn *c);
 /* Bytes queued for sending and not yet written to the socket. */
@@ -153,6 +171,17 @@ int		 ps_conn_is_protocol_error(const struct ps_conn *c);
  */
 int		 ps_hostport_parse(const char *s, struct sockaddr_storage *ss,
 		    socklen_t *len, char *err, size_t errlen);
+
+/*
+ * The secret of a daemon that will listen on hostport: with path, read it
+ * into *s and set *have; without, make sure hostport is 127.0.0.1 or [::1]
+ * (an address that does not parse is left to ps_listen() to report).
+ * Return 0, or an exit status with the reason in err: EX_NOINPUT for a
+ * secret file ps_secret_load() refuses, EX_USAGE for "listening on 'x'
+ * needs a secret (-a file): ...".
+ */
+int		 ps_listen_secret(const char *hostport, const char *path,
+		    struct ps_secret *s, int *have, char *err, size_t errlen);
 
 /*
  * Listen on hostport (port 0: any free port), accepting with cb(arg).  On

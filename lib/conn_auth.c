@@ -20,6 +20,8 @@
  *   4. The whole handshake has PS_AUTH_TIMEOUT seconds.
  * Any close before this side is done (an EOF too) is an authentication
  * failure, its reason prefixed "authentication failed: ".
+ *
+ * Also here: which listeners must have a secret (ps_listen_secret).
  */
 #include "config.h"
 
@@ -27,6 +29,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "conn_priv.h"
 
@@ -49,17 +52,30 @@ conn_auth_output(struct ps_conn *c)
 	return bufferevent_get_output(c->bev);
 }
 
-/* End the conn for a handshake reason (prefixed by conn_auth_closed). */
+/*
+ * End the conn for a handshake reason (prefixed by conn_auth_closed):
+ * refused unless the handshake merely ran out of time.
+ */
+static void
+auth_end(struct ps_conn *c, int refused, const char *why)
+{
+	snprintf(c->auth.why, sizeof c->auth.why, "%s", why);
+	c->auth.failed = 1;
+	c->auth.refused = refused;
+	conn_fail(c, 1, "%s", c->auth.why);
+}
+
+/* End the conn: the handshake failed on its merits. */
 void
 conn_auth_fail(struct ps_conn *c, const char *fmt, ...)
 {
+	char why[sizeof c->auth.why];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->auth.why, sizeof c->auth.why, fmt, ap);
+	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
-	c->auth.failed = 1;
-	conn_fail(c, 1, "%s", c->auth.why);
+	auth_end(c, 1, why);
 }
 
 /* The conn closes: stop the clock; blame the handshake if not done. */
@@ -127,6 +143,7 @@ auth_refuse(struct ps_conn *c, const char *why)
 
 	snprintf(c->auth.why, sizeof c->auth.why, "%s", why);
 	c->auth.failed = 1;
+	c->auth.refused = 1;
 	if (auth_send(c, PS_MSG_ERROR, 0, why, strlen(why), err,
 	    sizeof err) != 0)
 		conn_start_closing(c, err);
@@ -158,12 +175,15 @@ auth_timer_cb(evutil_socket_t fd, short what, void *arg)
 	};
 	struct ps_conn *c = arg;
 	int first = c->auth.state == CONN_AUTH_CHALLENGE;
+	char why[sizeof c->auth.why];
 
 	c->busy++;
-	if (conn_auth_pending(c))
-		conn_auth_fail(c, "no %s within %d s%s", waiting[c->auth.state],
-		    PS_AUTH_TIMEOUT, first ? " (does the peer have a secret?)" :
-		    "");
+	if (conn_auth_pending(c)) {
+		snprintf(why, sizeof why, "no %s within %d s%s",
+		    waiting[c->auth.state], PS_AUTH_TIMEOUT, first ?
+		    " (does the peer have a secret?)" : "");
+		auth_end(c, 0, why);
+	}
 	conn_leave(c);
 }
 
@@ -350,4 +370,36 @@ int
 ps_conn_is_auth_error(const struct ps_conn *c)
 {
 	return c->dead && c->auth.failed;
+}
+
+/* Whether another try would fail the same way; see conn.h. */
+int
+ps_conn_is_auth_refused(const struct ps_conn *c)
+{
+	return c->dead && c->auth.failed && c->auth.refused;
+}
+
+/* Read a listener's secret, or check that it needs none; see conn.h. */
+int
+ps_listen_secret(const char *hostport, const char *path, struct ps_secret *s,
+    int *have, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	*have = 0;
+	if (path != NULL) {
+		if (ps_secret_load(path, s, err, errlen) != 0)
+			return EX_NOINPUT;
+		*have = 1;
+		return 0;
+	}
+	if (ps_hostport_parse(hostport, &ss, &len, err, errlen) == 0 &&
+	    ps_auth_required((struct sockaddr *)&ss)) {
+		snprintf(err, errlen, "listening on '%s' needs a secret (-a "
+		    "file): only 127.0.0.1 and [::1] are served without one",
+		    hostport);
+		return EX_USAGE;
+	}
+	return 0;
 }

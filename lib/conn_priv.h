@@ -40,6 +40,8 @@ struct conn_auth {
 	struct event		*timer;		/* PS_AUTH_TIMEOUT */
 	struct evbuffer		*held;		/* owner's output until done */
 	int			 failed;	/* closed by or during it */
+	int			 refused;	/* failed on its merits, not
+						   by silence or a drop */
 	char			 why[160];	/* its own reason, if any */
 };
 
@@ -57,6 +59,7 @@ struct ps_conn {
 	int			 closing;	/* flush, then close */
 	int			 dead;		/* close callback was called */
 	int			 proto_error;
+	size_t			 max_frame;	/* payload bytes read at most */
 	int			 busy;		/* depth of our callbacks */
 	int			 free_pending;
 	char			 reason[256];	/* why closing, once known */

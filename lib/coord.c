@@ -1,7 +1,10 @@
 /*
  * coord.c: the node side of the coordinator protocol (coord.h): connect,
- * REGISTER, heartbeats, RING in and its acknowledgement, and reconnecting
- * with a bounded backoff when the coordinator goes away.
+ * authenticate with a secret, REGISTER, heartbeats, RING in and its
+ * acknowledgement, and reconnecting with a bounded backoff when the
+ * coordinator goes away, or stays silent through the handshake (it may be
+ * hung, or have no secret); but not after it refused ours or asked for
+ * one we do not have, which another try would meet the same way.
  */
 #include "config.h"
 
@@ -20,6 +23,7 @@ struct ps_coord_node {
 	const char		*addr, *self;
 	int			 role, join;
 	uint32_t		 id;
+	const struct ps_secret	*secret;	/* NULL: none */
 	struct ps_coord_node_cbs cbs;
 	void			*arg;
 	struct ps_conn		*conn;		/* NULL while disconnected */
@@ -31,7 +35,7 @@ struct ps_coord_node {
 	int			 holding;	/* version not acknowledged yet */
 	int			 leaving;	/* BYE sent: no reconnecting */
 	int			 warned;	/* said we cannot connect */
-	char			 error[512];
+	char			 error[640];	/* holds a close callback's why */
 };
 
 static void	node_connect(struct ps_coord_node *n);
@@ -144,6 +148,18 @@ node_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	ps_msg_release(m);
 }
 
+/* The handshake failed: stop the link and tell the owner. */
+static void
+node_refused(struct ps_coord_node *n, const char *why)
+{
+	snprintf(n->error, sizeof n->error, "%s", why);
+	ps_conn_free(n->conn);
+	n->conn = NULL;
+	event_del(n->beat);
+	n->leaving = 1;
+	n->cbs.refused(n->error, n->arg);
+}
+
 static void
 node_close_cb(struct ps_conn *c, const char *reason, void *arg)
 {
@@ -151,7 +167,10 @@ node_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	char why[600];
 
 	snprintf(why, sizeof why, "coordinator '%s': %s", n->addr, reason);
-	node_lost(n, why);
+	if (ps_conn_is_auth_refused(c))
+		node_refused(n, why);
+	else
+		node_lost(n, why);
 }
 
 /* Heartbeat timer. */
@@ -209,13 +228,16 @@ node_connect(struct ps_coord_node *n)
 	}
 	n->warned = 0;
 	n->error[0] = '\0';
+	if (n->secret != NULL && ps_conn_set_auth(n->conn, n->secret,
+	    PS_AUTH_CONNECTOR, n->error, sizeof n->error) != 0)
+		fatalx(EX_OSERR, "coordinator '%s': %s", n->addr, n->error);
 	node_register(n);
 	event_add(n->beat, &beat);
 }
 
 struct ps_coord_node *
 ps_coord_node_new(struct event_base *base, const char *addr, int role,
-    uint32_t id, int join, const char *self,
+    uint32_t id, int join, const char *self, const struct ps_secret *secret,
     const struct ps_coord_node_cbs *cbs, void *arg)
 {
 	struct ps_coord_node *n = xcalloc(1, sizeof *n);
@@ -223,6 +245,7 @@ ps_coord_node_new(struct event_base *base, const char *addr, int role,
 	n->base = base;
 	n->addr = addr;
 	n->self = self;
+	n->secret = secret;
 	n->role = role;
 	n->id = id;
 	n->join = join;

@@ -3,7 +3,10 @@
  * side of it that ps-server and ps-worker share (coord.c).
  *
  * Each node keeps one connection to the coordinator and speaks pskit
- * frames (wire.h) on it.  Fields not named below are 0.
+ * frames (wire.h) on it.  A coordinator with a secret (ps-ring serve -a)
+ * first runs the handshake of auth.h on every connection, as a server
+ * does; nodes and text clients must then prove the same secret before
+ * anything else.  Fields not named below are 0.
  *
  *   REGISTER   node -> coordinator, first on each connection
  *              aux[0] role, PS_COORD_SERVER or PS_COORD_WORKER
@@ -44,6 +47,7 @@
 
 #include <event2/event.h>
 
+#include "auth.h"
 #include "ring.h"
 #include "wire.h"
 
@@ -81,6 +85,13 @@ struct ps_coord_node_cbs {
 	void	(*ring)(struct ps_ring *ring, void *arg);
 	/* The connection is gone (why); the link reconnects by itself. */
 	void	(*lost)(const char *why, void *arg);
+	/*
+	 * The coordinator refused this node's secret, or asked for one it
+	 * was not given (ps_conn_is_auth_refused); the link has stopped for
+	 * good.  The owner should exit 77.  A coordinator that does not
+	 * challenge in time is lost instead, and tried again.
+	 */
+	void	(*refused)(const char *why, void *arg);
 	/* Fill a heartbeat's counters (servers); NULL sends none. */
 	void	(*counters)(struct ps_msg *m, void *arg);
 };
@@ -90,12 +101,13 @@ struct ps_coord_node_cbs {
  * a backoff from PS_COORD_RETRY_MIN_MS to PS_COORD_RETRY_MAX_MS), REGISTER
  * with role, id, join and self (a server's "host:port"; NULL for workers),
  * heartbeat, and acknowledge each RING once the ring callback returned.
- * The strings stay the caller's and must outlive the link.
+ * With a secret (not NULL) every connection first proves it.  The strings
+ * and the secret stay the caller's and must outlive the link.
  */
 struct ps_coord_node *ps_coord_node_new(struct event_base *base,
 		    const char *addr, int role, uint32_t id, int join,
-		    const char *self, const struct ps_coord_node_cbs *cbs,
-		    void *arg);
+		    const char *self, const struct ps_secret *secret,
+		    const struct ps_coord_node_cbs *cbs, void *arg);
 /*
  * Say BYE and close once it is flushed (the loop must run a little);
  * no more heartbeats or reconnecting.  Free the link afterwards.

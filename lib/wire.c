@@ -395,7 +395,8 @@ ps_msg_encode(const struct ps_msg *m, struct evbuffer *out, int allow_lz4,
 
 /* Check the limits and section sizes a valid header must respect. */
 static int
-peek_limits(const struct wire_hdr *h, char *err, size_t errlen)
+peek_limits(const struct wire_hdr *h, size_t max_payload, char *err,
+    size_t errlen)
 {
 	uint64_t need;
 
@@ -405,10 +406,12 @@ peek_limits(const struct wire_hdr *h, char *err, size_t errlen)
 	if (h->naux > PS_MSG_AUX_MAX)
 		return wire_fail(err, errlen, "naux %u too large (limit %d)",
 		    h->naux, PS_MSG_AUX_MAX);
-	if (h->raw_len > PS_FRAME_MAX_PAYLOAD || h->wire_len > PS_FRAME_MAX_PAYLOAD)
+	if (max_payload > PS_FRAME_MAX_PAYLOAD)
+		max_payload = PS_FRAME_MAX_PAYLOAD;
+	if (h->raw_len > max_payload || h->wire_len > max_payload)
 		return wire_fail(err, errlen, "frame too large (%u bytes, "
-		    "limit %u)", h->raw_len > h->wire_len ? h->raw_len :
-		    h->wire_len, PS_FRAME_MAX_PAYLOAD);
+		    "limit %zu)", h->raw_len > h->wire_len ? h->raw_len :
+		    h->wire_len, max_payload);
 	if (!(h->flags & PS_MSG_F_LZ4) && h->wire_len != h->raw_len)
 		return wire_fail(err, errlen, "payload length mismatch (%u "
 		    "bytes on the wire, %u raw)", h->wire_len, h->raw_len);
@@ -435,7 +438,8 @@ peek_limits(const struct wire_hdr *h, char *err, size_t errlen)
 
 /* Validate a parsed header; see ps_frame_peek(). */
 static int
-peek_hdr(const uint8_t *p, struct wire_hdr *h, char *err, size_t errlen)
+peek_hdr(const uint8_t *p, size_t max_payload, struct wire_hdr *h, char *err,
+    size_t errlen)
 {
 	wire_hdr_get(p, h);
 	if (h->magic != PS_FRAME_MAGIC)
@@ -453,17 +457,17 @@ peek_hdr(const uint8_t *p, struct wire_hdr *h, char *err, size_t errlen)
 	if (h->reserved != 0)
 		return wire_fail(err, errlen, "reserved field is 0x%04x, not 0",
 		    h->reserved);
-	return peek_limits(h, err, errlen);
+	return peek_limits(h, max_payload, err, errlen);
 }
 
 /* Validate a frame header and tell the frame's length; see wire.h. */
 int
-ps_frame_peek(const uint8_t hdr[PS_FRAME_HDR_LEN], size_t *frame_len,
-    char *err, size_t errlen)
+ps_frame_peek(const uint8_t hdr[PS_FRAME_HDR_LEN], size_t max_payload,
+    size_t *frame_len, char *err, size_t errlen)
 {
 	struct wire_hdr h;
 
-	if (peek_hdr(hdr, &h, err, errlen) != 0)
+	if (peek_hdr(hdr, max_payload, &h, err, errlen) != 0)
 		return -1;
 	*frame_len = PS_FRAME_HDR_LEN + (size_t)h.wire_len;
 	return 0;
@@ -629,7 +633,7 @@ ps_msg_decode(const uint8_t *frame, size_t len, struct ps_msg *m,
 	if (len < PS_FRAME_HDR_LEN)
 		return wire_fail(err, errlen, "truncated frame (%zu of %d "
 		    "header bytes)", len, PS_FRAME_HDR_LEN);
-	if (peek_hdr(frame, &h, err, errlen) != 0)
+	if (peek_hdr(frame, PS_FRAME_MAX_PAYLOAD, &h, err, errlen) != 0)
 		return -1;
 	if (len != PS_FRAME_HDR_LEN + (size_t)h.wire_len)
 		return wire_fail(err, errlen, "%s frame (%zu bytes, header "

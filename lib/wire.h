@@ -48,7 +48,8 @@
  * sender forgets the signature and sends the message again with its keys.
  *
  * Limits, checked from the header before anything is allocated: raw_len
- * and wire_len <= PS_FRAME_MAX_PAYLOAD; width <= PS_MSG_WIDTH_MAX; naux <=
+ * and wire_len <= PS_FRAME_MAX_PAYLOAD (or a receiver's lower limit, such
+ * as ps-server --max-frame); width <= PS_MSG_WIDTH_MAX; naux <=
  * PS_MSG_AUX_MAX; the fixed-size sections (a key takes at least one byte)
  * fit in raw_len.
  */
@@ -157,11 +158,13 @@ int	ps_msg_encode(const struct ps_msg *m, struct evbuffer *out,
 
 /*
  * Check a frame header: magic, version, header checksum, type, flags and
- * limits.  Return 0 and the whole frame's length (header included) in
- * *frame_len, or -1 with the reason in err.
+ * limits, the raw and wire payload lengths against max_payload (at most
+ * PS_FRAME_MAX_PAYLOAD, which larger values mean).  Return 0 and the whole
+ * frame's length (header included) in *frame_len, or -1 with the reason in
+ * err ("frame too large (N bytes, limit M)" for a payload over the limit).
  */
-int	ps_frame_peek(const uint8_t hdr[PS_FRAME_HDR_LEN], size_t *frame_len,
-	    char *err, size_t errlen);
+int	ps_frame_peek(const uint8_t hdr[PS_FRAME_HDR_LEN], size_t max_payload,
+	    size_t *frame_len, char *err, size_t errlen);
 
 /*
  * Decode the len-byte frame at frame (header included) into *m, which is

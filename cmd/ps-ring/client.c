@@ -3,7 +3,8 @@
  * through its text protocol (textcmd.c): the ring for show and lookup,
  * status (TSV or -j JSON lines), add, remove, and watch, which redraws the
  * status every interval.  One blocking connection per request, with
- * timeouts; a coordinator that cannot be reached exits 69.
+ * timeouts, which with -a first runs the handshake (auth_sock.h); a
+ * coordinator that cannot be reached exits 69, a failed handshake 77.
  */
 #include "config.h"
 
@@ -19,16 +20,46 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth_sock.h"
 #include "conn.h"
 #include "ps-ring.h"
+#include "wire.h"
 #include "xmalloc.h"
 
 #define CLIENT_TIMEOUT_S	5
 #define CLIENT_ANSWER_MAX	(16 << 20)
 
-/* Connect with send and receive timeouts; exit 69 if it cannot. */
+/* Read the secret of -a for the coordinator of -C; exit 64 or 66. */
+void
+client_secret(struct coord_target *t, const char *path)
+{
+	char why[512];
+
+	if (path == NULL)
+		return;
+	if (t->addr == NULL) {
+		warnx("-a needs -C");
+		usage(EX_USAGE);
+	}
+	if (ps_secret_load(path, &t->secret, why, sizeof why) != 0)
+		errx(EX_NOINPUT, "%s", why);
+	t->have_secret = 1;
+}
+
+/* Wipe the secret. */
+void
+client_release(struct coord_target *t)
+{
+	ps_secret_release(&t->secret);
+	t->have_secret = 0;
+}
+
+/*
+ * Connect with send and receive timeouts and, with a secret, prove it;
+ * exit 69 if it cannot connect, 77 if the handshake fails.
+ */
 static int
-client_connect(const char *addr)
+client_connect(const struct coord_target *t)
 {
 	struct timeval tv = { CLIENT_TIMEOUT_S, 0 };
 	struct sockaddr_storage ss;
@@ -36,7 +67,7 @@ client_connect(const char *addr)
 	char why[512];
 	int fd;
 
-	if (ps_hostport_parse(addr, &ss, &len, why, sizeof why) != 0)
+	if (ps_hostport_parse(t->addr, &ss, &len, why, sizeof why) != 0)
 		errx(EX_UNAVAILABLE, "%s", why);
 	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		err(EX_OSERR, "socket");
@@ -45,8 +76,25 @@ client_connect(const char *addr)
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
 		err(EX_OSERR, "setsockopt");
 	if (connect(fd, (struct sockaddr *)&ss, len) != 0)
-		err(EX_UNAVAILABLE, "cannot connect to '%s'", addr);
+		err(EX_UNAVAILABLE, "cannot connect to '%s'", t->addr);
+	if (t->have_secret && ps_auth_sock_connect(fd, &t->secret,
+	    CLIENT_TIMEOUT_S, why, sizeof why) != 0)
+		errx(EX_NOPERM, "coordinator '%s': %s", t->addr, why);
 	return fd;
+}
+
+/*
+ * Exit 77 if the answer is a frame: the coordinator's challenge, sent to
+ * a client that has no secret to answer it with.
+ */
+static void
+client_check_challenge(const char *buf, size_t len, const char *addr)
+{
+	uint32_t magic = PS_FRAME_MAGIC;
+
+	if (len >= sizeof magic && memcmp(buf, &magic, sizeof magic) == 0)
+		errx(EX_NOPERM, "coordinator '%s' asks for a secret and none "
+		    "was given (-a secret-file)", addr);
 }
 
 /* Length of the answer in buf[0, len) when complete, else 0. */
@@ -86,10 +134,11 @@ client_read(int fd, const char *addr, size_t *len)
 			continue;
 		if (n < 0)
 			err(EX_UNAVAILABLE, "coordinator '%s'", addr);
+		*len += (size_t)n;
+		client_check_challenge(buf, *len, addr);
 		if (n == 0)
 			errx(EX_UNAVAILABLE, "coordinator '%s' closed the "
 			    "connection", addr);
-		*len += (size_t)n;
 	}
 	*len = done;
 	buf[done] = '\0';
@@ -124,9 +173,11 @@ client_body(char *buf, size_t *len, const char *addr)
 
 /* Send one command and return the lines of its answer (caller frees). */
 char *
-client_request(const char *addr, const char *command, size_t *len)
+client_request(const struct coord_target *t, const char *command,
+    size_t *len)
 {
-	int fd = client_connect(addr);
+	const char *addr = t->addr;
+	int fd = client_connect(t);
 	char *line = xasprintf("%s\r\n", command), *buf;
 	size_t n = strlen(line), off = 0;
 	ssize_t w;
@@ -147,13 +198,13 @@ client_request(const char *addr, const char *command, size_t *len)
 
 /* The coordinator's ring, or exit 65 if its text is not a valid ring. */
 void
-client_ring(const char *addr, struct ps_ring *r)
+client_ring(const struct coord_target *t, struct ps_ring *r)
 {
 	char *text, *name, msg[1024];
 	size_t len;
 
-	text = client_request(addr, "show", &len);
-	name = xasprintf("coordinator '%s'", addr);
+	text = client_request(t, "show", &len);
+	name = xasprintf("coordinator '%s'", t->addr);
 	if (ps_ring_parse(text, len, name, r, msg, sizeof msg) != 0)
 		errx(EX_DATAERR, "%s", msg);
 	free(name);

@@ -27,14 +27,14 @@
 static const char usage_text[] =
 "usage: ps-ring [-hV] command [argument ...]\n"
 "       ps-ring init [-v vnodes] [-k replicas] [-o ringfile] host:port ...\n"
-"       ps-ring show [-j] ringfile | -C host:port\n"
-"       ps-ring lookup ringfile | -C host:port [fid ...]\n"
-"       ps-ring serve [-k replicas] [-l addr:port] [-t timeout-ms]"
-    " [-v vnodes] ringfile\n"
-"       ps-ring status [-j] -C host:port\n"
-"       ps-ring add -C host:port server\n"
-"       ps-ring remove -C host:port server\n"
-"       ps-ring watch [-i secs] [-n count] -C host:port\n";
+"       ps-ring show [-j] ringfile | [-a secret-file] -C host:port\n"
+"       ps-ring lookup ringfile | [-a secret-file] -C host:port [fid ...]\n"
+"       ps-ring serve [-a secret-file] [-k replicas] [-l addr:port]"
+    " [-t timeout-ms] [-v vnodes] ringfile\n"
+"       ps-ring status [-j] [-a secret-file] -C host:port\n"
+"       ps-ring add [-a secret-file] -C host:port server\n"
+"       ps-ring remove [-a secret-file] -C host:port server\n"
+"       ps-ring watch [-a secret-file] [-i secs] [-n count] -C host:port\n";
 
 /* Print the usage (and help for status 0) and exit. */
 noreturn void
@@ -50,8 +50,12 @@ usage(int status)
 		    "  lookup  print fid, server id and address for each feature id\n"
 		    "          (read one per line from stdin when none are given)\n"
 		    "  -C host:port  ask the coordinator at host:port for its ring\n"
+		    "  -a file       prove to the coordinator that we know the secret in file\n"
+		    "                (its -a file; mode 0600, 16 bytes or more)\n"
 		    "  serve   run the coordinator, keeping its ring in ringfile\n"
-		    "          -l addr:port listen here (default 127.0.0.1:0)\n"
+		    "          -a file     nodes and clients must prove the secret in file\n"
+		    "          -l addr:port listen here (default 127.0.0.1:0); any address\n"
+		    "                      but 127.0.0.1 and [::1] needs -a\n"
 		    "          -t ms       heartbeat silence before a node is dead\n"
 		    "                      (default 300)\n"
 		    "          -v, -k      vnodes and replicas of a new ring\n"
@@ -95,19 +99,24 @@ finish_stdout(void)
 
 /*
  * The options of the commands that may ask a coordinator: -C host:port,
- * -h, and -j where json is not NULL.  Return optind.
+ * -a secret-file (read into *t), -h, and -j where json is not NULL.
+ * Return optind.
  */
 int
-coord_options(int argc, char **argv, const char **coord, int *json)
+coord_options(int argc, char **argv, struct coord_target *t, int *json)
 {
+	const char *secret = NULL;
 	int ch;
 
-	*coord = NULL;
-	while ((ch = getopt(argc, argv, json != NULL ? "+C:hj" : "+C:h")) !=
-	    -1) {
+	memset(t, 0, sizeof *t);
+	while ((ch = getopt(argc, argv, json != NULL ? "+a:C:hj" :
+	    "+a:C:h")) != -1) {
 		switch (ch) {
+		case 'a':
+			secret = optarg;
+			break;
 		case 'C':
-			*coord = optarg;
+			t->addr = optarg;
 			break;
 		case 'h':
 			usage(0);
@@ -118,21 +127,22 @@ coord_options(int argc, char **argv, const char **coord, int *json)
 			usage(EX_USAGE);
 		}
 	}
+	client_secret(t, secret);
 	return optind;
 }
 
 /*
- * The coordinator's ring (coord not NULL) or a file's; exit 65 (bad
- * contents), 66 (cannot open) or 69 (coordinator unreachable).
+ * The coordinator's ring (with -C) or a file's; exit 65 (bad contents),
+ * 66 (cannot open), 69 (coordinator unreachable) or 77 (refused).
  */
 static void
-ring_get(const char *coord, const char *path, struct ps_ring *r)
+ring_get(const struct coord_target *t, const char *path, struct ps_ring *r)
 {
 	char msg[1024];
 	int rc;
 
-	if (coord != NULL)
-		client_ring(coord, r);
+	if (t->addr != NULL)
+		client_ring(t, r);
 	else if ((rc = ps_ring_load(path, r, msg, sizeof msg)) != 0)
 		errx(rc == PS_RING_EDATA ? EX_DATAERR : EX_NOINPUT, "%s", msg);
 }
@@ -285,16 +295,17 @@ static int
 cmd_show(int argc, char **argv)
 {
 	const struct show_ops *ops;
-	const char *coord;
+	struct coord_target t;
 	struct ps_ring r;
 	double *share;
 	size_t s;
 	int json = 0;
 
-	if (argc - coord_options(argc, argv, &coord, &json) != (coord == NULL))
+	if (argc - coord_options(argc, argv, &t, &json) != (t.addr == NULL))
 		usage(EX_USAGE);
 	ops = json ? &show_json : &show_tsv;
-	ring_get(coord, argv[optind], &r);
+	ring_get(&t, argv[optind], &r);
+	client_release(&t);
 	if ((share = calloc(r.nservers, sizeof *share)) == NULL)
 		err(EX_OSERR, "calloc");
 	ops->ring(&r);
@@ -361,12 +372,13 @@ lookup_stdin(const struct ps_ring *r)
 static int
 cmd_lookup(int argc, char **argv)
 {
-	const char *coord, *name;
+	struct coord_target t;
+	const char *name;
 	struct ps_ring r;
 	uint64_t fid;
 	int i, first;
 
-	first = coord_options(argc, argv, &coord, NULL) + (coord == NULL);
+	first = coord_options(argc, argv, &t, NULL) + (t.addr == NULL);
 	if (first > argc)
 		usage(EX_USAGE);
 	for (i = first; i < argc; i++)
@@ -374,8 +386,9 @@ cmd_lookup(int argc, char **argv)
 			warnx("invalid feature id '%s'", argv[i]);
 			usage(EX_USAGE);
 		}
-	ring_get(coord, argv[optind], &r);
-	name = coord != NULL ? coord : argv[optind];
+	ring_get(&t, argv[optind], &r);
+	client_release(&t);
+	name = t.addr != NULL ? t.addr : argv[optind];
 	if (r.nservers == 0)
 		errx(EX_DATAERR, "%s: the ring has no servers", name);
 	if (first == argc)

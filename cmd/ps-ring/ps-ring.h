@@ -9,18 +9,33 @@
 #include <stdint.h>
 #include <stdnoreturn.h>
 
+#include "auth.h"
 #include "ring.h"
+
+/* The coordinator a command asks (-C) and the secret it proves (-a). */
+struct coord_target {
+	const char		*addr;		/* NULL: no -C */
+	struct ps_secret	 secret;
+	int			 have_secret;
+};
 
 /* ps-ring.c */
 noreturn void usage(int status);
 uint32_t parse_count(const char *s, const char *what, uint32_t lo,
 	    uint32_t hi);
 int	finish_stdout(void);
-int	coord_options(int argc, char **argv, const char **coord, int *json);
+int	coord_options(int argc, char **argv, struct coord_target *t,
+	    int *json);
 
-/* client.c: exit 69 when the coordinator cannot be reached. */
-char	*client_request(const char *addr, const char *command, size_t *len);
-void	client_ring(const char *addr, struct ps_ring *r);
+/*
+ * client.c: exit 69 when the coordinator cannot be reached, 77 when the
+ * handshake fails or the coordinator wants a secret and none was given.
+ */
+void	client_secret(struct coord_target *t, const char *path);
+void	client_release(struct coord_target *t);
+char	*client_request(const struct coord_target *t, const char *command,
+	    size_t *len);
+void	client_ring(const struct coord_target *t, struct ps_ring *r);
 
 /* status.c */
 int	cmd_status(int argc, char **argv);

@@ -1,8 +1,8 @@
 /*
- * serve.c: ps-ring serve, the coordinator daemon: options, the ring store,
- * the listening socket, signals, the failure-detection tick, and each
- * accepted connection with its dispatch (frames to members.c, text lines
- * to textcmd.c).
+ * serve.c: ps-ring serve, the coordinator daemon: options, the secret, the
+ * ring store, the listening socket, signals, the failure-detection tick,
+ * and each accepted connection with its handshake and dispatch (frames to
+ * members.c, text lines to textcmd.c).
  */
 #include "config.h"
 
@@ -87,31 +87,42 @@ client_text_cb(struct ps_conn *c, const char *line, void *arg)
 	text_command(arg, line);
 }
 
-/* A node's connection dropped: it is dead at once. */
+/*
+ * A node's connection dropped: it is dead at once.  A client that failed
+ * the handshake (it never registered) is logged with the reason.
+ */
 static void
 client_close_cb(struct ps_conn *c, const char *reason, void *arg)
 {
 	struct client *cl = arg;
 
+	if (ps_conn_is_auth_error(c))
+		log_warnx("%s: %s", ps_conn_peer(c), reason);
 	if (cl->member != NULL)
 		member_dead(cl->co, cl->member, "%s", reason);
 	else
 		client_free(cl);
 }
 
+/* A new connection; with -a it must first prove the secret. */
 static void
 client_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	struct coord *co = arg;
 	struct client *cl = xcalloc(1, sizeof *cl);
-	char name[128];
+	char name[128], err[256];
 
 	ps_sockaddr_name(sa, name, sizeof name);
 	cl->co = co;
 	cl->conn = ps_conn_new(co->base, fd, name, client_msg_cb,
 	    client_text_cb, client_close_cb, cl);
 	TAILQ_INSERT_TAIL(&co->clients, cl, entry);
+	if (co->have_secret && ps_conn_set_auth(cl->conn, &co->secret,
+	    PS_AUTH_ACCEPTOR, err, sizeof err) != 0) {
+		log_warnx("%s", err);
+		client_free(cl);
+	}
 }
 
 /* Every SERVE_TICK_MS: heartbeat timeouts and acknowledgement timeouts. */
@@ -154,15 +165,39 @@ serve_load(struct coord *co, uint32_t vnodes, uint32_t replicas)
 	log_info("new empty ring in %s", co->store->where);
 }
 
+/*
+ * Read the secret (-a) or make sure the address needs none: only
+ * 127.0.0.1 and [::1] may be served without one.
+ */
+static void
+serve_secret(struct coord *co, const char *listen, const char *path)
+{
+	char err[512];
+	int rc;
+
+	rc = ps_listen_secret(listen, path, &co->secret, &co->have_secret,
+	    err, sizeof err);
+	if (rc == EX_USAGE) {
+		warnx("%s", err);
+		usage(EX_USAGE);
+	}
+	if (rc != 0)
+		errx(rc, "%s", err);
+}
+
 /* Parse serve's options into co and the listen address. */
 static void
 serve_args(struct coord *co, int argc, char **argv, const char **listen,
     uint32_t *vnodes, uint32_t *replicas)
 {
+	const char *secret = NULL;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "+hk:l:t:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "+a:hk:l:t:v:")) != -1) {
 		switch (ch) {
+		case 'a':
+			secret = optarg;
+			break;
 		case 'h':
 			usage(0);
 		case 'k':
@@ -186,6 +221,7 @@ serve_args(struct coord *co, int argc, char **argv, const char **listen,
 	}
 	if (argc - optind != 1)
 		usage(EX_USAGE);
+	serve_secret(co, *listen, secret);
 	co->store = ringstore_file_open(argv[optind]);
 }
 
@@ -203,6 +239,7 @@ serve_release(struct coord *co)
 	free(co->text);
 	free(co->pub_text);
 	evconnlistener_free(co->listener);
+	ps_secret_release(&co->secret);
 }
 
 /* ps-ring serve: the coordinator daemon. */
@@ -236,8 +273,9 @@ cmd_serve(int argc, char **argv)
 	printf("listening %s\n", co.bound);
 	if (fflush(stdout) != 0)
 		fatal(EX_IOERR, "stdout");
-	log_info("listening on %s, timeout %.0f ms", co.bound,
-	    co.timeout * 1e3);
+	log_info("listening on %s, timeout %.0f ms%s", co.bound,
+	    co.timeout * 1e3, co.have_secret ?
+	    ", clients must authenticate" : "");
 	sigterm = evsignal_new(co.base, SIGTERM, serve_signal_cb, &co);
 	sigint = evsignal_new(co.base, SIGINT, serve_signal_cb, &co);
 	tick = event_new(co.base, -1, EV_PERSIST, serve_tick_cb, &co);

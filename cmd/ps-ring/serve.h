@@ -5,7 +5,8 @@
  * The coordinator holds the authoritative ring (saved through a ring store,
  * ringstore.h) and one record per node it has heard of (members.c).  Every
  * accepted connection is a client (serve.c): a node once it sent REGISTER,
- * else a user of the text commands (textcmd.c).  A change of the server set
+ * else a user of the text commands (textcmd.c); with a secret (-a), only
+ * after it passed the handshake (auth.h).  A change of the server set
  * is saved and then published in two phases (publish.c).  One thread, one
  * libevent loop; the protocol is in lib/coord.h.
  */
@@ -19,6 +20,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "auth.h"
 #include "conn.h"
 #include "coord.h"
 #include "ring.h"
@@ -67,6 +69,8 @@ struct coord {
 	struct evconnlistener	*listener;
 	char			 bound[128];
 	double			 timeout;	/* seconds of silence: dead */
+	struct ps_secret	 secret;	/* -a: every client proves it */
+	int			 have_secret;
 	double			 started;
 	struct ring_store	*store;
 	struct ps_ring		 ring;		/* the latest version */

@@ -82,18 +82,19 @@ status_json(char *line)
 	printf("}\n");
 }
 
-/* ps-ring status -C addr [-j]. */
+/* ps-ring status [-j] [-a secret-file] -C addr. */
 int
 cmd_status(int argc, char **argv)
 {
-	const char *coord;
+	struct coord_target t;
 	char *body, *line, *save;
 	size_t len;
 	int json = 0;
 
-	if (coord_options(argc, argv, &coord, &json) != argc || coord == NULL)
+	if (coord_options(argc, argv, &t, &json) != argc || t.addr == NULL)
 		usage(EX_USAGE);
-	body = client_request(coord, "status", &len);
+	body = client_request(&t, "status", &len);
+	client_release(&t);
 	if (!json)
 		fputs(body, stdout);
 	for (line = strtok_r(body, "\n", &save); json && line != NULL;
@@ -103,16 +104,16 @@ cmd_status(int argc, char **argv)
 	return finish_stdout();
 }
 
-/* ps-ring add|remove -C addr server: print the new ring version. */
+/* ps-ring add|remove [-a secret-file] -C addr server: the new version. */
 int
 cmd_change(int argc, char **argv)
 {
-	const char *coord;
+	struct coord_target t;
 	char *cmd, *body;
 	size_t len;
 
-	if (argc - coord_options(argc, argv, &coord, NULL) != 1 ||
-	    coord == NULL)
+	if (argc - coord_options(argc, argv, &t, NULL) != 1 ||
+	    t.addr == NULL)
 		usage(EX_USAGE);
 	if (strlen(argv[optind]) > PS_RING_MAX_ADDR ||
 	    strpbrk(argv[optind], " \t\r\n") != NULL) {
@@ -120,7 +121,8 @@ cmd_change(int argc, char **argv)
 		usage(EX_USAGE);
 	}
 	cmd = xasprintf("%s %s", argv[0], argv[optind]);
-	body = client_request(coord, cmd, &len);
+	body = client_request(&t, cmd, &len);
+	client_release(&t);
 	fputs(body, stdout);
 	free(body);
 	free(cmd);
@@ -154,17 +156,17 @@ watch_row(char *line)
 
 /* One refresh: clear the screen on a terminal, a title, the table. */
 static void
-watch_draw(const char *coord, double secs, int tty)
+watch_draw(const struct coord_target *t, double secs, int tty)
 {
 	char *body, *line, *save, when[32];
 	time_t now = time(NULL);
 	size_t len;
 
-	body = client_request(coord, "status", &len);
+	body = client_request(t, "status", &len);
 	strftime(when, sizeof when, "%H:%M:%S", localtime(&now));
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
-	printf("Every %.1fs: ps-ring status -C %s\t%s\n\n", secs, coord,
+	printf("Every %.1fs: ps-ring status -C %s\t%s\n\n", secs, t->addr,
 	    when);
 	for (line = strtok_r(body, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save))
@@ -175,21 +177,25 @@ watch_draw(const char *coord, double secs, int tty)
 	free(body);
 }
 
-/* ps-ring watch [-i secs] [-n count] -C addr. */
+/* ps-ring watch [-a secret-file] [-i secs] [-n count] -C addr. */
 int
 cmd_watch(int argc, char **argv)
 {
-	const char *coord = NULL;
+	const char *secret = NULL;
+	struct coord_target t = { NULL };
 	uint32_t count = 0, i;
 	double secs = 1;
 	struct timespec ts;
 	char *end;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "+C:hi:n:")) != -1) {
+	while ((ch = getopt(argc, argv, "+a:C:hi:n:")) != -1) {
 		switch (ch) {
+		case 'a':
+			secret = optarg;
+			break;
 		case 'C':
-			coord = optarg;
+			t.addr = optarg;
 			break;
 		case 'h':
 			usage(0);
@@ -209,14 +215,16 @@ cmd_watch(int argc, char **argv)
 			usage(EX_USAGE);
 		}
 	}
-	if (coord == NULL || optind != argc)
+	if (t.addr == NULL || optind != argc)
 		usage(EX_USAGE);
+	client_secret(&t, secret);
 	ts.tv_sec = (time_t)secs;
 	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
 	for (i = 0; count == 0 || i < count; i++) {
 		if (i > 0)
 			nanosleep(&ts, NULL);
-		watch_draw(coord, secs, isatty(STDOUT_FILENO));
+		watch_draw(&t, secs, isatty(STDOUT_FILENO));
 	}
+	client_release(&t);
 	return finish_stdout();
 }

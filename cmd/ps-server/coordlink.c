@@ -5,11 +5,14 @@
  * no key traffic and aborts the jobs it runs.  A server that comes back
  * after the ring changed without it, or that leaves the ring, drops every
  * weight it held: it must not serve old data; one removed while alive
- * hands its keys over first (handoff.c).
+ * hands its keys over first (handoff.c).  A coordinator that refuses the
+ * server's secret (-a), or asks for one, ends the server with exit status
+ * 77.
  */
 #include "config.h"
 
 #include <stdio.h>
+#include <sysexits.h>
 
 #include "log.h"
 #include "server.h"
@@ -88,6 +91,21 @@ coordlink_lost(const char *why, void *arg)
 	coordlink_abort_jobs(srv, msg);
 }
 
+/*
+ * The coordinator refused our secret, or wants one we were not given:
+ * another try would fail the same way.  End as SIGTERM does (saving the
+ * model), exiting 77.
+ */
+static void
+coordlink_refused(const char *why, void *arg)
+{
+	struct server *srv = arg;
+
+	log_warnx("%s", why);
+	srv->exit_status = EX_NOPERM;
+	event_base_loopbreak(srv->base);
+}
+
 /* A heartbeat's counters: keys held, bytes each way, requests. */
 static void
 coordlink_counters(struct ps_msg *m, void *arg)
@@ -113,16 +131,16 @@ coordlink_counters(struct ps_msg *m, void *arg)
 }
 
 static const struct ps_coord_node_cbs coordlink_cbs = {
-	coordlink_ring, coordlink_lost, coordlink_counters
+	coordlink_ring, coordlink_lost, coordlink_refused, coordlink_counters
 };
 
-/* Connect to the coordinator and register (once listening). */
+/* Connect to the coordinator (with -a, proving the secret) and register. */
 void
 coordlink_start(struct server *srv)
 {
 	srv->coord = ps_coord_node_new(srv->base, srv->coord_addr,
-	    PS_COORD_SERVER, 0, !srv->standby, srv->bound, &coordlink_cbs,
-	    srv);
+	    PS_COORD_SERVER, 0, !srv->standby, srv->bound,
+	    srv->have_secret ? &srv->secret : NULL, &coordlink_cbs, srv);
 }
 
 void

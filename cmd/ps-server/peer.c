@@ -47,6 +47,7 @@ peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	p->conn = ps_conn_new(srv->base, fd, name, peer_msg_cb, peer_text_cb,
 	    peer_close_cb, p);
 	ps_conn_set_keycache_recv(p->conn, srv->key_cache);
+	ps_conn_set_max_frame(p->conn, srv->max_frame);
 	srv->nconns++;
 	TAILQ_INSERT_TAIL(&srv->peers, p, entry);
 	log_debug("%s: connected", name);

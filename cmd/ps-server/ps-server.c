@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@
 
 static const char usage_text[] =
 "usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [-K keys]\n"
-"                 [-l addr:port] [-o model.psm]\n"
+"                 [-l addr:port] [-m max-frame] [-o model.psm]\n"
 "                 [-C host:port [--standby] | -r ring]\n";
 
 static void
@@ -40,9 +41,12 @@ usage(int status)
 		    "  -r, --ring file         hold only the keys this ring gives this server\n"
 		    "                          (read when the first worker says hello)\n"
 		    "  -C, --coordinator host:port  register with this coordinator\n"
-		    "                          (ps-ring serve) and hold the rings it sends\n"
+		    "                          (ps-ring serve) and hold the rings it sends;\n"
+		    "                          with -a, prove the secret to it too\n"
 		    "      --standby           with -C: join the ring only on `ps-ring add`\n"
 		    "  -c, --max-conns n       refuse connections beyond n (default 1024)\n"
+		    "  -m, --max-frame bytes   close a connection that sends a frame whose\n"
+		    "                          payload is larger (4096 to 67108864; default 67108864)\n"
 		    "  -K, --key-cache n       keys of cached key lists kept per connection\n"
 		    "                          (default 4194304; 0 keeps none)\n"
 		    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
@@ -212,6 +216,23 @@ server_save_cb(evutil_socket_t sig, short what, void *arg)
 		log_info("saved %s", srv->model_path);
 }
 
+/* A decimal number in [lo, hi] for the option named what, or exit 64. */
+static long
+server_parse_num(const char *s, const char *what, long lo, long hi)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno != 0 || n < lo || n > hi) {
+		fprintf(stderr, "ps-server: bad %s '%s' (expected %ld to %ld)\n",
+		    what, s, lo, hi);
+		usage(EX_USAGE);
+	}
+	return n;
+}
+
 static void
 server_parse_args(struct server *srv, int argc, char **argv,
     const char **listen, const char **secret, int *verbose)
@@ -221,6 +242,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "listen", required_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-conns", required_argument, NULL, 'c' },
+		{ "max-frame", required_argument, NULL, 'm' },
 		{ "key-cache", required_argument, NULL, 'K' },
 		{ "ring", required_argument, NULL, 'r' },
 		{ "coordinator", required_argument, NULL, 'C' },
@@ -230,11 +252,9 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char *end;
-	long n;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "a:C:c:hK:l:o:r:Vv", longopts,
+	while ((ch = getopt_long(argc, argv, "a:C:c:hK:l:m:o:r:Vv", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 1:
@@ -247,26 +267,23 @@ server_parse_args(struct server *srv, int argc, char **argv,
 			srv->coord_addr = optarg;
 			break;
 		case 'c':
-			n = strtol(optarg, &end, 10);
-			if (*end != '\0' || n < 1 || n > 65536) {
-				fprintf(stderr, "ps-server: bad connection limit '%s'\n", optarg);
-				usage(EX_USAGE);
-			}
-			srv->max_conns = (int)n;
+			srv->max_conns = (int)server_parse_num(optarg,
+			    "connection limit", 1, 65536);
 			break;
 		case 'h':
 			usage(0);
 			break;
 		case 'K':
-			n = strtol(optarg, &end, 10);
-			if (*end != '\0' || n < 0 || n > (1L << 30)) {
-				fprintf(stderr, "ps-server: bad key cache size '%s'\n", optarg);
-				usage(EX_USAGE);
-			}
-			srv->key_cache = (size_t)n;
+			srv->key_cache = (size_t)server_parse_num(optarg,
+			    "key cache size", 0, 1L << 30);
 			break;
 		case 'l':
 			*listen = optarg;
+			break;
+		case 'm':
+			srv->max_frame = (size_t)server_parse_num(optarg,
+			    "frame limit", PS_CONN_FRAME_MIN,
+			    PS_FRAME_MAX_PAYLOAD);
 			break;
 		case 'o':
 			srv->model_path = optarg;
@@ -298,29 +315,22 @@ server_parse_args(struct server *srv, int argc, char **argv,
 
 /*
  * Read the secret (-a) or make sure the address needs none: only
- * 127.0.0.1 and [::1] may be served without one.  An address that does
- * not parse is left to ps_listen() to report.
+ * 127.0.0.1 and [::1] may be served without one.
  */
 static void
 server_auth_setup(struct server *srv, const char *listen, const char *path)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
 	char err[512];
+	int rc;
 
-	if (path != NULL) {
-		if (ps_secret_load(path, &srv->secret, err, sizeof err) != 0)
-			fatalx(EX_NOINPUT, "%s", err);
-		srv->have_secret = 1;
-		return;
-	}
-	if (ps_hostport_parse(listen, &ss, &len, err, sizeof err) == 0 &&
-	    ps_auth_required((struct sockaddr *)&ss)) {
-		fprintf(stderr, "ps-server: listening on '%s' needs a secret "
-		    "(-a file): only 127.0.0.1 and [::1] are served without "
-		    "one\n", listen);
+	rc = ps_listen_secret(listen, path, &srv->secret, &srv->have_secret,
+	    err, sizeof err);
+	if (rc == EX_USAGE) {
+		fprintf(stderr, "ps-server: %s\n", err);
 		usage(EX_USAGE);
 	}
+	if (rc != 0)
+		fatalx(rc, "%s", err);
 }
 
 /* Seconds on the monotonic clock. */
@@ -340,10 +350,11 @@ main(int argc, char **argv)
 	struct event *sigterm, *sigint, *sigusr1;
 	const char *listen = "127.0.0.1:0", *secret = NULL;
 	char err[512];
-	int verbose = 0, status = 0;
+	int verbose = 0, status;
 
 	memset(&srv, 0, sizeof srv);
 	srv.max_conns = 1024;
+	srv.max_frame = PS_FRAME_MAX_PAYLOAD;
 	srv.key_cache = PS_KEYCACHE_DEFAULT;
 	server_parse_args(&srv, argc, argv, &listen, &secret, &verbose);
 	log_init("ps-server", verbose);
@@ -372,10 +383,12 @@ main(int argc, char **argv)
 	if (srv.coord_addr != NULL)
 		coordlink_start(&srv);
 	event_base_dispatch(srv.base);
+	status = srv.exit_status;
 	if (srv.model_path != NULL &&
 	    channels_save(&srv, err, sizeof err) != 0) {
 		log_warnx("%s", err);
-		status = EX_CANTCREAT;
+		if (status == 0)
+			status = EX_CANTCREAT;
 	}
 	coordlink_stop(&srv);
 	server_free_peers(&srv);

@@ -210,8 +210,11 @@ struct server {
 	size_t			 handoff_acks;	/* handoff frames unanswered */
 	double			 handoff_started;
 	int			 max_conns;
-	struct ps_secret	 secret;	/* -a: every peer proves it */
+	size_t			 max_frame;	/* -m: payload bytes per frame */
+	struct ps_secret	 secret;	/* -a: every peer proves it, and
+						   so does this server to -C */
 	int			 have_secret;
+	int			 exit_status;	/* why the loop was ended, or 0 */
 	size_t			 key_cache;	/* keys cached per connection */
 	int			 nconns;
 	time_t			 started;

@@ -2,7 +2,8 @@
  * coordlink.c: a worker's link to the coordinator (-C): it registers with
  * its id, takes the first ring that names servers as its ring, and
  * heartbeats for the rest of the job.  A later ring of another version
- * goes to worker_ring_changed() (failover.c).
+ * goes to worker_ring_changed() (failover.c).  With -a it proves the
+ * secret to the coordinator as to the servers; a refusal exits 77.
  */
 #include "config.h"
 
@@ -39,8 +40,15 @@ coordlink_lost(const char *why, void *arg)
 	log_warnx("%s; reconnecting", why);
 }
 
+/* A wrong or missing secret: as with a server, exit 77. */
+static void
+coordlink_refused(const char *why, void *arg)
+{
+	fatalx(EX_NOPERM, "%s", why);
+}
+
 static const struct ps_coord_node_cbs coordlink_cbs = {
-	coordlink_ring, coordlink_lost, NULL
+	coordlink_ring, coordlink_lost, coordlink_refused, NULL
 };
 
 /* Register and wait (up to the timeout) for a ring with servers. */
@@ -50,7 +58,9 @@ coordlink_open(struct worker *w)
 	const char *why;
 
 	w->coord = ps_coord_node_new(w->base, w->conf.coord_addr,
-	    PS_COORD_WORKER, w->conf.id, 0, NULL, &coordlink_cbs, w);
+	    PS_COORD_WORKER, w->conf.id, 0, NULL,
+	    w->conf.secret_path != NULL ? &w->secret : NULL, &coordlink_cbs,
+	    w);
 	while (!w->have_ring) {
 		event_base_loop(w->base, EVLOOP_ONCE);
 		if (worker_now() - w->started <= w->conf.timeout)

@@ -2,7 +2,9 @@
 # coord.bats: ps-ring serve, the coordinator: registration and ring
 # versions, the ring file, a job on the coordinator's ring, failure
 # detection (kill -9 and SIGSTOP, with the measured times), fencing by ring
-# version, add/remove, watch, restarts, and exit codes.
+# version, add/remove, watch, restarts, exit codes, and a coordinator with
+# a secret (-a): the handshake for nodes and ps-ring commands, refusals on
+# both sides, and no coordinator off 127.0.0.1 without one.
 
 load helper
 
@@ -11,11 +13,29 @@ FRAMETOOL="$PSKIT_BUILDDIR/tests/tools/ps-frametool"
 setup() {
 	RING="$BATS_TEST_TMPDIR/ring"
 	STOPPED=
+	COORD_AUTH=()			# ps-ring's -a for the helpers (helper.bash)
 }
 
 teardown() {
 	[ -z "$STOPPED" ] || kill -CONT $STOPPED 2>/dev/null || true
 	ps_reap
+}
+
+# secrets: $SECRET and $WRONG, two secret files of mode 0600.
+secrets() {
+	SECRET="$BATS_TEST_TMPDIR/secret" WRONG="$BATS_TEST_TMPDIR/wrong"
+	(umask 077 && printf 'correct horse battery staple\n' >"$SECRET" &&
+	    printf 'incorrect horse battery staple\n' >"$WRONG")
+}
+
+# wait_count N PATTERN FILE: wait up to 5 s until N lines of FILE match.
+wait_count() {
+	local i=0
+	while [ "$(grep -Ec "$2" "$3")" -lt "$1" ]; do
+		[ "$i" -ge 100 ] && { cat "$3" >&2; return 1; }
+		sleep 0.05
+		i=$((i + 1))
+	done
 }
 
 @test "serve prints listening, stores an empty ring at version 0 and shows it" {
@@ -239,4 +259,135 @@ teardown() {
 	run ps-ring show -C "$COORD"
 	assert_failure 65
 	assert_output "ps-ring: coordinator '$COORD':2: bad number 'x' for 'version'"
+}
+
+@test "with -a on all sides: servers and workers register, a short job runs, and every ps-ring command answers" {
+	secrets
+	COORD_AUTH=(-a "$SECRET")
+	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" \
+	    "$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
+	start_coord -a "$SECRET" -t 2000	# no deaths under a loaded machine
+	grep -q 'clients must authenticate' "$BATS_TEST_TMPDIR/coord.out.err"
+	start_cserver 0 -a "$SECRET"
+	start_cserver 1 -a "$SECRET"
+	wait_status '$1 == "ring" && $3 == 2'
+	for k in 0 1; do
+		ps_start_daemon "$BATS_TEST_TMPDIR/c$k.tsv" timeout 60 \
+		    ps-worker -a "$SECRET" -C "$COORD" -i $k -n 2 -b 4 \
+		    "$BATS_TEST_TMPDIR/train-$k.pss"
+		eval "w$k=$PS_LAST_PID"
+	done
+	ps_wait_pid "$w0" 60
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	ps_wait_pid "$w1" 60
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	[ -n "$(final_objective "$BATS_TEST_TMPDIR/c0.tsv")" ]
+	wait_status '$1 == "worker" && $2 == 1 && $4 == "left"'
+	run ps-ring show -a "$SECRET" -C "$COORD"
+	assert_line --index 0 "$(printf 'ring\t2\t64\t0\t2')"
+	run ps-ring lookup -a "$SECRET" -C "$COORD" 1 2 3
+	assert_success
+	[ "${#lines[@]}" -eq 3 ]
+	run ps-ring remove -a "$SECRET" -C "$COORD" "$ADDR_1"
+	assert_output "$(printf 'version\t3')"
+	wait_status "\$1 == \"server\" && \$3 == \"$ADDR_1\" && \$4 == \"standby\""
+	run ps-ring add -a "$SECRET" -C "$COORD" "$ADDR_1"
+	assert_output "$(printf 'version\t4')"
+	run ps-ring watch -a "$SECRET" -n 1 -i 0.1 -C "$COORD"
+	assert_success
+	assert_output --partial "server  0      $ADDR_0"
+	run ps-ring status -j -a "$SECRET" -C "$COORD"
+	assert_line --regexp '^\{"type":"worker","id":0,.*"state":"left"'
+	! grep -q 'authentication failed' "$BATS_TEST_TMPDIR/coord.out.err"
+}
+
+@test "a wrong secret is refused: the node or client exits 77, the coordinator logs why" {
+	secrets
+	start_coord -a "$SECRET"
+	run timeout 20 ps-server -a "$WRONG" -C "$COORD"
+	assert_failure 77
+	assert_output --partial "ps-server: coordinator '$COORD': authentication failed: refused by the peer: wrong secret"
+	run timeout 20 ps-worker -a "$WRONG" -C "$COORD" shard.pss
+	assert_failure 77
+	assert_output "ps-worker: coordinator '$COORD': authentication failed: refused by the peer: wrong secret"
+	run ps-ring status -a "$WRONG" -C "$COORD"
+	assert_failure 77
+	assert_output "ps-ring: coordinator '$COORD': authentication failed: refused by the peer: wrong secret"
+	wait_count 3 '^ps-ring: 127\.0\.0\.1:[0-9]+: authentication failed: wrong secret$' \
+	    "$BATS_TEST_TMPDIR/coord.out.err"
+	COORD_AUTH=(-a "$SECRET")
+	run ps-ring status -a "$SECRET" -C "$COORD"
+	assert_output "$(printf 'ring\t0\t0\t0\t0\t0')"
+}
+
+@test "no secret: nodes and ps-ring exit 77, a text line gets nothing, the coordinator logs why" {
+	secrets
+	start_coord -a "$SECRET"
+	run timeout 20 ps-server -C "$COORD"
+	assert_failure 77
+	assert_output --partial "ps-server: coordinator '$COORD': authentication failed: the peer asks for a secret and none was given"
+	run timeout 20 ps-worker -C "$COORD" shard.pss
+	assert_failure 77
+	assert_output "ps-worker: coordinator '$COORD': authentication failed: the peer asks for a secret and none was given"
+	wait_count 2 ': authentication failed: REGISTER before authenticating \(does the peer have the secret\?\)$' \
+	    "$BATS_TEST_TMPDIR/coord.out.err"
+	for cmd in show status; do
+		run ps-ring "$cmd" -C "$COORD"
+		assert_failure 77
+		assert_output "ps-ring: coordinator '$COORD' asks for a secret and none was given (-a secret-file)"
+	done
+	run sh -c "printf 'status\r\nquit\r\n' | timeout 5 nc -q 2 ${COORD%:*} ${COORD##*:} | tr -c '[:print:]' .."
+	refute_output --partial 'ring'
+	refute_output --partial 'END'
+	wait_count 3 ': authentication failed: a text line before authenticating$' \
+	    "$BATS_TEST_TMPDIR/coord.out.err"
+}
+
+@test "a ps-ring command with -a gives up on a coordinator without a secret after 5 s" {
+	secrets
+	start_coord
+	run timeout 20 ps-ring status -a "$SECRET" -C "$COORD"
+	assert_failure 77
+	assert_output "ps-ring: coordinator '$COORD': authentication failed: no challenge within 5 s (does the peer have a secret?)"
+}
+
+@test "a server with -a waits out a coordinator that does not challenge (stopped), then registers" {
+	secrets
+	COORD_AUTH=(-a "$SECRET")
+	start_coord -a "$SECRET" -t 2000
+	STOPPED=$COORD_PID
+	kill -STOP "$COORD_PID"
+	start_cserver 0 -a "$SECRET"
+	ps_wait_line "$BATS_TEST_TMPDIR/server-0.out.err" \
+	    "lost the coordinator: coordinator '$COORD': authentication failed: no challenge within 5 s \(does the peer have a secret\?\); reconnecting\$" 10
+	kill -0 "$PID_0"		# not refused: still running
+	kill -CONT "$COORD_PID"
+	STOPPED=
+	wait_status "\$1 == \"server\" && \$3 == \"$ADDR_0\" && \$4 == \"live\"" 10
+}
+
+@test "a coordinator off 127.0.0.1 needs -a: without it exit 64, an open secret file 66, with it nodes register" {
+	secrets
+	for addr in 127.0.0.2:0 0.0.0.0:0 '[::]:0'; do
+		run ps-ring serve -l "$addr" "$RING"
+		assert_failure 64
+		assert_output --partial "ps-ring: listening on '$addr' needs a secret (-a file): only 127.0.0.1 and [::1] are served without one"
+		assert_output --partial 'usage: ps-ring'
+	done
+	[ ! -e "$RING" ]
+	chmod 644 "$SECRET"
+	run ps-ring serve -a "$SECRET" -l 127.0.0.2:0 "$RING"
+	assert_failure 66
+	assert_output --partial "ps-ring: secret '$SECRET' is open to group or others (mode 0644)"
+	run ps-ring status -a "$SECRET" -C 127.0.0.1:1
+	assert_failure 66
+	chmod 600 "$SECRET"
+	run ps-ring show -a "$SECRET" "$RING"
+	assert_failure 64
+	assert_output --partial 'ps-ring: -a needs -C'
+	COORD_AUTH=(-a "$SECRET")
+	start_coord -a "$SECRET" -l 127.0.0.2:0
+	[[ "$COORD" =~ ^127\.0\.0\.2:[0-9]+$ ]]
+	start_cserver 0 -a "$SECRET" -l 127.0.0.2:0
+	wait_status "\$1 == \"server\" && \$3 == \"$ADDR_0\" && \$4 == \"live\""
 }

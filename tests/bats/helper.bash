@@ -12,8 +12,12 @@ bats_load_library bats-assert
 
 # ps_start_daemon OUTFILE CMD...: start CMD in the background with stdout to
 # OUTFILE and stderr to OUTFILE.err; fd 3 is closed so Bats does not wait.
+# Files left by an earlier daemon are removed first: the background shell
+# truncates them only when it gets to run, and until then a reader would
+# find the old daemon's lines.
 ps_start_daemon() {
 	local out=$1; shift
+	rm -f "$out" "$out.err"
 	"$@" >"$out" 2>"$out.err" 3>&- &
 	echo $! >>"${PS_PIDS_FILE:-$BATS_TEST_TMPDIR/pids}"
 	PS_LAST_PID=$!
@@ -136,7 +140,8 @@ start_servers() {
 	ps-ring init ${RING_OPTS:-} -o "$BATS_TEST_TMPDIR/ring" $SERVER_ADDRS
 }
 
-# Coordinator helpers (coord.bats, failover.bats); the ring file is $RING.
+# Coordinator helpers (coord.bats, failover.bats); the ring file is $RING,
+# and the array COORD_AUTH holds -a SECRET for a coordinator that has one.
 
 # start_coord [OPTION...]: a coordinator on $RING; sets COORD, COORD_PID.
 start_coord() {
@@ -160,19 +165,19 @@ start_cserver() {
 
 # ring_field N: field N of the status "ring" line (2 version, 3 published).
 ring_field() {
-	ps-ring status -C "$COORD" | awk -F'\t' -v n="$1" '$1 == "ring" { print $n }'
+	ps-ring status "${COORD_AUTH[@]}" -C "$COORD" | awk -F'\t' -v n="$1" '$1 == "ring" { print $n }'
 }
 
 # wait_status AWK-CONDITION [SECONDS]: poll status until a line matches.
 wait_status() {
 	local i=0
 	while [ "$i" -lt $((${2:-10} * 50)) ]; do
-		ps-ring status -C "$COORD" | awk -F'\t' "$1 { found = 1 } END { exit !found }" && return 0
+		ps-ring status "${COORD_AUTH[@]}" -C "$COORD" | awk -F'\t' "$1 { found = 1 } END { exit !found }" && return 0
 		sleep 0.02
 		i=$((i + 1))
 	done
 	echo "timed out waiting for status: $1" >&2
-	ps-ring status -C "$COORD" >&2
+	ps-ring status "${COORD_AUTH[@]}" -C "$COORD" >&2
 	return 1
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # server.bats: ps-server as a daemon: start-up, the text stats command,
 # malformed frames (each closes only that connection, with a logged reason),
-# the connection limit, signals and command-line errors.
+# signals and command-line errors.  The limits (-m, -c) are limits.bats'.
 
 load helper
 
@@ -84,38 +84,6 @@ bad_frame() {
 	kill -0 "$SERVER_PID"
 	run stats
 	assert_line --partial 'STAT job_active 0'
-}
-
-# stats_retry: stats, tried again while the server is still counting a
-# closed connection against -c.
-stats_retry() {
-	local i out
-	for i in $(seq 20); do
-		out=$(stats)
-		if grep -q '^END' <<<"$out"; then
-			printf '%s\n' "$out"
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
-}
-
-@test "a connection beyond -c is refused at once, logged and counted" {
-	ps_start_daemon "$BATS_TEST_TMPDIR/c.out" ps-server -c 1
-	line=$(ps_wait_line "$BATS_TEST_TMPDIR/c.out" '^listening ' 10)
-	ADDR=${line#listening } HOST=${ADDR%:*} PORT=${ADDR##*:}
-	exec 5<>"/dev/tcp/$HOST/$PORT"
-	start=$SECONDS
-	run "$FRAMETOOL" -w 5 "$ADDR" silent
-	assert_success			# the server closed it...
-	[ $((SECONDS - start)) -le 2 ]	# ...at once
-	ps_wait_line "$BATS_TEST_TMPDIR/c.out.err" \
-	    '^ps-server: 127\.0\.0\.1:[0-9]+: refused: 1 connections already$' 5
-	exec 5>&-
-	run stats_retry
-	assert_line --partial 'STAT rejected_connections 1'
-	assert_line --partial 'STAT total_connections '
 }
 
 @test "a well-formed hello is answered and the server keeps the job open" {

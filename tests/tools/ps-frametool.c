@@ -2,7 +2,7 @@
  * ps-frametool.c: send one good or deliberately malformed frame to a pskit
  * server, for the server's Bats tests.
  *
- *   ps-frametool [-a secret-file] [-w secs] HOST:PORT KIND
+ *   ps-frametool [-a secret-file] [-s bytes] [-w secs] HOST:PORT KIND
  *
  * With -a it first runs the connector's side of the handshake (auth.h)
  * with the secret in the file, exiting 77 if that fails; -w sets how long
@@ -13,19 +13,21 @@
  * stats (the text "stats" and "quit" lines), silent (nothing).  Each bad
  * kind starts from a valid HELLO frame and breaks one thing, recomputing
  * the header checksum where needed so that only that one thing is wrong.
- * "oversize" sends just a header announcing a payload over the limit;
+ * "oversize" sends just a header announcing a payload over the limit (or
+ * of -s bytes);
  * "truncated" sends half a frame and then shuts down its sending side;
  * "garbage" sends 4 KiB of pseudo-random bytes.  "script" sends the frames
  * described on standard input, one a line, in order:
  *
  *   TYPE[,nokeys][,current][,keysig] [ts=N] [ch=N] [rv=N] [aux=X,...]
- *        [keys=K,...] [vals=V,...]
+ *        [keys=K,...] [vals=V,...] [size=N]
  *
  * with TYPE one of HELLO, PUSH, PULL, BYE, SAVE, REPLICATE; the width is
  * the number of values over the number of keys (keys=- and vals=- name none, for a NOKEYS
  * frame that still counts nkeys: keys=-3 says 3; keysig sends a key
  * signature the server has never seen in place of the keys; rv= is the
- * ring version the frame is stamped with, 0 by default).
+ * ring version the frame is stamped with, 0 by default; size= pads the
+ * payload with blob bytes 'x' to exactly N bytes).
  *
  * It then reads whatever the server answers until end of file or for at
  * most 2 seconds (-w), and prints it on stdout: one line per frame ("HELLO_OK
@@ -54,6 +56,7 @@
 #include <event2/buffer.h>
 
 #include "auth.h"
+#include "auth_sock.h"
 #include "conn.h"
 #include "crc32c.h"
 #include "wire.h"
@@ -76,8 +79,8 @@ struct ft_frame {
 static void
 usage(FILE *f, int status)
 {
-	fprintf(f, "usage: ps-frametool [-a secret-file] [-w secs] host:port "
-	    "kind\n"
+	fprintf(f, "usage: ps-frametool [-a secret-file] [-s bytes] [-w secs] "
+	    "host:port kind\n"
 	    "kinds: good-hello bad-magic bad-version bad-header-crc "
 	    "bad-payload-crc\n       oversize truncated unknown-type garbage "
 	    "script stats silent\n");
@@ -179,6 +182,43 @@ ft_type(const char *word, uint8_t *flags)
 	exit(EX_USAGE);
 }
 
+/* Encode m into eb without LZ4, or exit 64. */
+static void
+ft_encode(const struct ps_msg *m, struct evbuffer *eb)
+{
+	char err[200];
+
+	if (ps_msg_encode(m, eb, 0, NULL, err, sizeof err) < 0) {
+		fprintf(stderr, "ps-frametool: cannot encode: %s\n", err);
+		exit(EX_USAGE);
+	}
+}
+
+/* Encode m into eb, its payload padded with blob bytes to size bytes. */
+static void
+ft_encode_sized(struct ps_msg *m, size_t size, struct evbuffer *eb)
+{
+	struct evbuffer *probe = evbuffer_new();
+	size_t raw;
+
+	if (probe == NULL)
+		exit(EX_OSERR);
+	ft_encode(m, probe);
+	raw = evbuffer_get_length(probe) - PS_FRAME_HDR_LEN;
+	evbuffer_free(probe);
+	if (size < raw) {
+		fprintf(stderr, "ps-frametool: size=%zu is below the %zu bytes "
+		    "of the payload\n", size, raw);
+		exit(EX_USAGE);
+	}
+	m->bloblen = size - raw;
+	if ((m->blob = malloc(m->bloblen + 1)) == NULL)
+		exit(EX_OSERR);
+	memset(m->blob, 'x', m->bloblen);
+	ft_encode(m, eb);
+	free(m->blob);
+}
+
 /* Encode one script line's frame into eb. */
 static void
 ft_script_line(char *line, struct evbuffer *eb)
@@ -186,9 +226,9 @@ ft_script_line(char *line, struct evbuffer *eb)
 	double keys[FT_SCRIPT_MAX], vals[FT_SCRIPT_MAX];
 	uint64_t k64[FT_SCRIPT_MAX];
 	float v32[FT_SCRIPT_MAX];
-	size_t nk = 0, nv = 0, i;
+	size_t nk = 0, nv = 0, size = 0, i;
 	struct ps_msg m;
-	char err[200], *word;
+	char *word;
 
 	memset(&m, 0, sizeof m);
 	m.type = ft_type(strtok(line, " \t\n"), &m.flags);
@@ -208,6 +248,8 @@ ft_script_line(char *line, struct evbuffer *eb)
 			nk = ft_list(word + 5, keys);
 		else if (strncmp(word, "vals=", 5) == 0)
 			nv = ft_list(word + 5, vals);
+		else if (strncmp(word, "size=", 5) == 0)
+			size = strtoul(word + 5, NULL, 10);
 	}
 	for (i = 0; i < nk; i++)
 		k64[i] = (uint64_t)keys[i];
@@ -219,10 +261,10 @@ ft_script_line(char *line, struct evbuffer *eb)
 	}
 	m.width = m.nkeys > 0 ? (uint8_t)(nv / m.nkeys) : 0;
 	m.vals = nv > 0 ? v32 : NULL;
-	if (ps_msg_encode(&m, eb, 0, NULL, err, sizeof err) < 0) {
-		fprintf(stderr, "ps-frametool: cannot encode: %s\n", err);
-		exit(EX_USAGE);
-	}
+	if (size > 0)
+		ft_encode_sized(&m, size, eb);
+	else
+		ft_encode(&m, eb);
 }
 
 /* The frames of the script on stdin, one after the other, into fr. */
@@ -245,9 +287,12 @@ ft_script(struct ft_frame *fr)
 	evbuffer_free(eb);
 }
 
-/* Build the frame of the given kind; -1 for an unknown kind. */
+/*
+ * Build the frame of the given kind, an oversize one announcing a payload
+ * of over bytes; -1 for an unknown kind.
+ */
 static int
-ft_build(const char *kind, struct ft_frame *fr)
+ft_build(const char *kind, uint32_t over, struct ft_frame *fr)
 {
 	uint32_t v;
 
@@ -266,9 +311,8 @@ ft_build(const char *kind, struct ft_frame *fr)
 	} else if (strcmp(kind, "bad-payload-crc") == 0) {
 		fr->buf[PS_FRAME_HDR_LEN] ^= 0x01;
 	} else if (strcmp(kind, "oversize") == 0) {
-		v = PS_FRAME_MAX_PAYLOAD + 1;
-		memcpy(fr->buf + 36, &v, 4);
-		memcpy(fr->buf + 40, &v, 4);
+		memcpy(fr->buf + 36, &over, 4);
+		memcpy(fr->buf + 40, &over, 4);
 		ft_reseal(fr);
 		fr->send_len = PS_FRAME_HDR_LEN;
 	} else if (strcmp(kind, "truncated") == 0) {
@@ -365,116 +409,22 @@ ft_read(int fd, struct evbuffer *eb, long long wait_ms)
 	return 0;
 }
 
-/* Read exactly len bytes by the deadline end; 0, or -1 if they miss. */
-static int
-ft_read_exact(int fd, uint8_t *buf, size_t len, long long end)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	long long left;
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		if ((left = end - ft_now_ms()) <= 0)
-			return -1;
-		if (poll(&pfd, 1, (int)left) <= 0)
-			continue;
-		n = read(fd, buf + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	return 0;
-}
-
-/* Read one small frame into *m by the deadline, else exit 77. */
-static void
-ft_auth_read(int fd, struct ps_msg *m, long long end)
-{
-	uint8_t buf[PS_FRAME_HDR_LEN + 512];
-	size_t flen = 0;
-	char err[200] = "no frame";
-
-	if (ft_read_exact(fd, buf, PS_FRAME_HDR_LEN, end) != 0 ||
-	    ps_frame_peek(buf, &flen, err, sizeof err) != 0 ||
-	    flen > sizeof buf || ft_read_exact(fd, buf + PS_FRAME_HDR_LEN,
-	    flen - PS_FRAME_HDR_LEN, end) != 0 ||
-	    ps_msg_decode(buf, flen, m, err, sizeof err) != 0) {
-		fprintf(stderr, "ps-frametool: handshake: %s\n", err);
-		exit(EX_NOPERM);
-	}
-}
-
-/* Exit 77 unless m is AUTH step with len bytes. */
-static void
-ft_auth_expect(struct ps_msg *m, uint64_t step, size_t len)
-{
-	if (m->type == PS_MSG_AUTH && m->timestamp == step &&
-	    m->bloblen == len)
-		return;
-	fprintf(stderr, "ps-frametool: handshake: %s %.*s\n",
-	    ps_msg_type_name(m->type), (int)m->bloblen,
-	    m->blob != NULL ? m->blob : "");
-	exit(EX_NOPERM);
-}
-
-/* Send AUTH step 2: our nonce and MAC. */
-static void
-ft_auth_answer(int fd, const uint8_t *answer, size_t len)
-{
-	struct evbuffer *eb = evbuffer_new();
-	struct ft_frame fr = { 0 };
-	struct ps_msg m;
-	char err[200];
-
-	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_AUTH;
-	m.flags = PS_MSG_F_NOKEYS;
-	m.timestamp = 2;
-	m.blob = (char *)answer;
-	m.bloblen = len;
-	if (eb == NULL || ps_msg_encode(&m, eb, 0, NULL, err, sizeof err) < 0)
-		exit(EX_SOFTWARE);
-	fr.len = fr.send_len = evbuffer_get_length(eb);
-	fr.buf = evbuffer_pullup(eb, -1);
-	ft_send(fd, &fr);
-	evbuffer_free(eb);
-}
-
-/* The connector's side of the handshake, blocking; exit 77 if it fails. */
+/* The connector's side of the handshake; exit 77 if it fails. */
 static void
 ft_auth(int fd, const char *path, long long wait_ms)
 {
-	long long end = ft_now_ms() + wait_ms;
-	uint8_t ns[PS_AUTH_NONCE_LEN], answer[2 * PS_AUTH_MAC_LEN];
-	uint8_t mac[PS_AUTH_MAC_LEN];
 	struct ps_secret s;
-	struct ps_msg m;
 	char err[512];
 
 	if (ps_secret_load(path, &s, err, sizeof err) != 0) {
 		fprintf(stderr, "ps-frametool: %s\n", err);
 		exit(EX_NOINPUT);
 	}
-	ft_auth_read(fd, &m, end);
-	ft_auth_expect(&m, 1, PS_AUTH_NONCE_LEN);
-	memcpy(ns, m.blob, sizeof ns);
-	ps_msg_release(&m);
-	if (ps_auth_nonce(answer) != 0)
-		exit(EX_OSERR);
-	ps_auth_mac(&s, PS_AUTH_CONNECTOR, ns, answer, answer +
-	    PS_AUTH_NONCE_LEN);
-	ft_auth_answer(fd, answer, sizeof answer);
-	ft_auth_read(fd, &m, end);
-	ft_auth_expect(&m, 3, PS_AUTH_MAC_LEN);
-	ps_auth_mac(&s, PS_AUTH_ACCEPTOR, ns, answer, mac);
-	if (!ps_auth_equal(mac, (uint8_t *)m.blob, sizeof mac)) {
-		fprintf(stderr, "ps-frametool: handshake: wrong proof\n");
+	if (ps_auth_sock_connect(fd, &s, (int)((wait_ms + 999) / 1000), err,
+	    sizeof err) != 0) {
+		fprintf(stderr, "ps-frametool: %s\n", err);
 		exit(EX_NOPERM);
 	}
-	ps_msg_release(&m);
 	ps_secret_release(&s);
 }
 
@@ -503,7 +453,8 @@ ft_print(struct evbuffer *eb)
 	char err[200];
 
 	while (len >= PS_FRAME_HDR_LEN &&
-	    ps_frame_peek(p, &flen, err, sizeof err) == 0 && flen <= len) {
+	    ps_frame_peek(p, PS_FRAME_MAX_PAYLOAD, &flen, err, sizeof err) == 0 &&
+	    flen <= len) {
 		if (ps_msg_decode(p, flen, &m, err, sizeof err) == 0) {
 			ft_print_msg(&m);
 			ps_msg_release(&m);
@@ -523,14 +474,16 @@ main(int argc, char *argv[])
 	struct evbuffer *eb;
 	const char *secret = NULL;
 	long long wait_ms = FT_WAIT_MS;
+	uint32_t over = PS_FRAME_MAX_PAYLOAD + 1;
 	int fd, closed, ch;
 
 	if (argc == 2 && strcmp(argv[1], "--help") == 0)
 		usage(stdout, 0);
-	while ((ch = getopt(argc, argv, "a:hw:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:hs:w:")) != -1) {
 		switch (ch) {
 		case 'a': secret = optarg; break;
 		case 'h': usage(stdout, 0); break;
+		case 's': over = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'w': wait_ms = (long long)(atof(optarg) * 1000); break;
 		default: usage(stderr, EX_USAGE);
 		}
@@ -538,7 +491,7 @@ main(int argc, char *argv[])
 	if (argc - optind != 2)
 		usage(stderr, EX_USAGE);
 	memset(&fr, 0, sizeof fr);
-	if (ft_build(argv[optind + 1], &fr) != 0) {
+	if (ft_build(argv[optind + 1], over, &fr) != 0) {
 		fprintf(stderr, "ps-frametool: unknown kind '%s'\n",
 		    argv[optind + 1]);
 		usage(stderr, EX_USAGE);

@@ -1,8 +1,9 @@
 /*
  * test_conn.c: unit tests of framed connections over loopback TCP and
  * socketpairs: frames both ways, text-mode detection, malformed input
- * closing with its reason, freeing from a callback, back-pressure, the
- * listen/connect/address helpers, and the authentication handshake.
+ * closing with its reason, the frame size limit, freeing from a callback,
+ * back-pressure, the listen/connect/address helpers, and the
+ * authentication handshake.
  */
 #include "config.h"
 
@@ -40,6 +41,7 @@ struct side {
 	int			 closed;
 	int			 proto;
 	int			 auth;		/* closed by the handshake */
+	int			 refused;	/* ... on its merits */
 	char			 reason[256];
 	int			 echo;		/* answer each PUSH with a PULL_REPLY */
 	int			 free_in_msg;	/* free the conn from msg_cb */
@@ -88,6 +90,7 @@ side_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	s->closed++;
 	s->proto = ps_conn_is_protocol_error(c);
 	s->auth = ps_conn_is_auth_error(c);
+	s->refused = ps_conn_is_auth_refused(c);
 	snprintf(s->reason, sizeof s->reason, "%s", reason);
 	ps_conn_free(c);
 	s->c = NULL;
@@ -322,6 +325,61 @@ test_malformed_closes(void **state)
 	free(f);
 }
 
+/* A BYE whose payload is exactly len bytes of text (len <= 8192). */
+static uint8_t *
+blob_frame(size_t len, size_t *flen)
+{
+	static char text[8192];
+	struct ps_msg m;
+
+	memset(text, 'x', sizeof text);
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_BYE;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.blob = text;
+	m.bloblen = len;
+	return encode(&m, flen);
+}
+
+/*
+ * ps_conn_set_max_frame(), below its floor (so at PS_CONN_FRAME_MIN): a
+ * payload at the limit is read; a header announcing one byte more closes
+ * the conn, its payload never sent.
+ */
+static void
+test_max_frame(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	uint8_t *f;
+	uint32_t over = PS_CONN_FRAME_MIN + 1, crc;
+	size_t len;
+	int fds[2];
+
+	pair(fds);
+	s.c = ps_conn_new(base, fds[0], "peer", side_msg_cb, side_text_cb,
+	    side_close_cb, &s);
+	ps_conn_set_max_frame(s.c, PS_CONN_FRAME_MIN - 1);
+	f = blob_frame(PS_CONN_FRAME_MIN, &len);
+	write_all(fds[1], f, len);
+	run_until(base, &s.nmsgs);
+	assert_int_equal(s.last.bloblen, PS_CONN_FRAME_MIN);
+	memcpy(f + 36, &over, 4);
+	memcpy(f + 40, &over, 4);
+	crc = ps_crc32c(0, f, 48);
+	memcpy(f + 48, &crc, 4);
+	write_all(fds[1], f, PS_FRAME_HDR_LEN);
+	run_until(base, &s.closed);
+	assert_string_equal(s.reason, "frame too large (4097 bytes, limit "
+	    "4096)");
+	assert_int_equal(s.proto, 1);
+	assert_int_equal(s.nmsgs, 1);
+	ps_msg_release(&s.last);
+	close(fds[1]);
+	free(f);
+	event_base_free(base);
+}
+
 static void
 test_frames_in_one_write(void **state)
 {
@@ -525,6 +583,7 @@ expect_auth_close(struct event_base *base, struct side *a, struct side *b,
 	if (strstr(b->reason, rb) == NULL)
 		fail_msg("connector's reason '%s' lacks '%s'", b->reason, rb);
 	assert_true(a->auth && b->auth);
+	assert_true(a->refused && b->refused);
 	assert_int_equal(a->nmsgs + b->nmsgs + a->nlines, 0);
 }
 
@@ -553,6 +612,22 @@ test_auth_refused(void **state)
 	event_base_free(base);
 }
 
+/*
+ * A conn for s on a new socketpair's fds[0] (the test uses fds[1]), with
+ * the handshake started as role; an acceptor also takes text.
+ */
+static void
+auth_on_pair(struct side *s, int fds[2], const struct ps_secret *k,
+    enum ps_auth_role role)
+{
+	char err[256];
+
+	pair(fds);
+	s->c = ps_conn_new(s->base, fds[0], "peer", side_msg_cb,
+	    role == PS_AUTH_ACCEPTOR ? side_text_cb : NULL, side_close_cb, s);
+	assert_int_equal(ps_conn_set_auth(s->c, k, role, err, sizeof err), 0);
+}
+
 /* An acceptor fed bytes (after reading its challenge) closes with why. */
 static void
 expect_auth_raw(const void *bytes, size_t len, const char *reason)
@@ -560,15 +635,11 @@ expect_auth_raw(const void *bytes, size_t len, const char *reason)
 	struct event_base *base = event_base_new();
 	struct side s = { .base = base };
 	struct ps_secret k;
-	char err[256], buf[256];
+	char buf[256];
 	int fds[2];
 
 	secret_set(&k, "0123456789abcdef");
-	pair(fds);
-	s.c = ps_conn_new(base, fds[0], "peer", side_msg_cb, side_text_cb,
-	    side_close_cb, &s);
-	assert_int_equal(ps_conn_set_auth(s.c, &k, PS_AUTH_ACCEPTOR, err,
-	    sizeof err), 0);
+	auth_on_pair(&s, fds, &k, PS_AUTH_ACCEPTOR);
 	write_all(fds[1], bytes, len);
 	run_until(base, &s.closed);
 	assert_true(read_some(fds[1], buf, sizeof buf) >= PS_FRAME_HDR_LEN +
@@ -576,9 +647,29 @@ expect_auth_raw(const void *bytes, size_t len, const char *reason)
 	if (strstr(s.reason, "authentication failed: ") != s.reason ||
 	    strstr(s.reason, reason) == NULL)
 		fail_msg("reason '%s' lacks '%s'", s.reason, reason);
-	assert_true(s.auth);
+	assert_true(s.auth && s.refused);
 	assert_int_equal(s.nmsgs + s.nlines, 0);
 	close(fds[1]);
+	event_base_free(base);
+}
+
+/* A peer that goes away before challenging: failed, but not refused. */
+static void
+test_auth_dropped(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct side s = { .base = base };
+	struct ps_secret k;
+	int fds[2];
+
+	secret_set(&k, "0123456789abcdef");
+	auth_on_pair(&s, fds, &k, PS_AUTH_CONNECTOR);
+	close(fds[1]);
+	run_until(base, &s.closed);
+	assert_string_equal(s.reason, "authentication failed: connection "
+	    "closed by peer");
+	assert_true(s.auth);
+	assert_false(s.refused);
 	event_base_free(base);
 }
 
@@ -616,6 +707,7 @@ main(void)
 		cmocka_unit_test(test_loopback_frames),
 		cmocka_unit_test(test_text_mode),
 		cmocka_unit_test(test_malformed_closes),
+		cmocka_unit_test(test_max_frame),
 		cmocka_unit_test(test_frames_in_one_write),
 		cmocka_unit_test(test_back_pressure),
 		cmocka_unit_test(test_connect_and_listen_errors),
@@ -623,6 +715,7 @@ main(void)
 		cmocka_unit_test(test_auth_handshake),
 		cmocka_unit_test(test_auth_refused),
 		cmocka_unit_test(test_auth_malformed),
+		cmocka_unit_test(test_auth_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -114,7 +114,8 @@ expect_reject(const struct frame *f, const char *want)
 	int rc = 0;
 
 	if (f->len >= PS_FRAME_HDR_LEN)
-		rc = ps_frame_peek(f->buf, &flen, err, sizeof err);
+		rc = ps_frame_peek(f->buf, PS_FRAME_MAX_PAYLOAD, &flen, err,
+		    sizeof err);
 	if (rc == 0) {
 		assert_int_equal(ps_msg_decode(f->buf, f->len, &m, err,
 		    sizeof err), -1);
@@ -171,7 +172,8 @@ expect_same(const struct frame *f, const struct ps_msg *m)
 	char err[200];
 	size_t flen;
 
-	assert_int_equal(ps_frame_peek(f->buf, &flen, err, sizeof err), 0);
+	assert_int_equal(ps_frame_peek(f->buf, PS_FRAME_MAX_PAYLOAD, &flen, err,
+	    sizeof err), 0);
 	assert_int_equal(flen, f->len);
 	if (ps_msg_decode(f->buf, f->len, &d, err, sizeof err) != 0)
 		fail_msg("decode: %s", err);
@@ -412,6 +414,25 @@ test_reject_header(void **state)
 	free(f.buf);
 }
 
+/* A receiver's lower limit: a payload at it passes, one byte over not. */
+static void
+test_peek_lower_limit(void **state)
+{
+	struct frame f = good_frame(0);
+	size_t payload = f.len - PS_FRAME_HDR_LEN, flen;
+	char err[200], want[100];
+
+	assert_int_equal(ps_frame_peek(f.buf, payload, &flen, err, sizeof err),
+	    0);
+	assert_int_equal(flen, f.len);
+	assert_int_equal(ps_frame_peek(f.buf, payload - 1, &flen, err,
+	    sizeof err), -1);
+	snprintf(want, sizeof want, "frame too large (%zu bytes, limit %zu)",
+	    payload, payload - 1);
+	assert_string_equal(err, want);
+	free(f.buf);
+}
+
 static void
 test_reject_header_fields(void **state)
 {
@@ -583,7 +604,8 @@ test_fuzz_mutations(void **state)
 		if (rnd(&s) % 4 != 0 && f.len >= PS_FRAME_HDR_LEN)
 			reseal(&f);
 		if (f.len >= PS_FRAME_HDR_LEN &&
-		    ps_frame_peek(f.buf, &flen, err, sizeof err) == 0 &&
+		    ps_frame_peek(f.buf, PS_FRAME_MAX_PAYLOAD, &flen, err,
+		    sizeof err) == 0 &&
 		    ps_msg_decode(f.buf, f.len, &m, err, sizeof err) == 0) {
 			ok++;
 			ps_msg_release(&m);
@@ -703,6 +725,7 @@ main(void)
 		cmocka_unit_test(test_lz4_skipped_when_small),
 		cmocka_unit_test(test_encode_rejects),
 		cmocka_unit_test(test_reject_header),
+		cmocka_unit_test(test_peek_lower_limit),
 		cmocka_unit_test(test_reject_header_fields),
 		cmocka_unit_test(test_reject_payload),
 		cmocka_unit_test(test_reject_keys),
