@@ -18,15 +18,6 @@ teardown() {
 	ps_reap
 }
 
-# start_coord [OPTION...]: a coordinator on $RING; sets COORD, COORD_PID.
-start_coord() {
-	local line
-	ps_start_daemon "$BATS_TEST_TMPDIR/coord.out" ps-ring serve "$@" "$RING"
-	COORD_PID=$PS_LAST_PID
-	line=$(ps_wait_line "$BATS_TEST_TMPDIR/coord.out" '^listening ' 10) || return 1
-	COORD=${line#listening }
-}
-
 # start_cserver K [OPTION...]: server K with -C $COORD; sets ADDR_K, PID_K.
 start_cserver() {
 	local k=$1 line
@@ -41,23 +32,6 @@ start_cserver() {
 # ring_field N: field N of the status "ring" line (2 version, 3 published).
 ring_field() {
 	ps-ring status -C "$COORD" | awk -F'\t' -v n="$1" '$1 == "ring" { print $n }'
-}
-
-# wait_status AWK-CONDITION [SECONDS]: poll status until a line matches.
-wait_status() {
-	local i=0
-	while [ "$i" -lt $((${2:-10} * 50)) ]; do
-		ps-ring status -C "$COORD" | awk -F'\t' "$1 { found = 1 } END { exit !found }" && return 0
-		sleep 0.02
-		i=$((i + 1))
-	done
-	echo "timed out waiting for status: $1" >&2
-	ps-ring status -C "$COORD" >&2
-	return 1
-}
-
-now_ms() {
-	date +%s%3N
 }
 
 @test "serve prints listening, stores an empty ring at version 0 and shows it" {

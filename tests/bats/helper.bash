@@ -135,3 +135,33 @@ start_servers() {
 	done
 	ps-ring init ${RING_OPTS:-} -o "$BATS_TEST_TMPDIR/ring" $SERVER_ADDRS
 }
+
+# start_coord [OPTION...]: a coordinator (ps-ring serve) keeping its ring
+# in $RING; sets COORD (its address) and COORD_PID.
+start_coord() {
+	local line
+	ps_start_daemon "$BATS_TEST_TMPDIR/coord.out" ps-ring serve "$@" "$RING"
+	COORD_PID=$PS_LAST_PID
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/coord.out" '^listening ' 10) || return 1
+	COORD=${line#listening }
+}
+
+# wait_status AWK-CONDITION [SECONDS]: poll the status of $COORD until a
+# line matches (fields split at tabs); fails after SECONDS (default 10).
+wait_status() {
+	local i=0
+	while [ "$i" -lt $((${2:-10} * 50)) ]; do
+		timeout 5 ps-ring status -C "$COORD" |
+		    awk -F'\t' "$1 { found = 1 } END { exit !found }" && return 0
+		sleep 0.02
+		i=$((i + 1))
+	done
+	echo "timed out waiting for status: $1" >&2
+	timeout 5 ps-ring status -C "$COORD" >&2
+	return 1
+}
+
+# now_ms: the time in milliseconds, for measuring detection times.
+now_ms() {
+	date +%s%3N
+}
