@@ -413,6 +413,21 @@ ps_conn_new(struct event_base *base, evutil_socket_t fd, const char *peer,
 	return c;
 }
 
+/* Give up on unacknowledged data after ms; see conn.h. */
+int
+ps_conn_set_unacked_timeout(struct ps_conn *c, unsigned int ms)
+{
+#ifdef TCP_USER_TIMEOUT
+	return setsockopt(bufferevent_getfd(c->bev), IPPROTO_TCP,
+	    TCP_USER_TIMEOUT, &ms, sizeof ms);
+#else
+	(void)c;
+	(void)ms;
+	errno = ENOTSUP;
+	return -1;
+#endif
+}
+
 /* Queue one frame; see conn.h. */
 int
 ps_conn_send(struct ps_conn *c, const struct ps_msg *m)

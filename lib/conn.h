@@ -157,6 +157,14 @@ int		 ps_conn_is_auth_error(const struct ps_conn *c);
  * be a peer without a secret but also a hung or restarting one.
  */
 int		 ps_conn_is_auth_refused(const struct ps_conn *c);
+/*
+ * Fail the conn, as a reset would, when data it sent stays unacknowledged
+ * for ms milliseconds (TCP_USER_TIMEOUT): a peer cut off silently, with no
+ * RST or FIN, is then noticed as long as something is being sent.  0, or
+ * -1 with errno (ENOTSUP where the system has no such option).
+ */
+int		 ps_conn_set_unacked_timeout(struct ps_conn *c,
+		    unsigned int ms);
 /* Counters so far; the pointer stays valid until ps_conn_free(). */
 const struct ps_conn_stats *ps_conn_stats(const struct ps_conn *c);
 /* Bytes queued for sending and not yet written to the socket. */

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,29 @@ node_lost(struct ps_coord_node *n, const char *why)
 	evtimer_add(n->retry, &tv);
 }
 
+/*
+ * Give the link up when a heartbeat stays unacknowledged for the
+ * coordinator's timeout_ms less one heartbeat interval (at least one
+ * interval): a node cut off silently must stop acting on its ring (coord.h,
+ * rule 1).  The first unacknowledged heartbeat leaves at most an interval
+ * after the last one the coordinator heard, so nominally that is no later
+ * than the coordinator declares this node dead; the kernel's
+ * retransmission timer makes it up to a few hundred milliseconds later.
+ */
+static void
+node_unacked_timeout(struct ps_coord_node *n, double timeout_ms)
+{
+	double ms = timeout_ms - PS_COORD_HEARTBEAT_MS;
+
+	if (!(ms >= PS_COORD_HEARTBEAT_MS))
+		ms = PS_COORD_HEARTBEAT_MS;
+	if (ms > PS_COORD_TIMEOUT_MAX_MS)
+		ms = PS_COORD_TIMEOUT_MAX_MS;
+	if (ps_conn_set_unacked_timeout(n->conn, (unsigned int)ms) != 0)
+		log_debug("coordinator '%s': cannot bound unacknowledged "
+		    "heartbeats: %s", n->addr, strerror(errno));
+}
+
 /* A RING: parse it, hand it over, acknowledge it. */
 static void
 node_ring(struct ps_coord_node *n, const struct ps_msg *m)
@@ -120,6 +144,8 @@ node_ring(struct ps_coord_node *n, const struct ps_msg *m)
 		node_lost(n, err);
 		return;
 	}
+	if (m->naux >= 1)
+		node_unacked_timeout(n, m->aux[0]);
 	n->backoff_ms = PS_COORD_RETRY_MIN_MS;
 	n->before = n->holding ? n->before : n->version;
 	n->holding = 0;

@@ -16,6 +16,7 @@
  *              blob   the server's listening "host:port" (servers)
  *   RING       coordinator -> node: ring_version v, blob the pskit-ring(5)
  *              text of version v
+ *              aux[0] the coordinator's timeout in milliseconds
  *   HEARTBEAT  node -> coordinator every PS_COORD_HEARTBEAT_MS, and at once
  *              after a node applied a RING (its acknowledgement)
  *              ring_version the version the node holds
@@ -30,7 +31,11 @@
  *   1. A connection that drops marks its node dead at once; one silent for
  *      the coordinator's timeout (default PS_COORD_TIMEOUT_MS) is marked
  *      dead and its connection closed, so a hung node that wakes up finds
- *      itself cut off (fencing).
+ *      itself cut off (fencing).  A node whose heartbeats stay
+ *      unacknowledged for that timeout less one heartbeat interval (at
+ *      least one interval) gives the connection up itself, so a node cut
+ *      off silently, its packets dropped, knows it shortly after the
+ *      coordinator declares it dead, and not only once the network heals.
  *   2. A dead server leaves the ring (version + 1).  A server that comes
  *      back registers again as a new member.
  *   3. Publishing version v: persist it, send it to every live server,
@@ -56,6 +61,8 @@
 
 #define PS_COORD_HEARTBEAT_MS	100	/* a node's heartbeat interval */
 #define PS_COORD_TIMEOUT_MS	300	/* default silence before "dead" */
+#define PS_COORD_TIMEOUT_MIN_MS	10	/* bounds of ps-ring serve -t */
+#define PS_COORD_TIMEOUT_MAX_MS	600000
 #define PS_COORD_GRACE_MS	3000	/* servers of a loaded ring have this
 					   long to register again */
 #define PS_COORD_RETRY_MIN_MS	50	/* a node's reconnect backoff */

@@ -38,6 +38,8 @@ publish_send(struct member *mb, const char *text, size_t len,
 	m.type = PS_MSG_RING;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.ring_version = version;
+	m.naux = 1;
+	m.aux[0] = mb->client->co->timeout * 1e3;
 	m.blob = (char *)text;
 	m.bloblen = len;
 	ps_conn_send(mb->client->conn, &m);

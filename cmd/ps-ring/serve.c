@@ -208,8 +208,9 @@ serve_args(struct coord *co, int argc, char **argv, const char **listen,
 			*listen = optarg;
 			break;
 		case 't':
-			co->timeout = parse_count(optarg, "timeout", 10,
-			    600000) / 1e3;
+			co->timeout = parse_count(optarg, "timeout",
+			    PS_COORD_TIMEOUT_MIN_MS, PS_COORD_TIMEOUT_MAX_MS) /
+			    1e3;
 			break;
 		case 'v':
 			*vnodes = parse_count(optarg, "vnodes", 1,

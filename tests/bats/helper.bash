@@ -172,15 +172,17 @@ ring_field() {
 wait_status() {
 	local i=0
 	while [ "$i" -lt $((${2:-10} * 50)) ]; do
-		ps-ring status "${COORD_AUTH[@]}" -C "$COORD" | awk -F'\t' "$1 { found = 1 } END { exit !found }" && return 0
+		timeout 5 ps-ring status "${COORD_AUTH[@]}" -C "$COORD" |
+		    awk -F'\t' "$1 { found = 1 } END { exit !found }" && return 0
 		sleep 0.02
 		i=$((i + 1))
 	done
 	echo "timed out waiting for status: $1" >&2
-	ps-ring status "${COORD_AUTH[@]}" -C "$COORD" >&2
+	timeout 5 ps-ring status "${COORD_AUTH[@]}" -C "$COORD" >&2
 	return 1
 }
 
+# now_ms: the time in milliseconds, for measuring detection times.
 now_ms() {
 	date +%s%3N
 }
