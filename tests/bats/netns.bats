@@ -38,6 +38,7 @@ setup() {
 	RING="$BATS_TEST_TMPDIR/ring"
 	SECRET="$BATS_TEST_TMPDIR/secret"
 	(umask 077 && head -c 24 /dev/urandom | base64 >"$SECRET")
+	COORD_AUTH=(-a "$SECRET")	# off loopback the coordinator needs it
 	ps-shard-data -q -n 1 -o "$BATS_TEST_TMPDIR/train" \
 	    "$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
 }
@@ -133,7 +134,7 @@ start_host() {
 # ring version 2.
 two_hosts() {
 	net_up 2
-	start_coord -l "$BRIDGE_IP:0"
+	start_coord -a "$SECRET" -l "$BRIDGE_IP:0"
 	start_host 1
 	start_host 2
 	wait_status '$1 == "ring" && $2 == 2 && $3 == 2'
@@ -151,7 +152,7 @@ train() {
 
 # key_of ADDR: a feature id that the coordinator's ring gives ADDR.
 key_of() {
-	timeout 5 ps-ring lookup -C "$COORD" $(seq 1 1000) |
+	timeout 5 ps-ring lookup "${COORD_AUTH[@]}" -C "$COORD" $(seq 1 1000) |
 	    awk -F'\t' -v a="$1" '$3 == a { print $1; found = 1; exit }
 		END { exit !found }'
 }
@@ -193,7 +194,7 @@ detect() {
 	echo "# $why: dead and out of the ring after $ms ms" >&3
 	[ "$ms" -lt 1000 ]
 	grep -q "server $addr is dead: no heartbeat for" "$BATS_TEST_TMPDIR/coord.out.err"
-	run timeout 5 ps-ring show -C "$COORD"
+	run timeout 5 ps-ring show "${COORD_AUTH[@]}" -C "$COORD"
 	assert_line --index 0 --regexp '^ring	3	64	0	1$'
 	refute_output --partial "$addr"
 }
@@ -203,12 +204,12 @@ detect() {
 	[[ "$ADDR_1" =~ ^10\.77\.[0-9]+\.2:[0-9]+$ ]]
 	[[ "$ADDR_2" =~ ^10\.77\.[0-9]+\.3:[0-9]+$ ]]
 	grep -q "server $ADDR_1 registered from ${IP_1//./\\.}:" "$BATS_TEST_TMPDIR/coord.out.err"
-	run timeout 5 ps-ring show -C "$COORD"
+	run timeout 5 ps-ring show "${COORD_AUTH[@]}" -C "$COORD"
 	assert_success
 	assert_line --index 0 "$(printf 'ring\t2\t64\t0\t2')"
 	assert_line --regexp "^server	0	$ADDR_1	64	"
 	assert_line --regexp "^server	1	$ADDR_2	64	"
-	run timeout 5 ps-ring status -j -C "$COORD"
+	run timeout 5 ps-ring status -j "${COORD_AUTH[@]}" -C "$COORD"
 	assert_success
 	assert_line --regexp "^\{\"type\":\"server\",\"id\":0,\"addr\":\"$ADDR_1\",\"state\":\"live\",.*\"ring_version\":2\}$"
 	assert_line --regexp "^\{\"type\":\"server\",\"id\":1,\"addr\":\"$ADDR_2\",\"state\":\"live\",.*\"ring_version\":2\}$"
