@@ -28,16 +28,7 @@
 
 #define HANDOFF_CHUNK	65536
 
-static int
-handoff_mark_cmp(const void *a, const void *b, void *arg)
-{
-	const uint64_t *mark = arg;
-	uint64_t x = mark[*(const uint32_t *)a], y = mark[*(const uint32_t *)b];
-
-	return (x > y) - (x < y);
-}
-
-/* Send q its slots of st (sorted by mark), a frame per mark and chunk. */
+/* Send q these slots of st, a frame per mark and chunk. */
 static void
 handoff_to(struct channel *ch, const struct store *st, size_t q,
     uint32_t *slots, size_t n)
@@ -46,7 +37,7 @@ handoff_to(struct channel *ch, const struct store *st, size_t q,
 	size_t i, j;
 	int frames;
 
-	qsort_r(slots, n, sizeof *slots, handoff_mark_cmp, (void *)st->mark);
+	store_sort_by_mark(st, slots, n);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && j - i < HANDOFF_CHUNK &&
 		    st->mark[slots[j]] == st->mark[slots[i]]; j++)

@@ -286,15 +286,6 @@ replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots, size_t n)
 		    "are not copied", ch->id, n);
 }
 
-static int
-replica_mark_cmp(const void *a, const void *b, void *arg)
-{
-	const uint64_t *mark = arg;
-	uint64_t x = mark[*(const uint32_t *)a], y = mark[*(const uint32_t *)b];
-
-	return (x > y) - (x < y);
-}
-
 /*
  * Invariant 5: every key this channel serves, to its replicas again, one
  * message per mark, stamped with that round (a mark of 0, no round yet,
@@ -309,7 +300,7 @@ replica_resync(struct channel *ch)
 
 	for (i = 0; i < n; i++)
 		slots[i] = (uint32_t)i;
-	qsort_r(slots, n, sizeof *slots, replica_mark_cmp, (void *)mark);
+	store_sort_by_mark(&ch->store, slots, n);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && mark[slots[j]] == mark[slots[i]]; j++)
 			continue;

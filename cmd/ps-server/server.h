@@ -231,6 +231,8 @@ float	store_get(const struct store *st, uint64_t key);
 void	store_set(struct store *st, uint32_t slot, float w);
 void	store_copy_key(struct store *dst, const struct store *src,
 	    uint32_t s);
+void	store_sort_by_mark(const struct store *st, uint32_t *slots,
+	    size_t n);
 int	store_save(const struct store *st, const struct job *job,
 	    const char *path, char *err, size_t errlen);
 void	store_sent_reset(struct store *st, uint32_t nworkers);

@@ -237,3 +237,19 @@ store_save(const struct store *st, const struct job *job, const char *path,
 	free(m.w);
 	return rc;
 }
+
+static int
+store_mark_cmp(const void *a, const void *b, void *arg)
+{
+	const uint64_t *mark = arg;
+	uint64_t x = mark[*(const uint32_t *)a], y = mark[*(const uint32_t *)b];
+
+	return (x > y) - (x < y);
+}
+
+/* Order slots of st by their round mark (resyncs and hand-overs). */
+void
+store_sort_by_mark(const struct store *st, uint32_t *slots, size_t n)
+{
+	qsort_r(slots, n, sizeof *slots, store_mark_cmp, (void *)st->mark);
+}

@@ -64,43 +64,27 @@ case $sig in KILL|STOP) ;; *) echo "$prog: -x takes KILL or STOP" >&2; usage 64 
 bench_use_pstrain "$srcdir"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/failover.XXXXXX") || exit 73
-pids=
-cleanup() {
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	[ $keep -eq 1 ] && echo "$prog: work files kept in $work" >&2 || rm -rf "$work"
-}
-trap cleanup EXIT
+trap bench_daemons_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
 ps-shard-data -q -n "$workers" -o "$work/train" "$train" ||
 	bench_die "cannot shard '$train'"
 
-# wait_line FILE PATTERN: up to 120 s for a line matching PATTERN.
-wait_line() {
-	_i=0
-	while ! grep -qE "$2" "$1" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ $_i -gt 2400 ] && bench_die "timed out waiting for '$2' in $1"
-		sleep 0.05
-	done
-}
-
 # run DIR VICTIM: one job; VICTIM is a server index to kill, or -1.
 run() {
 	mkdir -p "$1"
 	ps-ring serve -k 1 -l 127.0.0.1:0 "$1/ring" >"$1/coord.out" 2>"$1/coord.err" &
-	pids="$pids $!"
-	wait_line "$1/coord.out" '^listening '
-	coord=$(sed -n 's/^listening //p' "$1/coord.out")
+	cpid=$!
+	bench_pids="$bench_pids $cpid"
+	coord=$(bench_listening "$1/coord.out")
 	s=0 spids=
 	while [ $s -lt "$servers" ]; do
 		ps-server -C "$coord" >"$1/s$s.out" 2>"$1/s$s.err" &
 		spids="$spids $!"
 		s=$((s + 1))
 	done
-	pids="$pids $spids"
+	bench_pids="$bench_pids $spids"
 	while [ "$(ps-ring status -C "$coord" | awk -F'\t' '$1 == "ring" { print $3 }')" != "$servers" ]; do
 		sleep 0.05
 	done
@@ -111,9 +95,9 @@ run() {
 		wpids="$wpids $!"
 		k=$((k + 1))
 	done
-	pids="$pids $wpids"
+	bench_pids="$bench_pids $wpids"
 	if [ "$2" -ge 0 ]; then
-		wait_line "$1/w0.tsv" "^$iter	"
+		bench_wait_line "$1/w0.tsv" "^$iter	"
 		victim=$(echo $spids | cut -d' ' -f $(($2 + 1)))
 		bench_now >"$1/killed"
 		kill -s "$sig" "$victim"
@@ -121,7 +105,7 @@ run() {
 	for p in $wpids; do
 		wait "$p" || bench_die "a worker failed in $1: $(tail -n 2 "$1"/w*.err)"
 	done
-	for p in $spids $(echo $pids | awk '{ print $1 }'); do kill -9 "$p" 2>/dev/null; done
+	for p in $spids $cpid; do kill -9 "$p" 2>/dev/null; done
 	tail -n 1 "$1/w0.tsv" | cut -f 3 >"$1/objective"
 }
 

@@ -59,13 +59,7 @@ done
 bench_use_pstrain "$srcdir"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/join.XXXXXX") || exit 73
-pids=
-cleanup() {
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	[ $keep -eq 1 ] && echo "$prog: work files kept in $work" >&2 || rm -rf "$work"
-}
-trap cleanup EXIT
+trap bench_daemons_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -76,39 +70,22 @@ ring_field() {
 	ps-ring status -C "$1" | awk -F'\t' -v n="$2" '$1 == "ring" { print $n }'
 }
 
-# stat ADDR NAME: one counter of a server's stats.
-stat() {
-	printf 'stats\r\nquit\r\n' | nc -q 2 "${1%:*}" "${1##*:}" |
-	    awk -v n="$2" '$1 == "STAT" && $2 == n { print $3 }' | tr -d '\r'
-}
-
-# listening FILE: the address a daemon printed.
-listening() {
-	_i=0
-	until grep -q '^listening ' "$1" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ $_i -gt 600 ] && bench_die "no listening line in $1"
-		sleep 0.05
-	done
-	sed -n 's/^listening //p' "$1"
-}
-
 i=1
 while [ $i -le "$repeats" ]; do
 	d=$work/run$i
 	mkdir -p "$d"
 	ps-ring serve -k 1 -t "$timeout" -l 127.0.0.1:0 "$d/ring" >"$d/coord.out" 2>"$d/coord.err" &
-	pids="$pids $!"
-	coord=$(listening "$d/coord.out")
+	bench_pids="$bench_pids $!"
+	coord=$(bench_listening "$d/coord.out")
 	s=0
 	while [ $s -lt "$servers" ]; do
 		ps-server -v -C "$coord" >"$d/s$s.out" 2>"$d/s$s.err" &
-		pids="$pids $!"
+		bench_pids="$bench_pids $!"
 		s=$((s + 1))
 	done
 	ps-server -v --standby -C "$coord" >"$d/new.out" 2>"$d/new.err" &
-	pids="$pids $!"
-	new=$(listening "$d/new.out")
+	bench_pids="$bench_pids $!"
+	new=$(bench_listening "$d/new.out")
 	while [ "$(ring_field "$coord" 3)" != "$servers" ]; do sleep 0.05; done
 	ps-worker -C "$coord" -b 1 -m 2 --timeout 600 "$work/train-0.pss" >"$d/w.tsv" 2>"$d/w.err" ||
 		bench_die "the loading job failed: $(tail -n 2 "$d/w.err")"
@@ -120,12 +97,12 @@ while [ $i -le "$repeats" ]; do
 	while [ "$(ring_field "$coord" 3)" -le "$version" ]; do sleep 0.01; done
 	t1=$(bench_now)
 	secs=$(bench_elapsed "$t0" "$t1")
-	moved=$(stat "$new" handoff_keys_in)
+	moved=$(bench_stat "$new" handoff_keys_in)
 	echo "$secs $keys $moved" >>"$work/joins"
 	echo "join $i: $secs s, $moved of $keys keys handed to the new server" >&2
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	for p in $bench_pids; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	pids=
+	bench_pids=
 	i=$((i + 1))
 done
 

@@ -163,3 +163,41 @@ bench_use_pstrain() {
 		    "directory or set PSKIT_BUILDDIR"
 	done
 }
+
+# Daemons a driver starts (failover.sh, join.sh): their PIDs go in
+# $bench_pids; bench_daemons_cleanup kills them and removes (or, with
+# keep=1, names) the work directory $work.  Set it as the EXIT trap.
+bench_pids=
+bench_daemons_cleanup() {
+	for _p in $bench_pids; do kill -9 "$_p" 2>/dev/null; done
+	wait 2>/dev/null
+	if [ "${keep:-0}" -eq 1 ]; then
+		echo "${prog:-bench}: work files kept in $work" >&2
+	else
+		rm -rf "$work"
+	fi
+}
+
+# bench_wait_line FILE PATTERN [SECONDS]: wait (default 120 s) for a line
+# of FILE matching PATTERN (grep -E); give up with bench_die.
+bench_wait_line() {
+	_i=0
+	while ! grep -qE "$2" "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		[ $_i -gt $((${3:-120} * 20)) ] &&
+			bench_die "timed out waiting for '$2' in $1"
+		sleep 0.05
+	done
+}
+
+# bench_listening FILE: the address a daemon printed as "listening ADDR".
+bench_listening() {
+	bench_wait_line "$1" '^listening ' 30
+	sed -n 's/^listening //p' "$1"
+}
+
+# bench_stat ADDR NAME: one counter of a server's STAT lines.
+bench_stat() {
+	printf 'stats\r\nquit\r\n' | nc -q 2 "${1%:*}" "${1##*:}" |
+	    awk -v n="$2" '$1 == "STAT" && $2 == n { print $3 }' | tr -d '\r'
+}
