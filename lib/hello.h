@@ -18,7 +18,17 @@
  *    13  optional, after a ring change during the job (a failover): the
  *        first iteration the worker had not started then, plus one; no
  *        worker finished any round from there on, and below it the server
- *        answers pushes of rounds it finds applied (cmd/ps-server/round.c)
+ *        answers pushes of rounds it finds applied (cmd/ps-server/round.c);
+ *        0 otherwise
+ *    14  optional: seconds the servers wait for this worker to come back
+ *        if its connection drops (a supervisor such as ps-train restarts
+ *        it); 0 ends the job at once.  The first HELLO of a job sets it.
+ *
+ * The server's HELLO_OK carries one scalar: the round the worker is to
+ * resume at.  It is 0 for a worker new to the job; for one that came back
+ * after its connection dropped (aux 14), the lowest round it pushed that
+ * the server still holds, else the one after the last round it pushed
+ * (cmd/ps-server/rejoin.c).
  *
  * A HELLO with fewer than PS_HELLO_NAUX scalars is a dbpg worker's, as
  * sent before the online path existed; aux 8 to 12 mean nothing for dbpg.
@@ -40,8 +50,12 @@ enum ps_hello_aux {
 	PS_HELLO_L1,
 	PS_HELLO_L2,
 	PS_HELLO_NAUX,
-	PS_HELLO_RESUMED = PS_HELLO_NAUX
+	PS_HELLO_RESUMED = PS_HELLO_NAUX,
+	PS_HELLO_REJOIN
 };
+
+/* Longest wait for a worker to come back that a HELLO may ask for. */
+#define PS_HELLO_REJOIN_MAX	86400.0
 
 enum ps_algorithm {
 	PS_ALG_DBPG = 0,

@@ -166,6 +166,19 @@ ps_l1lr_loss(struct ps_l1lr *lr)
 	return lr->loss;
 }
 
+void
+ps_l1lr_restart(struct ps_l1lr *lr)
+{
+	uint32_t b;
+
+	for (b = 0; b < lr->nblocks; b++)
+		lr->blocks[b].reserved = 0;
+	memset(lr->pendk, 0, lr->ds->nrows * sizeof *lr->pendk);
+	memset(lr->pendr, 0, lr->ds->nrows * sizeof *lr->pendr);
+	ps_l1lr_margins(lr->ds, lr->w, lr->margin);
+	ps_l1lr_loss(lr);
+}
+
 /* Gather block b's active flags and (active) trust radii into scratch. */
 static void
 l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)

@@ -105,6 +105,11 @@ size_t	ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 size_t	ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const uint8_t *drop);
 /* Put every feature back in the active set; returns how many came back. */
 size_t	ps_l1lr_activate_all(struct ps_l1lr *lr);
+/*
+ * The caller set w, trust and active anew (a restarted worker): forget
+ * every reservation and recompute the margins and the loss from w.
+ */
+void	ps_l1lr_restart(struct ps_l1lr *lr);
 /* Recompute the total loss from scratch (bounds rounding drift). */
 double	ps_l1lr_loss(struct ps_l1lr *lr);
 /* Margins of the rows of another data set under weights given per fid. */

@@ -173,6 +173,7 @@ job_end(struct channel *ch)
 			job->workers[i]->is_worker = 0;
 	rounds_clear(ch);
 	online_clear(ch);
+	rejoin_end(ch);
 	free(job->workers);
 	job->workers = NULL;
 	job->active = 0;
@@ -203,6 +204,7 @@ peer_job_start(struct channel *ch, const struct ps_msg *m, int alg,
 	job->lambda = m->aux[5];
 	job->kkt = peer_hello_kkt(m);
 	job->workers = xcalloc(n, sizeof *job->workers);
+	rejoin_start(ch, m);
 	store_sent_reset(&ch->store, 0);
 	job->rounds_done = 0;
 	if (alg == PS_ALG_SGD) {
@@ -261,6 +263,7 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 	struct ps_msg ok;
 	char err[512];
 	uint32_t id, n;
+	uint64_t resume = 0;
 	int alg;
 
 	if (ch == NULL) {
@@ -271,7 +274,10 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 	job = &ch->job;
 	if (m->naux < 6 || m->aux[0] < 0 || m->aux[1] < 1 ||
 	    m->aux[1] > 65536 || m->aux[0] >= m->aux[1] || !(m->aux[5] >= 0) ||
-	    (m->naux >= 7 && !(m->aux[6] >= 0 && m->aux[6] <= 1))) {
+	    (m->naux >= 7 && !(m->aux[6] >= 0 && m->aux[6] <= 1)) ||
+	    (m->naux > PS_HELLO_REJOIN &&
+	    !(m->aux[PS_HELLO_REJOIN] >= 0 &&
+	    m->aux[PS_HELLO_REJOIN] <= PS_HELLO_REJOIN_MAX))) {
 		peer_fail(p, "malformed hello");
 		return;
 	}
@@ -299,8 +305,8 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		peer_fail(p, "worker %u is already connected", id);
 		return;
 	} else {
+		job->nhello += !rejoin_hello(ch, p, id, &resume);
 		job->workers[id] = p;
-		job->nhello++;
 	}
 	rounds_resumed(ch, m);
 	p->ch = ch;
@@ -312,6 +318,8 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 	ok.flags = PS_MSG_F_NOKEYS;
 	ok.ring_version = job->ring_version;
 	ok.channel = ch->id;
+	ok.naux = 1;
+	ok.aux[0] = (double)resume;	/* hello.h */
 	peer_send(p, &ok);
 }
 
@@ -354,7 +362,10 @@ peer_save(struct server *srv, struct peer *p)
 	peer_send(p, &reply);
 }
 
-/* A CURRENT pull names its channel; anyone may read one that exists. */
+/*
+ * A CURRENT pull names its channel; anyone may read one that exists.  A
+ * dbpg worker of its job that came back asks with aux[0] = 1 (rejoin.c).
+ */
 static void
 peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
 {
@@ -362,6 +373,12 @@ peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
 
 	if (ch == NULL) {
 		peer_fail(p, "no channel %u on this server", m->channel);
+		ps_msg_release(m);
+		return;
+	}
+	if (m->naux >= 1 && m->aux[0] == 1 && p->is_worker && p->ch == ch &&
+	    ch->job.algorithm == PS_ALG_DBPG) {
+		rejoin_pull(ch, p, m);
 		ps_msg_release(m);
 		return;
 	}
@@ -480,7 +497,10 @@ peer_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	struct server *srv = p->srv;
 	char *why;
 
-	if (p->is_worker && p->ch->job.active && !p->said_bye) {
+	if (p->is_worker && p->ch->job.active && !p->said_bye &&
+	    rejoin_gone(p, reason != NULL ? reason : "connection closed")) {
+		/* The job waits for it to come back. */
+	} else if (p->is_worker && p->ch->job.active && !p->said_bye) {
 		why = xasprintf("worker %u (%s) went away: %s", p->worker_id,
 		    ps_conn_peer(c), reason);
 		p->is_worker = 0;

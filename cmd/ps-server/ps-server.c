@@ -181,6 +181,8 @@ server_stats_text(struct server *srv)
 	stat_line(&buf, "replicate_keys_in", "%llu", (unsigned long long)s->replicate_keys_in);
 	stat_line(&buf, "stale_dropped", "%llu", (unsigned long long)s->stale_dropped);
 	stat_line(&buf, "replays_settled", "%llu", (unsigned long long)s->replays_settled);
+	stat_line(&buf, "workers_gone", "%llu", (unsigned long long)s->workers_gone);
+	stat_line(&buf, "workers_back", "%llu", (unsigned long long)s->workers_back);
 	stat_line(&buf, "handoff_keys_in", "%llu", (unsigned long long)s->handoff_keys_in);
 	wire_stat_lines(&buf, "read", &win);
 	wire_stat_lines(&buf, "written", &wout);

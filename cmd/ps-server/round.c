@@ -44,6 +44,14 @@
  *     from the other servers, which all answer the round.
  *  8. Each push carries the worker's stopping vote (aux[1]); the result
  *     holds the lowest, so every worker takes the same decision.
+ *  9. A worker that went away and came back (rejoin.c) pushes again the
+ *     rounds below the one after its last push here.  Such a push takes
+ *     the place of the one it sent before: its gradient counts if the
+ *     round is not applied yet, else only its key list, for the reply.
+ *     A round already freed is answered at once from the current weights
+ *     and the kept result.  A reply to a round the worker took the weights
+ *     of when it came back says so (aux[ROUND_RESULTS] = 1): the worker
+ *     then leaves their trust radii alone.
  */
 #include "config.h"
 
@@ -76,6 +84,8 @@ round_get(struct channel *ch, uint64_t t, int create)
 	r->theta = xcalloc(job->nworkers, sizeof *r->theta);
 	r->waiting = xcalloc(job->nworkers, sizeof *r->waiting);
 	r->settled = xcalloc(job->nworkers, sizeof *r->settled);
+	r->answered = xcalloc(job->nworkers, sizeof *r->answered);
+	r->again = xcalloc(job->nworkers, sizeof *r->again);
 	TAILQ_INSERT_TAIL(&job->rounds, r, entry);
 	return r;
 }
@@ -118,6 +128,8 @@ round_free(struct channel *ch, struct round *r)
 	free(r->theta);
 	free(r->waiting);
 	free(r->settled);
+	free(r->answered);
+	free(r->again);
 	free(r);
 }
 
@@ -260,15 +272,18 @@ round_apply(struct channel *ch, struct round *r)
 	return acks < 0 ? -1 : 0;
 }
 
-/* The weight a pull reply carries for slot: -0 when KKT drops it (3). */
-static float
-round_reply_weight(struct channel *ch, uint32_t slot)
+/*
+ * The weight a pull reply carries for slot: -0 when KKT drops it (3),
+ * counted in the stats when count is set.
+ */
+float
+round_reply_weight(struct channel *ch, uint32_t slot, int count)
 {
 	const struct store *st = &ch->store;
 
 	if (ch->job.kkt > 0 && st->w[slot] == 0 &&
 	    fabsf(st->glast[slot]) <= ch->job.kkt) {
-		ch->srv->stats.kkt_marked++;
+		ch->srv->stats.kkt_marked += count != 0;
 		return -0.0f;
 	}
 	return st->w[slot];
@@ -309,15 +324,19 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	reply.ring_version = ch->job.ring_version;
 	reply.naux = ROUND_RESULTS;
 	memcpy(reply.aux, r->result, sizeof r->result);
+	if (r->again[p->worker_id])
+		reply.aux[reply.naux++] = 1;	/* invariant 9 */
 	reply.vals = xcalloc(push->nkeys + 1, sizeof *reply.vals);
 	if (filter)
 		reply.keys = xcalloc(push->nkeys + 1, sizeof *reply.keys);
 	for (k = 0; k < push->nkeys; k++) {
-		uint32_t slot = (uint32_t)ps_keytab_find(&st->keys,
-		    push->keys[k]);
-		float w = round_reply_weight(ch, slot);
+		long slot = ps_keytab_find(&st->keys, push->keys[k]);
+		float w = slot < 0 ? 0 :
+		    round_reply_weight(ch, (uint32_t)slot, 1);
 
-		if (filter && !round_sigmod(st, slot, p->worker_id, w, theta))
+		/* A key never summed here (invariant 9) has weight 0. */
+		if (filter && slot >= 0 &&
+		    !round_sigmod(st, (uint32_t)slot, p->worker_id, w, theta))
 			continue;
 		if (filter)
 			reply.keys[n] = push->keys[k];
@@ -332,7 +351,11 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	peer_send(p, &reply);
 	free(reply.vals);
 	free(reply.keys);
-	if (++r->npulls == ch->job.nworkers)
+	if (r->answered[p->worker_id])
+		return;		/* again, to a worker that came back */
+	r->answered[p->worker_id] = 1;
+	if (++r->npulls == ch->job.nworkers ||
+	    (r->replay && r->npulls == r->npushes))
 		round_free(ch, r);
 }
 
@@ -462,10 +485,48 @@ round_complete(struct channel *ch, struct round *r)
 		round_answer_waiting(ch, r);
 }
 
+/*
+ * Invariant 9: a push of a worker that came back, for a round it pushed
+ * before; 1 when taken here (m is then emptied), 0 for the usual way.
+ */
+static int
+round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
+{
+	struct job *job = &ch->job;
+	uint32_t id = p->worker_id;
+	const struct round_done *d;
+	struct round *r;
+
+	if (job->again_below == NULL || m->timestamp >= job->again_below[id])
+		return 0;
+	if ((r = round_get(ch, m->timestamp, 0)) != NULL) {
+		if (r->pushes[id].type == 0)
+			return 0;	/* its resend was due: as usual */
+		ps_msg_release(&r->pushes[id]);
+	} else {
+		r = round_get(ch, m->timestamp, 1);
+		r->replay = 1;
+		r->settled[id] = r->again[id] = 1;
+		r->npushes++;
+		if ((d = round_history(ch, r->t)) != NULL) {
+			memcpy(r->result, d->result, sizeof r->result);
+		} else {
+			r->result[0] = NAN;		/* older than kept */
+			r->result[5] = INFINITY;
+		}
+		r->has_result = 1;
+		ch->srv->stats.replays_settled++;
+	}
+	r->pushes[id] = *m;	/* the round owns the arrays */
+	memset(m, 0, sizeof *m);
+	return 1;
+}
+
 void
 round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
 	struct server *srv = ch->srv;
+	uint64_t *below = ch->job.pushed_below;
 	struct round *r;
 
 	if (m->width != 2 || m->naux < 1 || (m->flags & PS_MSG_F_NOKEYS)) {
@@ -474,6 +535,10 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 		ps_msg_release(m);
 		return;
 	}
+	if (below != NULL && m->timestamp >= below[p->worker_id])
+		below[p->worker_id] = m->timestamp + 1;
+	if (round_push_again(ch, p, m))
+		return;
 	if (ch->job.ring_changes == 0 && ch->job.rounds_done > 0 &&
 	    m->timestamp <= ch->job.last_round &&
 	    round_get(ch, m->timestamp, 0) == NULL) {
@@ -523,6 +588,52 @@ round_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 			r->waiting[r->nwaiting++] = p;
 	}
 	ps_msg_release(m);
+}
+
+/* A worker left (rejoin.c): no reply of any round may go to it. */
+void
+rounds_forget_peer(struct channel *ch, const struct peer *p)
+{
+	struct round *r;
+	size_t i, n;
+
+	TAILQ_FOREACH(r, &ch->job.rounds, entry) {
+		for (i = n = 0; i < r->nwaiting; i++)
+			if (r->waiting[i] != p)
+				r->waiting[n++] = r->waiting[i];
+		r->nwaiting = n;
+	}
+}
+
+/*
+ * Where worker id, coming back, resumes (hello.h): the lowest round it
+ * pushed that is still held, else the one after its last push.
+ */
+uint64_t
+rounds_resume_point(struct channel *ch, uint32_t id)
+{
+	const struct round *r;
+	uint64_t t = ch->job.pushed_below[id];
+
+	TAILQ_FOREACH(r, &ch->job.rounds, entry)
+		if (r->pushes[id].type != 0 && r->t < t)
+			t = r->t;
+	return t;
+}
+
+/*
+ * Worker id, coming back, took the current weights: rounds already
+ * applied answer its pulls with the same weights, which it must not
+ * take as a step (invariant 9).
+ */
+void
+rounds_mark_again(struct channel *ch, uint32_t id)
+{
+	struct round *r;
+
+	TAILQ_FOREACH(r, &ch->job.rounds, entry)
+		if (r->done && r->pushes[id].type != 0)
+			r->again[id] = 1;
 }
 
 /* A pull of current weights for the keys it names, answered at once. */

@@ -93,6 +93,12 @@ struct round {
 	uint8_t			*settled;	/* [nworkers]: push already applied
 						   here (a replay after a ring
 						   change), answered at once */
+	uint8_t			*answered;	/* [nworkers]: pull answered */
+	uint8_t			*again;		/* [nworkers]: the worker came back
+						   and took this round's weights
+						   before its pull (rejoin.c) */
+	int			 replay;	/* held only to answer a returning
+						   worker's pushes again */
 	int			 done;
 	uint32_t		 acks;		/* REPLICATE_OK still awaited */
 	double			 result[ROUND_RESULTS];
@@ -136,6 +142,13 @@ struct job {
 	uint64_t		 replay_below;	/* rounds that may be replays (round.c,
 						   invariant 7); 0: none */
 	struct online		 online;	/* algorithm sgd only */
+	/* rejoin.c: workers that went away and may come back (dbpg). */
+	double			 rejoin_wait;	/* seconds; 0: abort at once */
+	struct event		*rejoin_timer;
+	double			*gone_at;	/* [nworkers]: when, or 0 */
+	uint64_t		*pushed_below;	/* [nworkers]: last round pushed + 1 */
+	uint64_t		*again_below;	/* [nworkers]: rounds a returning
+						   worker pushes again */
 };
 
 /*
@@ -184,6 +197,7 @@ struct server_stats {
 	uint64_t	stale_dropped;		/* requests of an older ring */
 	uint64_t	handoff_keys_in;	/* keys taken from an old primary */
 	uint64_t	replays_settled;	/* pushes already applied */
+	uint64_t	workers_gone, workers_back;	/* rejoin.c */
 };
 
 struct server {
@@ -236,6 +250,7 @@ void	store_sort_by_mark(const struct store *st, uint32_t *slots,
 int	store_save(const struct store *st, const struct job *job,
 	    const char *path, char *err, size_t errlen);
 void	store_sent_reset(struct store *st, uint32_t nworkers);
+void	store_sent_forget(struct store *st, uint32_t worker);
 void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
 void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);
@@ -296,6 +311,14 @@ int	replica_send_store(struct channel *ch, const struct store *st,
 	    size_t server, uint64_t t, int kind, const uint32_t *slots,
 	    size_t n);
 
+/* rejoin.c */
+void	rejoin_start(struct channel *ch, const struct ps_msg *hello);
+int	rejoin_gone(struct peer *p, const char *reason);
+int	rejoin_hello(struct channel *ch, struct peer *p, uint32_t id,
+	    uint64_t *resume);
+void	rejoin_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	rejoin_end(struct channel *ch);
+
 /* handoff.c */
 void	handoff_send(struct channel *ch, const struct store *old);
 void	handoff_hold(struct server *srv);
@@ -315,5 +338,9 @@ int	round_replicated(struct channel *ch, uint64_t t);
 size_t	rounds_awaiting_replicas(const struct channel *ch);
 void	rounds_ring_changed(struct channel *ch);
 void	rounds_resumed(struct channel *ch, const struct ps_msg *hello);
+void	rounds_forget_peer(struct channel *ch, const struct peer *p);
+uint64_t rounds_resume_point(struct channel *ch, uint32_t id);
+void	rounds_mark_again(struct channel *ch, uint32_t id);
+float	round_reply_weight(struct channel *ch, uint32_t slot, int count);
 
 #endif

@@ -101,6 +101,22 @@ store_sent_reset(struct store *st, uint32_t nworkers)
 }
 
 /*
+ * A worker came back (rejoin.c): what it holds is not known, so the
+ * significantly-modified filter sends it every weight once more (no
+ * distance from NaN is within a threshold).
+ */
+void
+store_sent_forget(struct store *st, uint32_t worker)
+{
+	size_t s, n = ps_keytab_count(&st->keys);
+
+	if (worker >= st->nsent)
+		return;
+	for (s = 0; s < n; s++)
+		st->sent[s * st->nsent + worker] = NAN;
+}
+
+/*
  * Copy key's state from slot s of src into dst (created if absent): the
  * weight, trust radius, last gradient sum, round mark and the optimiser
  * state if src has one.  The aggregation scratch is 0 between rounds.

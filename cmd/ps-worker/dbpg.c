@@ -38,6 +38,16 @@
  *  5. Filters (filters.c) act on what iteration t pushes and pulls; a push
  *     the server could not resolve (key cache miss) is sent again from the
  *     iteration's state, which stays put until its pull is answered.
+ *  6. A worker restarted during the job (resume.c) resumes at the round r
+ *     the servers name, with their current weights, trust radii and KKT
+ *     verdicts.  It runs the iterations again from the last one of the
+ *     pass before r's (from 0 in the first pass), so that it learns the
+ *     agreed vote that decides r's pass start (rule 3) and the verdicts
+ *     of the blocks its pass already did; the servers answer those
+ *     pushes without applying them again.  A reply to a round whose
+ *     weights it already took says so, and leaves the trust radii alone.
+ *     It abstains from votes until it saw both pass starts one looks at,
+ *     so the other workers decide; and it prints iterations from r on.
  */
 #include "config.h"
 
@@ -54,6 +64,9 @@
 /* Passes between two resets of the KKT active set. */
 #define PASSES_PER_RESET	10
 
+/* A pull reply's aux: 1 when it answers a round taken before (rule 6). */
+#define REPLY_AGAIN		6
+
 static struct iter *
 dbpg_slot(struct worker *w, uint64_t t)
 {
@@ -64,10 +77,16 @@ dbpg_slot(struct worker *w, uint64_t t)
 static void
 dbpg_record(struct worker *w, uint64_t t, double obj)
 {
+	size_t k;
+
 	if (t >= w->objcap) {
-		w->objcap = w->objcap ? w->objcap * 2 : 1024;
+		k = w->objcap;
+		while (t >= w->objcap)
+			w->objcap = w->objcap ? w->objcap * 2 : 1024;
 		w->objective = xreallocarray(w->objective, w->objcap,
 		    sizeof *w->objective);
+		for (; k < w->objcap; k++)
+			w->objective[k] = NAN;	/* not seen (rule 6) */
 	}
 	w->objective[t] = obj;
 }
@@ -88,8 +107,10 @@ static void
 dbpg_mark_pass(struct worker *w, uint64_t p, int full)
 {
 	if (p >= w->passcap) {
-		size_t cap = w->passcap ? w->passcap * 2 : 64;
+		size_t cap = w->passcap ? w->passcap : 64;
 
+		while (cap <= p)	/* a restarted worker starts late */
+			cap *= 2;
 		w->fullpass = xreallocarray(w->fullpass, cap, 1);
 		memset(w->fullpass + w->passcap, 0, cap - w->passcap);
 		w->passcap = cap;
@@ -106,6 +127,8 @@ dbpg_vote(const struct worker *w)
 	if (w->t_done < b + 1)
 		return 0;
 	s = (w->t_done - 1) / b * b;	/* the latest pass start finished */
+	if (s < b + w->t_resumed)
+		return VOTE_ABSTAIN;	/* rule 6 */
 	if (!(fabs(w->objective[s - b] - w->objective[s]) <
 	    w->conf.eps * fabs(w->objective[s])))
 		return 0;
@@ -175,7 +198,7 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 	m.vals = w->gubuf;
 	m.naux = 2;
 	m.aux[0] = it->push_loss;
-	m.aux[1] = it->vote;
+	m.aux[1] = it->vote == VOTE_ABSTAIN ? INFINITY : it->vote;
 	links_send(w, s, &m);
 }
 
@@ -298,14 +321,17 @@ dbpg_send(struct worker *w, uint64_t t)
 	}
 }
 
-/* Take one reply value for block position p (rule 4: -0 drops it). */
+/*
+ * Take one reply value for block position p (rule 4: -0 drops it); taken
+ * before (rule 6), it leaves the trust radius alone.
+ */
 static void
-dbpg_take(struct iter *it, uint32_t p, float v)
+dbpg_take(struct iter *it, uint32_t p, float v, int again)
 {
 	if (v == 0 && signbit(v))
 		it->drop[p] = 1;
 	it->wnew[p] = v == 0 ? 0.0f : v;
-	it->slack[p] = 0;	/* named: exact */
+	it->slack[p] = again ? -1 : 0;	/* named: exact */
 }
 
 /* Store a server's reply values: for every key pushed, or the keys named. */
@@ -314,11 +340,12 @@ dbpg_take_reply(struct worker *w, struct link *l, struct iter *it,
     const struct ps_msg *m, size_t a, size_t z)
 {
 	const uint64_t *keys = w->plan.keys + w->plan.boff[it->block];
+	int again = m->naux > REPLY_AGAIN && m->aux[REPLY_AGAIN] == 1;
 	size_t k, i;
 
 	if (m->flags & PS_MSG_F_NOKEYS) {
 		for (k = a; k < z; k++)
-			dbpg_take(it, it->actpos[k], m->vals[k - a]);
+			dbpg_take(it, it->actpos[k], m->vals[k - a], again);
 		return;
 	}
 	for (i = 0, k = a; i < m->nkeys; i++, k++) {
@@ -329,7 +356,7 @@ dbpg_take_reply(struct worker *w, struct link *l, struct iter *it,
 			    "%llu with key %llu, which it was not asked for",
 			    l->index, l->addr, (unsigned long long)it->t,
 			    (unsigned long long)m->keys[i]);
-		dbpg_take(it, it->actpos[k], m->vals[i]);
+		dbpg_take(it, it->actpos[k], m->vals[i], again);
 	}
 }
 
@@ -350,6 +377,8 @@ dbpg_settle_slack(struct worker *w, struct iter *it)
 		uint32_t p = it->actpos[k];
 		float now = it->slack[p];
 
+		if (now < 0)
+			continue;	/* taken before (rule 6) */
 		it->slack[p] = now + w->drift[feats[p]];
 		w->drift[feats[p]] = now;
 	}
@@ -512,6 +541,24 @@ dbpg_ring_changed(struct worker *w)
 	}
 }
 
+/* Rule 6: a restarted worker resumes at iteration r > 0 (resume.c). */
+static void
+dbpg_resume(struct worker *w, uint64_t r)
+{
+	uint64_t b = w->plan.nblocks, t0 = r >= b ? r / b * b - 1 : 0;
+
+	resume_weights(w);
+	w->t_next = w->t_done = w->t_resumed = t0;
+	w->t_printed = r;
+	if (t0 % b != 0) {
+		plan_pass_order(&w->plan, t0 / b, w->conf.seed, w->order);
+		dbpg_mark_pass(w, t0 / b, 0);
+	}
+	log_info("restarted: the servers resume this worker at iteration "
+	    "%llu; running iterations from %llu again",
+	    (unsigned long long)r, (unsigned long long)t0);
+}
+
 /* Features in the largest block. */
 static size_t
 dbpg_max_block(const struct plan *pl)
@@ -527,7 +574,7 @@ dbpg_max_block(const struct plan *pl)
 int
 dbpg_run(struct worker *w)
 {
-	uint64_t t_final;
+	uint64_t t_final, resume;
 	size_t maxb;
 	uint32_t b;
 	struct iter *last;
@@ -550,10 +597,14 @@ dbpg_run(struct worker *w)
 		it->actpos = xcalloc(maxb, sizeof *it->actpos);
 		it->actoff = xcalloc(w->plan.nservers + 1, sizeof *it->actoff);
 	}
-	printf("iter\tsecs\tobjective\trel_change\tnnz\tbytes_sent\t"
-	    "bytes_recv\ttest_logloss\ttest_auc");
-	filters_print_header();
-	putchar('\n');
+	if ((resume = resume_point(w)) > 0) {
+		dbpg_resume(w, resume);
+	} else {
+		printf("iter\tsecs\tobjective\trel_change\tnnz\t"
+		    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc");
+		filters_print_header();
+		putchar('\n');
+	}
 	for (;;) {
 		dbpg_report(w);
 		while (!w->stopping && dbpg_may_start(w, w->t_next)) {

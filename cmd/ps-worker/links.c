@@ -58,11 +58,16 @@ link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	switch (m->type) {
 	case PS_MSG_HELLO_OK:
 		l->hello_ok = 1;
+		if (m->naux >= 1 && m->aux[0] >= 0 && m->aux[0] < 0x1p63)
+			l->resume = (uint64_t)m->aux[0];
 		break;
 	case PS_MSG_PULL_REPLY:
 		if ((m->flags & PS_MSG_F_CURRENT) &&
 		    m->timestamp == EVALTEST_TIMESTAMP)
 			evaltest_reply(w, l, m);
+		else if ((m->flags & PS_MSG_F_CURRENT) &&
+		    m->timestamp == RESUME_TIMESTAMP)
+			resume_reply(w, l, m);
 		else if (w->conf.algorithm == PS_ALG_SGD)
 			sgd_reply(w, l, m);
 		else
@@ -170,10 +175,10 @@ link_hello(struct worker *w, size_t i)
 	hello.aux[5] = w->conf.lambda;
 	hello.aux[PS_HELLO_KKT] = w->conf.kkt;	/* 0: KKT filter off */
 	ps_hello_set_job(&hello, w->conf.algorithm, &w->conf.opt);
-	if (w->failover.count > 0) {
-		hello.naux = PS_HELLO_RESUMED + 1;
-		hello.aux[PS_HELLO_RESUMED] = (double)w->t_next + 1;
-	}
+	hello.naux = PS_HELLO_REJOIN + 1;
+	hello.aux[PS_HELLO_RESUMED] = w->failover.count > 0 ?
+	    (double)w->t_next + 1 : 0;
+	hello.aux[PS_HELLO_REJOIN] = w->conf.rejoin;
 	links_send(w, i, &hello);
 }
 

@@ -32,7 +32,7 @@ static const char usage_text[] =
 "                 [-c channel] [-e epsilon] [-F filters] [-i id] [-l lambda]\n"
 "                 [-m max-iter] [-n workers] [-S seed] [-t tau] [-T test.pss]\n"
 "                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
-"                 [--optimizer adagrad|ftrl] [--timeout secs]\n"
+"                 [--optimizer adagrad|ftrl] [--rejoin secs] [--timeout secs]\n"
 "                 -C host:port | -r ring shard.pss\n";
 
 static void
@@ -65,6 +65,9 @@ usage(int status)
 		    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
 		    "                         sgd takes only lz4 and fp16, default none)\n"
 		    "  -z, --lz4              the same as adding lz4 to the filters\n"
+		    "      --rejoin secs      if this worker dies, the servers wait this long for\n"
+		    "                         it to be started again (ps-train does) instead of\n"
+		    "                         ending the job; it then resumes (default 0)\n"
 		    "sgd (the servers apply the optimizer to each push):\n"
 		    "      --optimizer name   ftrl (FTRL-proximal, default) or adagrad\n"
 		    "      --alpha x          learning-rate scale (default " SGD_ALPHA ")\n"
@@ -176,6 +179,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		{ "tau", required_argument, NULL, 't' },
 		{ "test", required_argument, NULL, 'T' },
 		{ "timeout", required_argument, NULL, 1 },
+		{ "rejoin", required_argument, NULL, 8 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "lz4", no_argument, NULL, 'z' },
@@ -221,6 +225,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			break;
 		case 'T': c->test_path = optarg; break;
 		case 1: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
+		case 8: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
 		case 'v': (*verbose)++; break;
 		case 'V': printf("ps-worker %s\n", PACKAGE_VERSION); exit(0);
 		case 'z': lz4 = 1; break;

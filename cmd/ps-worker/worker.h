@@ -40,6 +40,8 @@ struct worker_conf {
 	uint64_t	 max_iter;
 	uint64_t	 seed;
 	double		 timeout;	/* seconds without progress before giving up */
+	double		 rejoin;	/* dbpg: seconds the servers wait for this
+					   worker to come back (resume.c) */
 	double		 beta;		/* row-count factor of the curvature bound */
 	double		 kkt;		/* inactive when w = 0 and |G| <= kkt lambda */
 	unsigned	 filters;	/* FILTER_* */
@@ -75,6 +77,7 @@ struct filter_counts {
  */
 #define EVALTEST_TIMESTAMP	UINT64_MAX
 #define SGD_PING_TIMESTAMP	(UINT64_MAX - 1)
+#define RESUME_TIMESTAMP	(UINT64_MAX - 2)	/* resume.c */
 
 /* plan.c: local features by block, ascending ids within a block. */
 struct plan {
@@ -137,6 +140,10 @@ struct link {
 	const char	*addr;
 	struct ps_conn	*conn;		/* NULL once the server went away */
 	int		 hello_ok;
+	uint64_t	 resume;	/* HELLO_OK: the round to resume at */
+	int		 resumed;	/* resume.c: its weights came */
+	uint32_t	*resume_pos;	/* resume.c: plan positions asked for */
+	size_t		 resume_n;
 	double		 last_rx;	/* when it last sent us anything */
 	double		 lost_at;	/* when it went away */
 };
@@ -150,6 +157,9 @@ struct failover {
 	unsigned	 count;		/* ring changes taken over */
 };
 
+/* dbpg.c rule 6: no vote on stopping, from a worker just restarted. */
+#define VOTE_ABSTAIN	UINT32_MAX
+
 /* dbpg.c: one iteration in flight or finished. */
 struct iter {
 	uint64_t	 t;
@@ -160,7 +170,8 @@ struct iter {
 	float		*slack;		/* how far the servers' may be from them */
 	uint8_t		*drop;		/* the servers' KKT verdicts */
 	double		 push_loss;	/* the loss the push carried */
-	uint32_t	 vote;		/* on stopping, the push carried (rule 3) */
+	uint32_t	 vote;		/* on stopping, the push carried (rule 3);
+					   VOTE_ABSTAIN: none (rule 6) */
 	uint32_t	 vmin;		/* the lowest vote of all, as replies say */
 	double		 theta;		/* the pull's filter threshold, or NAN */
 	uint32_t	*actpos;	/* block positions of the pushed features */
@@ -200,6 +211,8 @@ struct worker {
 	uint64_t		 t_next;	/* next iteration to start */
 	uint64_t		 t_done;	/* iterations < t_done have finished */
 	uint64_t		 t_printed;	/* iterations < t_printed were reported */
+	uint64_t		 t_resumed;	/* dbpg.c rule 6: the first iteration
+						   this process ran */
 	float			*gu;		/* gradient and curvature by plan position */
 	float			*drift;		/* by feature: how far the servers' weight
 						   may be from ours (sigmod filter) */
@@ -266,6 +279,11 @@ void	dbpg_ring_changed(struct worker *w);
 int	sgd_run(struct worker *w);
 void	sgd_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	sgd_release(struct sgd *sg);
+
+/* resume.c */
+uint64_t resume_point(const struct worker *w);
+void	resume_weights(struct worker *w);
+void	resume_reply(struct worker *w, struct link *l, struct ps_msg *m);
 
 /* evaltest.c */
 void	evaltest_init(struct worker *w);

@@ -1,0 +1,140 @@
+/*
+ * resume.c: a dbpg worker restarted during its job (after a crash, by
+ * ps-train) picks the job up where the servers say it left it.
+ *
+ * Every server's HELLO_OK names the round the worker resumes at (hello.h);
+ * the worker resumes at the lowest (resume_point).  It then asks each
+ * server for the current weight, KKT verdict and trust radius of every
+ * feature of its shard that the server holds (one resume pull per server,
+ * answered in one piece, so that it is a snapshot of that server), and
+ * rebuilds its margins from them (resume_weights).  dbpg.c then runs the
+ * iterations again from the end of the pass before (its rule 6).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <sysexits.h>
+
+#include "log.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+/* The lowest round the servers said to resume at; 0 for a new worker. */
+uint64_t
+resume_point(const struct worker *w)
+{
+	uint64_t t = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++)
+		if (w->links[i]->resume < t)
+			t = w->links[i]->resume;
+	return w->nlinks > 0 ? t : 0;
+}
+
+/* A feature of the plan: its key, and where the plan holds it. */
+struct resume_key {
+	uint64_t	 key;
+	uint32_t	 pos;
+};
+
+static int
+resume_key_cmp(const void *a, const void *b)
+{
+	const struct resume_key *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/*
+ * Ask server s for the state of the plan's features it holds, by
+ * ascending key (the wire wants them so); l->resume_pos keeps their plan
+ * positions in that order for the reply.
+ */
+static void
+resume_ask(struct worker *w, size_t s)
+{
+	const struct plan *pl = &w->plan;
+	struct link *l = w->links[s];
+	struct resume_key *rk;
+	size_t pos, k, n = 0;
+	uint64_t *keys;
+	struct ps_msg m;
+
+	for (pos = 0; pos < pl->boff[pl->nblocks]; pos++)
+		n += pl->srv[pos] == s;
+	rk = xcalloc(n + 1, sizeof *rk);
+	for (pos = 0, k = 0; pos < pl->boff[pl->nblocks]; pos++)
+		if (pl->srv[pos] == s)
+			rk[k++] = (struct resume_key){ pl->keys[pos],
+			    (uint32_t)pos };
+	qsort(rk, n, sizeof *rk, resume_key_cmp);
+	keys = xcalloc(n + 1, sizeof *keys);
+	l->resume_pos = xcalloc(n + 1, sizeof *l->resume_pos);
+	l->resume_n = n;
+	for (k = 0; k < n; k++) {
+		keys[k] = rk[k].key;
+		l->resume_pos[k] = rk[k].pos;
+	}
+	free(rk);
+	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_CURRENT, RESUME_TIMESTAMP);
+	m.nkeys = (uint32_t)n;
+	m.keys = keys;
+	m.naux = 1;
+	m.aux[0] = 1;		/* a resume pull (cmd/ps-server/rejoin.c) */
+	links_send(w, s, &m);
+	free(keys);
+}
+
+/* Server l's answer: weight and trust radius (two floats) per key asked. */
+void
+resume_reply(struct worker *w, struct link *l, struct ps_msg *m)
+{
+	struct ps_l1lr *lr = &w->lr;
+	size_t k;
+
+	if (l->resume_pos == NULL || m->width != 3 || m->nkeys != l->resume_n)
+		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected resume "
+		    "reply: %u values of width %u", l->index, l->addr,
+		    m->nkeys, m->width);
+	for (k = 0; k < m->nkeys; k++) {
+		uint32_t f = w->plan.feats[l->resume_pos[k]];
+		float v = m->vals[3 * k];
+
+		lr->w[f] = v == 0 ? 0.0f : v;
+		lr->active[f] = !(v == 0 && signbit(v));
+		lr->trust[f] = (double)m->vals[3 * k + 1] +
+		    (double)m->vals[3 * k + 2];
+	}
+	free(l->resume_pos);
+	l->resume_pos = NULL;
+	l->resumed = 1;
+}
+
+/* True once every server answered its resume pull. */
+static int
+resume_all_answered(const struct worker *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++)
+		if (!w->links[i]->resumed)
+			return 0;
+	return 1;
+}
+
+/* Take the servers' state of every feature; rebuild margins and loss. */
+void
+resume_weights(struct worker *w)
+{
+	size_t s;
+
+	for (s = 0; s < w->nlinks; s++)
+		resume_ask(w, s);
+	while (!resume_all_answered(w))
+		links_step(w, "the weights to resume with");
+	ps_l1lr_restart(&w->lr);
+	log_info("resumed with the servers' weights: loss %.17g",
+	    w->lr.loss);
+}
