@@ -7,11 +7,13 @@
  * same id to say HELLO again (ps-train restarts it on the same shard).
  * Rounds that need its push wait too; the other workers wait for them
  * under their own timeout.  The one that comes back is told where to
- * resume (HELLO_OK aux[0], rounds_resume_point), takes the current
- * weights, trust radii and KKT verdicts of its keys with a resume pull
- * (rejoin_pull), and pushes again from a little before the resume point
- * to rebuild its view of the rounds (round.c, invariant 9).  If it does
- * not come back in time, the job is aborted naming it.
+ * resume (HELLO_OK aux[0], rounds_resume_point), takes the weights,
+ * trust radii and KKT verdicts of its keys as they were before the round
+ * it resumes at with a resume pull (rejoin_pull; the store keeps each
+ * key's state before its last round for this), and pushes again from a
+ * little before the resume point to rebuild its view of the rounds
+ * (round.c, invariant 9).  If it does not come back in time, the job is
+ * aborted naming it.
  */
 #include "config.h"
 
@@ -42,6 +44,9 @@ rejoin_start(struct channel *ch, const struct ps_msg *hello)
 	    sizeof *job->pushed_below);
 	job->again_below = xcalloc(job->nworkers,
 	    sizeof *job->again_below);
+	job->resumed_at = xcalloc(job->nworkers, sizeof *job->resumed_at);
+	if (job->rejoin_wait > 0)
+		store_keep_prev(&ch->store);
 }
 
 /* The job ended: free what rejoin_start made. */
@@ -56,8 +61,9 @@ rejoin_end(struct channel *ch)
 	free(job->gone_at);
 	free(job->pushed_below);
 	free(job->again_below);
+	free(job->resumed_at);
 	job->gone_at = NULL;
-	job->pushed_below = job->again_below = NULL;
+	job->pushed_below = job->again_below = job->resumed_at = NULL;
 	job->rejoin_wait = 0;
 }
 
@@ -162,18 +168,54 @@ rejoin_hello(struct channel *ch, struct peer *p, uint32_t id,
 }
 
 /*
+ * Slot s's weight as a reply carries it (-0 for a KKT drop) and trust
+ * radius, before round r: its state before its last round if that round
+ * is r or later (a round the worker resumes at, or one of the rounds
+ * that followed it here: each key is touched once in those).
+ */
+static float
+rejoin_state(struct channel *ch, long s, uint64_t r, double *trust)
+{
+	const struct store *st = &ch->store;
+	float w, g;
+
+	if (s < 0) {
+		*trust = PS_TRUST_INIT;
+		return 0;
+	}
+	if (st->wprev == NULL || st->mark[s] <= r) {
+		*trust = st->trust[s];
+		return round_reply_weight(ch, (uint32_t)s, 0);
+	}
+	w = st->wprev[s];
+	g = st->glastprev[s];
+	*trust = st->trustprev[s];
+	return ch->job.kkt > 0 && w == 0 && fabsf(g) <= ch->job.kkt ?
+	    -0.0f : w;
+}
+
+/*
  * The resume pull of a worker that came back (a CURRENT pull with
- * aux[0] = 1): for each key it names, the weight as a round's reply
- * would carry it (-0 for a KKT drop) and the trust radius, split into a
- * float and the float of what remains so that the worker gets it to
- * about 48 bits.  Rounds applied before it are marked (round.c, 9).
+ * aux[0] = 1 and the round r it resumes at in aux[1]): for each key it
+ * names, its weight and trust radius before round r (rejoin_state), the
+ * radius split into a float and the float of what remains so that the
+ * worker gets it to about 48 bits.  Rounds below r applied now are
+ * marked (round.c, invariant 9).
  */
 void
 rejoin_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
 	const struct store *st = &ch->store;
+	uint64_t r;
 	struct ps_msg reply;
 	size_t k;
+
+	if (m->naux < 2 || !(m->aux[1] >= 0 && m->aux[1] < 0x1p63)) {
+		peer_fail(p, "resume pull without its round");
+		return;
+	}
+	r = (uint64_t)m->aux[1];
+	ch->job.resumed_at[p->worker_id] = r;
 
 	memset(&reply, 0, sizeof reply);
 	reply.type = PS_MSG_PULL_REPLY;
@@ -184,16 +226,16 @@ rejoin_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 	reply.nkeys = m->nkeys;
 	reply.vals = xcalloc(3 * (size_t)m->nkeys + 1, sizeof *reply.vals);
 	for (k = 0; k < m->nkeys; k++) {
-		long s = ps_keytab_find(&st->keys, m->keys[k]);
-		double trust = s < 0 ? PS_TRUST_INIT : st->trust[s];
-		float hi = (float)trust;
+		double trust;
+		float hi;
 
-		reply.vals[3 * k] = s < 0 ? 0 :
-		    round_reply_weight(ch, (uint32_t)s, 0);
+		reply.vals[3 * k] = rejoin_state(ch,
+		    ps_keytab_find(&st->keys, m->keys[k]), r, &trust);
+		hi = (float)trust;
 		reply.vals[3 * k + 1] = hi;
 		reply.vals[3 * k + 2] = (float)(trust - hi);
 	}
-	rounds_mark_again(ch, p->worker_id);
+	rounds_mark_again(ch, p->worker_id, r);
 	ch->srv->stats.pulls++;
 	ch->srv->stats.keys_pulled += m->nkeys;
 	peer_send(p, &reply);

@@ -45,13 +45,18 @@
  *  8. Each push carries the worker's stopping vote (aux[1]); the result
  *     holds the lowest, so every worker takes the same decision.
  *  9. A worker that went away and came back (rejoin.c) pushes again the
- *     rounds below the one after its last push here.  Such a push takes
- *     the place of the one it sent before: its gradient counts if the
- *     round is not applied yet, else only its key list, for the reply.
+ *     rounds below the one after its last push here.  Such a push for a
+ *     round not applied yet is dropped when it names the same keys as the
+ *     one sent before, whose gradient came from the state the round
+ *     started from (the new one may see other servers' part of the round
+ *     applied); otherwise, and for a round applied, it takes the old
+ *     one's place (its key list is the reply's).
  *     A round already freed is answered at once from the current weights
- *     and the kept result.  A reply to a round the worker took the weights
- *     of when it came back says so (aux[ROUND_RESULTS] = 1): the worker
- *     then leaves their trust radii alone.
+ *     and the kept result.  A reply to a round below the one the worker
+ *     resumes at, whose weights it took when it came back, says so
+ *     (aux[ROUND_RESULTS] = 1): the worker then leaves their trust radii
+ *     alone.  From the rounds from there on it took the state before
+ *     them (rejoin.c), and it takes their replies as usual.
  */
 #include "config.h"
 
@@ -251,8 +256,15 @@ round_apply(struct channel *ch, struct round *r)
 	r->result[2] = (double)st->nnz;
 	for (k = 0; k < n; k++) {
 		uint32_t s = slots[k];
-		float w = ps_prox_step(st->w[s], st->g[s], st->u[s],
-		    ch->job.lambda, &st->trust[s]);
+		float w;
+
+		if (st->wprev != NULL) {	/* rejoin.c */
+			st->wprev[s] = st->w[s];
+			st->trustprev[s] = st->trust[s];
+			st->glastprev[s] = st->glast[s];
+		}
+		w = ps_prox_step(st->w[s], st->g[s], st->u[s], ch->job.lambda,
+		    &st->trust[s]);
 
 		store_set(st, s, w);
 		st->glast[s] = (float)st->g[s];
@@ -485,6 +497,14 @@ round_complete(struct channel *ch, struct round *r)
 		round_answer_waiting(ch, r);
 }
 
+/* Do two pushes name the same keys? */
+static int
+round_same_keys(const struct ps_msg *a, const struct ps_msg *b)
+{
+	return a->nkeys == b->nkeys &&
+	    memcmp(a->keys, b->keys, a->nkeys * sizeof *a->keys) == 0;
+}
+
 /*
  * Invariant 9: a push of a worker that came back, for a round it pushed
  * before; 1 when taken here (m is then emptied), 0 for the usual way.
@@ -502,11 +522,19 @@ round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
 	if ((r = round_get(ch, m->timestamp, 0)) != NULL) {
 		if (r->pushes[id].type == 0)
 			return 0;	/* its resend was due: as usual */
+		if (!r->done && round_same_keys(&r->pushes[id], m)) {
+			ps_msg_release(m);
+			return 1;
+		}
+		log_info("worker %u pushed round %llu again with %u keys, "
+		    "%u before; %s", id, (unsigned long long)r->t, m->nkeys,
+		    r->pushes[id].nkeys, r->done ? "applied" : "not applied");
 		ps_msg_release(&r->pushes[id]);
 	} else {
 		r = round_get(ch, m->timestamp, 1);
 		r->replay = 1;
-		r->settled[id] = r->again[id] = 1;
+		r->settled[id] = 1;
+		r->again[id] = r->t < job->resumed_at[id];
 		r->npushes++;
 		if ((d = round_history(ch, r->t)) != NULL) {
 			memcpy(r->result, d->result, sizeof r->result);
@@ -622,17 +650,17 @@ rounds_resume_point(struct channel *ch, uint32_t id)
 }
 
 /*
- * Worker id, coming back, took the current weights: rounds already
- * applied answer its pulls with the same weights, which it must not
- * take as a step (invariant 9).
+ * Worker id, coming back, took the current weights of rounds below
+ * below: those already applied answer its pulls with the same weights,
+ * which it must not take as a step (invariant 9).
  */
 void
-rounds_mark_again(struct channel *ch, uint32_t id)
+rounds_mark_again(struct channel *ch, uint32_t id, uint64_t below)
 {
 	struct round *r;
 
 	TAILQ_FOREACH(r, &ch->job.rounds, entry)
-		if (r->done && r->pushes[id].type != 0)
+		if (r->done && r->pushes[id].type != 0 && r->t < below)
 			r->again[id] = 1;
 }
 

@@ -54,6 +54,9 @@ struct store {
 	double			*g, *u;		/* aggregation scratch, 0 between rounds */
 	uint64_t		*mark;		/* last round (t + 1) that touched the slot */
 	float			*glast;		/* gradient sum of the slot's last round */
+	float			*wprev;		/* w, trust and glast before the slot's */
+	double			*trustprev;	/* last round; NULL unless a job keeps */
+	float			*glastprev;	/* them (rejoin.c) */
 	float			*sent;		/* [slot * nsent + worker]: weight last
 						   sent (significantly-modified filter) */
 	uint32_t		 nsent;		/* workers in sent; 0 until first used */
@@ -149,6 +152,7 @@ struct job {
 	uint64_t		*pushed_below;	/* [nworkers]: last round pushed + 1 */
 	uint64_t		*again_below;	/* [nworkers]: rounds a returning
 						   worker pushes again */
+	uint64_t		*resumed_at;	/* [nworkers]: where it resumed */
 };
 
 /*
@@ -251,6 +255,7 @@ int	store_save(const struct store *st, const struct job *job,
 	    const char *path, char *err, size_t errlen);
 void	store_sent_reset(struct store *st, uint32_t nworkers);
 void	store_sent_forget(struct store *st, uint32_t worker);
+void	store_keep_prev(struct store *st);
 void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
 void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);
@@ -340,7 +345,7 @@ void	rounds_ring_changed(struct channel *ch);
 void	rounds_resumed(struct channel *ch, const struct ps_msg *hello);
 void	rounds_forget_peer(struct channel *ch, const struct peer *p);
 uint64_t rounds_resume_point(struct channel *ch, uint32_t id);
-void	rounds_mark_again(struct channel *ch, uint32_t id);
+void	rounds_mark_again(struct channel *ch, uint32_t id, uint64_t below);
 float	round_reply_weight(struct channel *ch, uint32_t slot, int count);
 
 #endif

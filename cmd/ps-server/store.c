@@ -33,6 +33,9 @@ store_release(struct store *st)
 	free(st->u);
 	free(st->mark);
 	free(st->glast);
+	free(st->wprev);
+	free(st->trustprev);
+	free(st->glastprev);
 	free(st->sent);
 	free(st->z);
 	free(st->n);
@@ -58,6 +61,13 @@ store_grow(struct store *st, size_t n)
 		    sizeof *st->sent);
 		memset(st->sent + st->cap * st->nsent, 0,
 		    (cap - st->cap) * st->nsent * sizeof *st->sent);
+	}
+	if (st->wprev != NULL) {
+		st->wprev = xreallocarray(st->wprev, cap, sizeof *st->wprev);
+		st->trustprev = xreallocarray(st->trustprev, cap,
+		    sizeof *st->trustprev);
+		st->glastprev = xreallocarray(st->glastprev, cap,
+		    sizeof *st->glastprev);
 	}
 	if (st->z != NULL) {
 		st->z = xreallocarray(st->z, cap, sizeof *st->z);
@@ -114,6 +124,27 @@ store_sent_forget(struct store *st, uint32_t worker)
 		return;
 	for (s = 0; s < n; s++)
 		st->sent[s * st->nsent + worker] = NAN;
+}
+
+/*
+ * Keep each slot's state before its last round from now on (rejoin.c):
+ * until a round touches a slot, its state then is the current one.
+ */
+void
+store_keep_prev(struct store *st)
+{
+	size_t cap = st->cap ? st->cap : 1;
+
+	if (st->wprev != NULL)
+		return;
+	st->wprev = xcalloc(cap, sizeof *st->wprev);
+	st->trustprev = xcalloc(cap, sizeof *st->trustprev);
+	st->glastprev = xcalloc(cap, sizeof *st->glastprev);
+	if (st->cap > 0) {
+		memcpy(st->wprev, st->w, cap * sizeof *st->w);
+		memcpy(st->trustprev, st->trust, cap * sizeof *st->trust);
+		memcpy(st->glastprev, st->glast, cap * sizeof *st->glast);
+	}
 }
 
 /*

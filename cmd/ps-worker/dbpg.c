@@ -40,14 +40,17 @@
  *     iteration's state, which stays put until its pull is answered.
  *  6. A worker restarted during the job (resume.c) resumes at the round r
  *     the servers name, with their current weights, trust radii and KKT
- *     verdicts.  It runs the iterations again from the last one of the
- *     pass before r's (from 0 in the first pass), so that it learns the
- *     agreed vote that decides r's pass start (rule 3) and the verdicts
- *     of the blocks its pass already did; the servers answer those
- *     pushes without applying them again.  A reply to a round whose
- *     weights it already took says so, and leaves the trust radii alone.
- *     It abstains from votes until it saw both pass starts one looks at,
- *     so the other workers decide; and it prints iterations from r on.
+ *     verdicts.  Its first run may not have reported the rounds from
+ *     q = r - 1 - tau on (at most tau + 1 were in flight), so it runs the
+ *     iterations again from the last one of the pass before q's (from 0
+ *     in the first pass): it learns the agreed votes that decide the
+ *     pass starts since (rule 3) and the verdicts of the blocks their
+ *     passes did, and reports those iterations again (the lines its first
+ *     run printed come again, the same).  The servers answer those pushes
+ *     without applying them twice; a reply to a round whose weights it
+ *     already took says so, and leaves the trust radii alone.  It
+ *     abstains from votes until it saw both pass starts one looks at, so
+ *     the other workers decide.
  */
 #include "config.h"
 
@@ -545,11 +548,12 @@ dbpg_ring_changed(struct worker *w)
 static void
 dbpg_resume(struct worker *w, uint64_t r)
 {
-	uint64_t b = w->plan.nblocks, t0 = r >= b ? r / b * b - 1 : 0;
+	uint64_t b = w->plan.nblocks, tau = w->conf.tau;
+	uint64_t q = r > tau + 1 ? r - 1 - tau : 0;
+	uint64_t t0 = q >= b ? q / b * b - 1 : 0;
 
-	resume_weights(w);
-	w->t_next = w->t_done = w->t_resumed = t0;
-	w->t_printed = r;
+	resume_weights(w, r);
+	w->t_next = w->t_done = w->t_printed = w->t_resumed = t0;
 	if (t0 % b != 0) {
 		plan_pass_order(&w->plan, t0 / b, w->conf.seed, w->order);
 		dbpg_mark_pass(w, t0 / b, 0);

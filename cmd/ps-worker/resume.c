@@ -53,7 +53,7 @@ resume_key_cmp(const void *a, const void *b)
  * positions in that order for the reply.
  */
 static void
-resume_ask(struct worker *w, size_t s)
+resume_ask(struct worker *w, size_t s, uint64_t r)
 {
 	const struct plan *pl = &w->plan;
 	struct link *l = w->links[s];
@@ -81,8 +81,9 @@ resume_ask(struct worker *w, size_t s)
 	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_CURRENT, RESUME_TIMESTAMP);
 	m.nkeys = (uint32_t)n;
 	m.keys = keys;
-	m.naux = 1;
+	m.naux = 2;
 	m.aux[0] = 1;		/* a resume pull (cmd/ps-server/rejoin.c) */
+	m.aux[1] = (double)r;	/* the state before round r */
 	links_send(w, s, &m);
 	free(keys);
 }
@@ -124,14 +125,17 @@ resume_all_answered(const struct worker *w)
 	return 1;
 }
 
-/* Take the servers' state of every feature; rebuild margins and loss. */
+/*
+ * Take the servers' state of every feature before round r (some servers
+ * may have applied it); rebuild margins and loss.
+ */
 void
-resume_weights(struct worker *w)
+resume_weights(struct worker *w, uint64_t r)
 {
 	size_t s;
 
 	for (s = 0; s < w->nlinks; s++)
-		resume_ask(w, s);
+		resume_ask(w, s, r);
 	while (!resume_all_answered(w))
 		links_step(w, "the weights to resume with");
 	ps_l1lr_restart(&w->lr);

@@ -282,7 +282,7 @@ void	sgd_release(struct sgd *sg);
 
 /* resume.c */
 uint64_t resume_point(const struct worker *w);
-void	resume_weights(struct worker *w);
+void	resume_weights(struct worker *w, uint64_t r);
 void	resume_reply(struct worker *w, struct link *l, struct ps_msg *m);
 
 /* evaltest.c */

@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# rejoin.bats: a dbpg worker that dies mid-job (kill -9).  ps-train starts
+# it again on its shard; the servers waited for it and it resumes from
+# their weights, so at tau 0 the job ends after the same iterations at
+# the fault-free objective to 1e-7 (rounding: most runs match every
+# digit), and with delay and filters within 1e-3, worker 0's progress
+# still one table.  A worker that does not come back within --rejoin ends the
+# job, named; ps-train -r 0 keeps the old rule: a dead worker ends it.
+
+load helper
+
+setup_file() {
+	export BATS_FILE_TMPDIR
+	ps_data a9a >/dev/null
+}
+
+teardown() {
+	ps_reap
+}
+
+# train RUN [OPTION...]: ps-train on a9a in the background, job files in
+# $BATS_TEST_TMPDIR/RUN, its stderr in RUN.err; sets TRAIN.
+train() {
+	local run=$1
+	shift
+	ps_start_daemon "$BATS_TEST_TMPDIR/$run.out" timeout 300 \
+	    ps-train -q -j "$BATS_TEST_TMPDIR/$run" \
+	    -o "$BATS_TEST_TMPDIR/$run.model" "$@" "$BATS_FILE_TMPDIR/a9a"
+	TRAIN=$PS_LAST_PID
+}
+
+# children: ps-train's children (under timeout), recorded for ps_reap.
+children() {
+	local tp
+	tp=$(ps -o pid= --ppid "$TRAIN" | awk "NR == 1 { print \$1 }")
+	ps -o pid= --ppid "$tp" | tee -a "$BATS_TEST_TMPDIR/pids" >/dev/null
+}
+
+# kill_worker RUN ID LINES: once worker 0 printed LINES lines, kill -9
+# worker ID of ps-train's job RUN.
+kill_worker() {
+	local tsv="$BATS_TEST_TMPDIR/$1/worker-0.tsv" tp pid i=0
+	until [ -f "$tsv" ] && [ "$(wc -l <"$tsv")" -ge "$3" ]; do
+		[ "$i" -lt 1200 ] || { echo "no line $3 in $tsv" >&2; return 1; }
+		sleep 0.05
+		i=$((i + 1))
+	done
+	children
+	tp=$(ps -o pid= --ppid "$TRAIN" | awk "NR == 1 { print \$1 }")
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		pid=$(ps -o pid=,args= --ppid "$tp" | awk -v id=" -i $2 " \
+		    '/ps-worker/ && index($0, id) { print $1 }')
+		[ -z "$pid" ] || break
+		sleep 0.1	# just started again
+	done
+	[ -n "$pid" ] || { echo "no worker $2 running" >&2;
+		ps -o pid,ppid,args --ppid "$tp" >&2; return 1; }
+	echo "kill -9 worker $2 (pid $pid) at line $3"
+	kill -9 "$pid"
+}
+
+# finish RUN: ps-train exits 0; print its summary.
+finish() {
+	ps_wait_pid "$TRAIN" 300 || return 1
+	cat "$BATS_TEST_TMPDIR/$1.out.err"
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+}
+
+# one_table TSV: one header, then iterations 0, 1, 2, ... without gaps.
+one_table() {
+	awk -F'\t' 'NR == 1 { if ($1 != "iter") exit 1; next }
+	    $1 != NR - 2 { print "line " NR ": iteration " $1; exit 1 }' "$1"
+}
+
+@test "a worker killed at tau 0 is started again and the job ends at the fault-free objective" {
+	train clean
+	finish clean
+	want=$(final_objective "$BATS_TEST_TMPDIR/clean.model/progress.tsv")
+	train killed
+	kill_worker killed 1 500
+	finish killed
+	grep -q 'worker 1 failed (exit 137); starting it again' \
+	    "$BATS_TEST_TMPDIR/killed.out.err"
+	got=$(final_objective "$BATS_TEST_TMPDIR/killed.model/progress.tsv")
+	gap=$(rel_gap "$got" "$want")
+	echo "fault-free $want killed $got gap $gap"
+	# The same iterations; the objective to rounding (the restarted
+	# worker's margins are summed afresh): most runs match every digit.
+	[ "$(tsv_last "$BATS_TEST_TMPDIR/killed.model/progress.tsv" iter)" = \
+	    "$(tsv_last "$BATS_TEST_TMPDIR/clean.model/progress.tsv" iter)" ]
+	awk -v g="$gap" 'BEGIN { exit !(g < 1e-7 && g > -1e-7) }'
+	one_table "$BATS_TEST_TMPDIR/killed.model/progress.tsv"
+	grep -q 'went away.*waiting up to 30 s' \
+	    "$BATS_TEST_TMPDIR"/killed/server-0.err
+}
+
+@test "worker 0 killed twice under tau 2 with filters: within 1e-3, its progress one table" {
+	local opts=(-t 2 -F kkt,sigmod,keycache,lz4 -T "$BATS_FILE_TMPDIR/a9a.t")
+	ps_data a9a.t >/dev/null
+	train clean "${opts[@]}"
+	finish clean
+	want=$(final_objective "$BATS_TEST_TMPDIR/clean.model/progress.tsv")
+	train killed "${opts[@]}"
+	kill_worker killed 0 300
+	kill_worker killed 0 1200
+	finish killed
+	[ "$(grep -c 'worker 0 failed (exit 137); starting it again' \
+	    "$BATS_TEST_TMPDIR/killed.out.err")" -eq 2 ]
+	tsv="$BATS_TEST_TMPDIR/killed.model/progress.tsv"
+	got=$(final_objective "$tsv")
+	gap=$(rel_gap "$got" "$want")
+	auc=$(tail -n 1 "$tsv" | cut -f 9)
+	echo "fault-free $want killed $got gap $gap test auc $auc"
+	awk -v g="$gap" -v a="$auc" \
+	    'BEGIN { exit !(g < 1e-3 && g > -1e-3 && a > 0.89) }'
+	one_table "$tsv"
+}
+
+@test "a worker that does not come back within --rejoin ends the job, named" {
+	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$BATS_FILE_TMPDIR/a9a"
+	start_servers 2
+	for k in 0 1; do
+		ps_start_daemon "$BATS_TEST_TMPDIR/w$k.tsv" ps-worker \
+		    -r "$BATS_TEST_TMPDIR/ring" -i $k -n 2 -b 14 --rejoin 1 --timeout 30 \
+		    "$BATS_TEST_TMPDIR/train-$k.pss"
+		eval "w$k=$PS_LAST_PID"
+	done
+	ps_wait_line "$BATS_TEST_TMPDIR/w0.tsv" '^200	' 60
+	kill -9 "$w1"
+	ps_wait_pid "$w0" 30
+	cat "$BATS_TEST_TMPDIR/w0.tsv.err"
+	[ "$PS_WAIT_STATUS" -eq 69 ]
+	grep -q 'worker 1 went away [0-9.]* s ago and did not come back' \
+	    "$BATS_TEST_TMPDIR/w0.tsv.err"
+}
+
+@test "ps-train -r 0: a worker that dies ends the job, naming it" {
+	train killed -r 0
+	kill_worker killed 1 200
+	ps_wait_pid "$TRAIN" 120
+	cat "$BATS_TEST_TMPDIR/killed.out.err"
+	[ "$PS_WAIT_STATUS" -ne 0 ]
+	grep -q 'worker 1 (127.0.0.1:[0-9]*) went away' \
+	    "$BATS_TEST_TMPDIR/killed.out.err"
+	! grep -q 'starting it again' "$BATS_TEST_TMPDIR/killed.out.err"
+	[ ! -e "$BATS_TEST_TMPDIR/killed.model" ]
+}
