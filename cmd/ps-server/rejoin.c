@@ -216,15 +216,7 @@ rejoin_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 	}
 	r = (uint64_t)m->aux[1];
 	ch->job.resumed_at[p->worker_id] = r;
-
-	memset(&reply, 0, sizeof reply);
-	reply.type = PS_MSG_PULL_REPLY;
-	reply.flags = PS_MSG_F_NOKEYS | PS_MSG_F_CURRENT;
-	reply.width = 3;
-	reply.timestamp = m->timestamp;
-	reply.ring_version = ch->job.ring_version;
-	reply.nkeys = m->nkeys;
-	reply.vals = xcalloc(3 * (size_t)m->nkeys + 1, sizeof *reply.vals);
+	round_current_reply(ch, m, 3, &reply);
 	for (k = 0; k < m->nkeys; k++) {
 		double trust;
 		float hi;

@@ -664,6 +664,25 @@ rounds_mark_again(struct channel *ch, uint32_t id, uint64_t below)
 			r->again[id] = 1;
 }
 
+/*
+ * Start the reply to CURRENT pull m: width values for each key it names,
+ * in reply->vals (allocated, zeroed; the caller frees it).
+ */
+void
+round_current_reply(const struct channel *ch, const struct ps_msg *m,
+    uint8_t width, struct ps_msg *reply)
+{
+	memset(reply, 0, sizeof *reply);
+	reply->type = PS_MSG_PULL_REPLY;
+	reply->flags = PS_MSG_F_NOKEYS | PS_MSG_F_CURRENT;
+	reply->width = width;
+	reply->timestamp = m->timestamp;
+	reply->ring_version = ch->job.ring_version;
+	reply->nkeys = m->nkeys;
+	reply->vals = xcalloc((size_t)m->nkeys * width + 1,
+	    sizeof *reply->vals);
+}
+
 /* A pull of current weights for the keys it names, answered at once. */
 void
 round_pull_current(struct channel *ch, struct peer *p, struct ps_msg *m)
@@ -672,17 +691,10 @@ round_pull_current(struct channel *ch, struct peer *p, struct ps_msg *m)
 	struct ps_msg reply;
 	size_t k;
 
-	memset(&reply, 0, sizeof reply);
-	reply.type = PS_MSG_PULL_REPLY;
-	reply.flags = PS_MSG_F_NOKEYS | PS_MSG_F_CURRENT;
-	reply.width = 1;
-	reply.timestamp = m->timestamp;
-	reply.ring_version = ch->job.ring_version;
-	reply.nkeys = m->nkeys;
+	round_current_reply(ch, m, 1, &reply);
 	reply.naux = 2;
 	reply.aux[0] = ch->store.l1;
 	reply.aux[1] = (double)ch->store.nnz;
-	reply.vals = xcalloc(m->nkeys, sizeof *reply.vals);
 	for (k = 0; k < m->nkeys; k++)
 		reply.vals[k] = store_get(&ch->store, m->keys[k]);
 	srv->stats.pulls++;
