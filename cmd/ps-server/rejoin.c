@@ -198,8 +198,7 @@ rejoin_state(struct channel *ch, long s, uint64_t r, double *trust)
  * The resume pull of a worker that came back (a CURRENT pull with
  * aux[0] = 1 and the round r it resumes at in aux[1]): for each key it
  * names, its weight and trust radius before round r (rejoin_state), the
- * radius split into a float and the float of what remains so that the
- * worker gets it to about 48 bits.  Rounds below r applied now are
+ * radius split into three floats whose sum is it (72 bits hold the 53).  Rounds below r applied now are
  * marked (round.c, invariant 9).
  */
 void
@@ -216,16 +215,16 @@ rejoin_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 	}
 	r = (uint64_t)m->aux[1];
 	ch->job.resumed_at[p->worker_id] = r;
-	round_current_reply(ch, m, 3, &reply);
+	round_current_reply(ch, m, 4, &reply);
 	for (k = 0; k < m->nkeys; k++) {
+		float *v = reply.vals + 4 * k;
 		double trust;
-		float hi;
 
-		reply.vals[3 * k] = rejoin_state(ch,
-		    ps_keytab_find(&st->keys, m->keys[k]), r, &trust);
-		hi = (float)trust;
-		reply.vals[3 * k + 1] = hi;
-		reply.vals[3 * k + 2] = (float)(trust - hi);
+		v[0] = rejoin_state(ch, ps_keytab_find(&st->keys, m->keys[k]),
+		    r, &trust);
+		v[1] = (float)trust;
+		v[2] = (float)(trust - v[1]);
+		v[3] = (float)(trust - v[1] - v[2]);
 	}
 	rounds_mark_again(ch, p->worker_id, r);
 	ch->srv->stats.pulls++;

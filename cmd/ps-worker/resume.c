@@ -88,25 +88,24 @@ resume_ask(struct worker *w, size_t s, uint64_t r)
 	free(keys);
 }
 
-/* Server l's answer: weight and trust radius (two floats) per key asked. */
+/* Server l's answer: weight and trust radius (three floats) per key. */
 void
 resume_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct ps_l1lr *lr = &w->lr;
 	size_t k;
 
-	if (l->resume_pos == NULL || m->width != 3 || m->nkeys != l->resume_n)
+	if (l->resume_pos == NULL || m->width != 4 || m->nkeys != l->resume_n)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected resume "
 		    "reply: %u values of width %u", l->index, l->addr,
 		    m->nkeys, m->width);
 	for (k = 0; k < m->nkeys; k++) {
 		uint32_t f = w->plan.feats[l->resume_pos[k]];
-		float v = m->vals[3 * k];
+		const float *v = m->vals + 4 * k;
 
-		lr->w[f] = v == 0 ? 0.0f : v;
-		lr->active[f] = !(v == 0 && signbit(v));
-		lr->trust[f] = (double)m->vals[3 * k + 1] +
-		    (double)m->vals[3 * k + 2];
+		lr->w[f] = v[0] == 0 ? 0.0f : v[0];
+		lr->active[f] = !(v[0] == 0 && signbit(v[0]));
+		lr->trust[f] = ((double)v[1] + (double)v[2]) + (double)v[3];
 	}
 	free(l->resume_pos);
 	l->resume_pos = NULL;

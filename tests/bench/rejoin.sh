@@ -84,9 +84,9 @@ run() {
 		_w=$(ps -o pid=,args= --ppid $_tp |
 		    awk -v id=" -i $2 " '/ps-worker/ && index($0, id) { print $1 }')
 		[ -n "$_w" ] || bench_die "no worker $2 in $_d"
-		_last=$(last_iter "$_tsv")
 		_k=$(bench_now)
 		kill -9 "$_w"
+		_last=$(last_iter "$_tsv")	# after the kill: no race
 		while [ "$(last_iter "$_tsv")" -le $((_last + 1)) ]; do
 			kill -0 $_tp 2>/dev/null || break
 			sleep 0.01
