@@ -254,6 +254,7 @@ model_records_read(const char *path, FILE *fp, struct ps_model *m, char *err,
 		    "%llu: record checksum mismatch", path,
 		    (unsigned long long)PS_MODEL_HEADER_SIZE +
 		    (unsigned long long)m->n * 12);
+	m->records_crc = crc;
 	return 0;
 }
 
@@ -281,6 +282,7 @@ model_read_stream(const char *path, FILE *fp, struct ps_model *m, char *err,
 	if ((rc = model_header_decode(path, h, (uint64_t)st.st_size, m, err,
 	    errlen)) != 0)
 		return rc;
+	m->file_size = (uint64_t)st.st_size;
 	return model_records_read(path, fp, m, err, errlen);
 }
 
@@ -308,16 +310,9 @@ ps_model_read(const char *path, struct ps_model *m, char *err, size_t errlen)
 	return rc;
 }
 
-/* The parts being merged and their file names. */
-struct model_set {
-	size_t		 n;
-	struct ps_model	*parts;
-	char		**names;
-};
-
 /* Read one part file into the set. */
-static int
-model_set_add(struct model_set *set, const char *path, char *err,
+int
+ps_model_set_add(struct ps_model_set *set, const char *path, char *err,
     size_t errlen)
 {
 	struct ps_model m;
@@ -339,42 +334,45 @@ model_name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* List dir's *.psm files, sorted; returns how many (0: none). */
-static size_t
-model_dir_list(DIR *d, char ***names)
+/* List dir's *.psm files, sorted. */
+int
+ps_model_dir_list(const char *dir, char ***names, size_t *n, char *err,
+    size_t errlen)
 {
 	struct dirent *de;
-	size_t n = 0, len;
+	size_t len;
+	DIR *d;
 
 	*names = NULL;
+	*n = 0;
+	if ((d = opendir(dir)) == NULL)
+		return model_error(err, errlen, PS_MODEL_ESYS,
+		    "cannot open '%s': %s", dir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
 		len = strlen(de->d_name);
 		if (de->d_name[0] == '.' || len < 5 ||
 		    strcmp(de->d_name + len - 4, ".psm") != 0)
 			continue;
-		*names = xreallocarray(*names, n + 1, sizeof **names);
-		(*names)[n++] = xstrdup(de->d_name);
+		*names = xreallocarray(*names, *n + 1, sizeof **names);
+		(*names)[(*n)++] = xstrdup(de->d_name);
 	}
-	if (n > 0)
-		qsort(*names, n, sizeof **names, model_name_cmp);
-	return n;
+	closedir(d);
+	if (*n > 0)
+		qsort(*names, *n, sizeof **names, model_name_cmp);
+	return 0;
 }
 
 /* Read every *.psm file of a directory into the set. */
-static int
-model_set_add_dir(struct model_set *set, const char *dir, char *err,
+int
+ps_model_set_add_dir(struct ps_model_set *set, const char *dir, char *err,
     size_t errlen)
 {
 	char **names, *path;
 	size_t n, i;
-	int rc = 0;
-	DIR *d;
+	int rc;
 
-	if ((d = opendir(dir)) == NULL)
-		return model_error(err, errlen, PS_MODEL_ESYS,
-		    "cannot open '%s': %s", dir, strerror(errno));
-	n = model_dir_list(d, &names);
-	closedir(d);
+	if ((rc = ps_model_dir_list(dir, &names, &n, err, errlen)) != 0)
+		return rc;
 	if (n == 0) {
 		errno = ENOENT;
 		return model_error(err, errlen, PS_MODEL_ESYS,
@@ -383,7 +381,7 @@ model_set_add_dir(struct model_set *set, const char *dir, char *err,
 	for (i = 0; i < n; i++) {
 		path = xasprintf("%s/%s", dir, names[i]);
 		if (rc == 0)
-			rc = model_set_add(set, path, err, errlen);
+			rc = ps_model_set_add(set, path, err, errlen);
 		free(path);
 		free(names[i]);
 	}
@@ -393,7 +391,7 @@ model_set_add_dir(struct model_set *set, const char *dir, char *err,
 
 /* Check that part i agrees with part 0 and has its own server id. */
 static int
-model_set_agree(const struct model_set *set, size_t i, char *err,
+model_set_agree(const struct ps_model_set *set, size_t i, char *err,
     size_t errlen)
 {
 	const struct ps_model *a = &set->parts[0], *b = &set->parts[i];
@@ -423,7 +421,7 @@ model_set_agree(const struct model_set *set, size_t i, char *err,
 
 /* Part with the smallest next feature id, or set->n when all are done. */
 static size_t
-model_set_next(const struct model_set *set, const size_t *pos)
+model_set_next(const struct ps_model_set *set, const size_t *pos)
 {
 	size_t i, best = set->n;
 
@@ -439,7 +437,7 @@ model_set_next(const struct model_set *set, const size_t *pos)
 
 /* Merge the sorted parts into out, refusing a feature id in two parts. */
 static int
-model_set_merge(const struct model_set *set, struct ps_model *out,
+model_set_union(const struct ps_model_set *set, struct ps_model *out,
     char *err, size_t errlen)
 {
 	size_t *pos = xcalloc(set->n, sizeof *pos), total = 0, i, k = 0, last = 0;
@@ -467,13 +465,17 @@ model_set_merge(const struct model_set *set, struct ps_model *out,
 	return 0;
 }
 
-/* Check the parts agree, then merge them. */
-static int
-model_set_combine(const struct model_set *set, struct ps_model *out,
+/* Check the parts agree, then merge them into out. */
+int
+ps_model_set_merge(const struct ps_model_set *set, struct ps_model *out,
     char *err, size_t errlen)
 {
 	size_t i;
 	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (set->n == 0)
+		return model_error(err, errlen, PS_MODEL_EDATA, "no model parts");
 
 	for (i = 1; i < set->n; i++)
 		if ((rc = model_set_agree(set, i, err, errlen)) != 0)
@@ -486,7 +488,9 @@ model_set_combine(const struct model_set *set, struct ps_model *out,
 		if (set->parts[i].ring_version > out->ring_version)
 			out->ring_version = set->parts[i].ring_version;
 	out->nparts = (uint32_t)set->n;
-	return model_set_merge(set, out, err, errlen);
+	if ((rc = model_set_union(set, out, err, errlen)) != 0)
+		ps_model_release(out);
+	return rc;
 }
 
 /* Read every named part or directory and merge them. */
@@ -494,32 +498,38 @@ int
 ps_model_load(const char *const *paths, size_t npaths,
     struct ps_model *merged, char *err, size_t errlen)
 {
-	struct model_set set;
+	struct ps_model_set set;
 	struct stat st;
 	size_t i;
 	int rc = 0;
 
 	memset(merged, 0, sizeof *merged);
 	memset(&set, 0, sizeof set);
-	if (npaths == 0)
-		return model_error(err, errlen, PS_MODEL_EDATA, "no model parts");
 	for (i = 0; i < npaths && rc == 0; i++) {
 		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
-			rc = model_set_add_dir(&set, paths[i], err, errlen);
+			rc = ps_model_set_add_dir(&set, paths[i], err, errlen);
 		else
-			rc = model_set_add(&set, paths[i], err, errlen);
+			rc = ps_model_set_add(&set, paths[i], err, errlen);
 	}
 	if (rc == 0)
-		rc = model_set_combine(&set, merged, err, errlen);
-	if (rc != 0)
-		ps_model_release(merged);
-	for (i = 0; i < set.n; i++) {
-		ps_model_release(&set.parts[i]);
-		free(set.names[i]);
-	}
-	free(set.parts);
-	free(set.names);
+		rc = ps_model_set_merge(&set, merged, err, errlen);
+	ps_model_set_release(&set);
 	return rc;
+}
+
+/* Free the parts and their names. */
+void
+ps_model_set_release(struct ps_model_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		ps_model_release(&set->parts[i]);
+		free(set->names[i]);
+	}
+	free(set->parts);
+	free(set->names);
+	memset(set, 0, sizeof *set);
 }
 
 /* Free what m owns. */

@@ -1,7 +1,8 @@
 /*
  * test_model.c: unit tests of lib/model: the byte layout, write/read round
- * trips, every truncation and bit flip of a small file, crafted files with
- * valid checksums but bad contents, merging parts and directories, speed.
+ * trips (with the file's size and record CRC), every truncation and bit
+ * flip of a small file, crafted files with valid checksums but bad
+ * contents, merging parts and directories, speed.
  */
 #include "config.h"
 
@@ -161,7 +162,8 @@ test_round_trip(void **state)
 	char *dir = tmp_dir(), err[256];
 	const char *path = in_dir(dir, "a.psm");
 	struct ps_model a, b;
-	size_t i, n;
+	unsigned char *bytes;
+	size_t i, n, len;
 
 	for (n = 0; n < 20000; n = n * 7 + 1) {
 		model_fill(&a, n, 1, 3);
@@ -180,6 +182,13 @@ test_round_trip(void **state)
 			assert_int_equal(b.fids[i], a.fids[i]);
 			assert_true(b.w[i] == a.w[i]);
 		}
+		/* The file's size, and its trailer: the records' CRC. */
+		bytes = slurp(path, &len);
+		assert_int_equal(b.file_size, len);
+		assert_memory_equal(&b.records_crc, bytes + len - 4, 4);
+		assert_int_equal(b.records_crc, ps_crc32c(0, bytes + 52,
+		    len - 56));
+		free(bytes);
 		ps_model_release(&a);
 		ps_model_release(&b);
 	}
