@@ -9,7 +9,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,24 +16,10 @@
 
 #include "atomicfile.h"
 #include "ckptdir.h"
+#include "errbuf.h"
 #include "xmalloc.h"
 
-/* Format an error into err and return code. */
-static int
-ckpt_error(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int
-ckpt_error(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
+/* "CKDIR/v" and the iteration in 12 digits or more. */
 char *
 ps_ckpt_version_path(const char *ckdir, uint64_t iteration)
 {
@@ -42,6 +27,7 @@ ps_ckpt_version_path(const char *ckdir, uint64_t iteration)
 	    (unsigned long long)iteration);
 }
 
+/* Whether name is "v" and 12 to 20 digits that fit in 64 bits. */
 int
 ps_ckpt_version_parse(const char *name, uint64_t *iteration)
 {
@@ -85,6 +71,7 @@ ckpt_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Which rule of ckptdir.h a model argument falls under. */
 enum ps_ckpt_kind
 ps_ckpt_kind(const char *path)
 {
@@ -122,6 +109,7 @@ ckpt_version_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The version subdirectories of ckdir, sorted. */
 int
 ps_ckpt_list(const char *ckdir, struct ps_ckpt_version **v, size_t *n,
     char *err, size_t errlen)
@@ -134,7 +122,7 @@ ps_ckpt_list(const char *ckdir, struct ps_ckpt_version **v, size_t *n,
 	*v = NULL;
 	*n = 0;
 	if ((d = opendir(ckdir)) == NULL)
-		return ckpt_error(err, errlen, PS_MODEL_ESYS,
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
 		    "cannot open '%s': %s", ckdir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
 		if (!ps_ckpt_version_parse(de->d_name, &it))
@@ -153,6 +141,7 @@ ps_ckpt_list(const char *ckdir, struct ps_ckpt_version **v, size_t *n,
 	return 0;
 }
 
+/* Free a list of versions. */
 void
 ps_ckpt_list_free(struct ps_ckpt_version *v, size_t n)
 {
@@ -173,13 +162,14 @@ ckpt_name_agrees(const char *vdir, uint64_t iteration, char *err,
 	int rc = 0;
 
 	if (ps_ckpt_version_parse(base, &named) && named != iteration)
-		rc = ckpt_error(err, errlen, PS_MODEL_EDATA, "'%s' is named "
+		rc = ps_errbuf(err, errlen, PS_MODEL_EDATA, "'%s' is named "
 		    "for iteration %llu but holds iteration %llu", vdir,
 		    (unsigned long long)named, (unsigned long long)iteration);
 	free(base);
 	return rc;
 }
 
+/* Load a complete version whose name agrees with it. */
 int
 ps_ckpt_load_version(const char *vdir, struct ps_manifest *m,
     struct ps_model *merged, char *err, size_t errlen)
@@ -188,7 +178,7 @@ ps_ckpt_load_version(const char *vdir, struct ps_manifest *m,
 
 	rc = ps_manifest_load(vdir, m, merged, err, errlen);
 	if (rc == PS_MANIFEST_ESYS && errno == ENOENT && ckpt_is_dir(vdir))
-		return ckpt_error(err, errlen, PS_CKPT_EINCOMPLETE, "'%s' is "
+		return ps_errbuf(err, errlen, PS_CKPT_EINCOMPLETE, "'%s' is "
 		    "incomplete: no %s", vdir, PS_MANIFEST_NAME);
 	if (rc == 0 && (rc = ckpt_name_agrees(vdir, m->iteration, err,
 	    errlen)) != 0) {
@@ -198,6 +188,7 @@ ps_ckpt_load_version(const char *vdir, struct ps_manifest *m,
 	return rc;
 }
 
+/* Try the versions of ckdir from the latest down; the first complete. */
 int
 ps_ckpt_load_latest(const char *ckdir, char **vdir, struct ps_manifest *m,
     struct ps_model *merged, char *err, size_t errlen)
@@ -224,12 +215,13 @@ ps_ckpt_load_latest(const char *ckdir, char **vdir, struct ps_manifest *m,
 	if (*vdir != NULL)
 		return 0;
 	if (n == 0)
-		return ckpt_error(err, errlen, PS_MODEL_EDATA, "'%s' holds no "
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "'%s' holds no "
 		    "versions", ckdir);
-	return ckpt_error(err, errlen, PS_MODEL_EDATA, "no complete version "
+	return ps_errbuf(err, errlen, PS_MODEL_EDATA, "no complete version "
 	    "in '%s' (the latest: %s)", ckdir, first);
 }
 
+/* Load what a model argument list names; see ckptdir.h. */
 int
 ps_ckpt_load(const char *const *paths, size_t n, struct ps_model *merged,
     struct ps_ckpt_source *src, char *err, size_t errlen)
@@ -240,7 +232,7 @@ ps_ckpt_load(const char *const *paths, size_t n, struct ps_model *merged,
 	memset(src, 0, sizeof *src);
 	for (i = 0; i < n; i++)
 		if ((kind = ps_ckpt_kind(paths[i])) != PS_CKPT_PARTS && n > 1)
-			return ckpt_error(err, errlen, PS_MODEL_EDATA, "'%s' is "
+			return ps_errbuf(err, errlen, PS_MODEL_EDATA, "'%s' is "
 			    "a checkpoint %s: give it alone", paths[i],
 			    kind == PS_CKPT_VERSION ? "version" : "directory");
 	if (n == 1 && kind == PS_CKPT_CKDIR)
@@ -257,6 +249,7 @@ ps_ckpt_load(const char *const *paths, size_t n, struct ps_model *merged,
 	return ps_model_load(paths, n, merged, err, errlen);
 }
 
+/* Free what src owns. */
 void
 ps_ckpt_source_release(struct ps_ckpt_source *src)
 {
@@ -265,6 +258,21 @@ ps_ckpt_source_release(struct ps_ckpt_source *src)
 	memset(src, 0, sizeof *src);
 }
 
+/* The manifest of vdir's parts, checked against vdir's name. */
+int
+ps_ckpt_manifest(const char *vdir, struct ps_manifest *m, char *err,
+    size_t errlen)
+{
+	int rc;
+
+	if ((rc = ps_manifest_build(vdir, m, err, errlen)) != 0)
+		return rc;
+	if ((rc = ckpt_name_agrees(vdir, m->iteration, err, errlen)) != 0)
+		ps_manifest_release(m);
+	return rc;
+}
+
+/* Build and write vdir's manifest. */
 int
 ps_ckpt_seal(const char *vdir, struct ps_manifest *m, char *err,
     size_t errlen)
@@ -272,10 +280,9 @@ ps_ckpt_seal(const char *vdir, struct ps_manifest *m, char *err,
 	struct ps_manifest built;
 	int rc;
 
-	if ((rc = ps_manifest_build(vdir, &built, err, errlen)) != 0)
+	if ((rc = ps_ckpt_manifest(vdir, &built, err, errlen)) != 0)
 		return rc;
-	if ((rc = ckpt_name_agrees(vdir, built.iteration, err, errlen)) == 0)
-		rc = ps_manifest_write(vdir, &built, err, errlen);
+	rc = ps_manifest_write(vdir, &built, err, errlen);
 	if (rc == 0 && m != NULL)
 		*m = built;
 	else
@@ -320,6 +327,7 @@ ckpt_write_into(const char *tmp, const struct ps_model *parts, size_t n,
 	return rc;
 }
 
+/* Write a whole version under a temporary name, then rename it. */
 int
 ps_ckpt_write(const char *outdir, const struct ps_model *parts, size_t n,
     char *err, size_t errlen)
@@ -329,26 +337,26 @@ ps_ckpt_write(const char *outdir, const struct ps_model *parts, size_t n,
 	int rc;
 
 	if (n == 0)
-		return ckpt_error(err, errlen, PS_MODEL_EDATA, "no model parts");
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "no model parts");
 	if ((rc = ckpt_name_agrees(outdir, parts[0].iteration, err,
 	    errlen)) != 0)
 		return rc;
 	if (lstat(outdir, &st) == 0)
-		return ckpt_error(err, errlen, PS_MODEL_ESYS, "cannot create "
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS, "cannot create "
 		    "'%s': %s", outdir, strerror(EEXIST));
 	tmp = xasprintf("%s.tmp.%ld", outdir, (long)getpid());
 	if (mkdir(tmp, 0777) != 0) {
-		rc = ckpt_error(err, errlen, PS_MODEL_ESYS, "cannot create "
+		rc = ps_errbuf(err, errlen, PS_MODEL_ESYS, "cannot create "
 		    "'%s': %s", tmp, strerror(errno));
 		free(tmp);
 		return rc;
 	}
 	rc = ckpt_write_into(tmp, parts, n, err, errlen);
 	if (rc == 0 && rename(tmp, outdir) != 0)
-		rc = ckpt_error(err, errlen, PS_MODEL_ESYS, "cannot rename "
+		rc = ps_errbuf(err, errlen, PS_MODEL_ESYS, "cannot rename "
 		    "'%s' to '%s': %s", tmp, outdir, strerror(errno));
 	if (rc == 0 && ps_atomic_sync_dir(outdir) != 0)
-		rc = ckpt_error(err, errlen, PS_MODEL_ESYS, "cannot sync the "
+		rc = ps_errbuf(err, errlen, PS_MODEL_ESYS, "cannot sync the "
 		    "directory of '%s': %s", outdir, strerror(errno));
 	if (rc != 0)
 		ckpt_write_undo(tmp, parts, n);

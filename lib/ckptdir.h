@@ -80,9 +80,15 @@ int	ps_ckpt_load(const char *const *paths, size_t n,
 	    size_t errlen);
 void	ps_ckpt_source_release(struct ps_ckpt_source *src);
 /*
- * Write the MANIFEST of the parts in vdir (ps_manifest_build, then
- * ps_manifest_write), refusing a version name that is not their iteration.
- * m, when not NULL, receives the manifest (the caller releases it).
+ * The manifest of the parts in vdir (ps_manifest_build), refusing a
+ * version name that is not their iteration; m is the caller's.
+ */
+int	ps_ckpt_manifest(const char *vdir, struct ps_manifest *m, char *err,
+	    size_t errlen);
+/*
+ * Seal vdir: ps_ckpt_manifest(), then ps_manifest_write(), the last step
+ * of writing a version.  m, when not NULL, receives the manifest (the
+ * caller releases it).
  */
 int	ps_ckpt_seal(const char *vdir, struct ps_manifest *m, char *err,
 	    size_t errlen);

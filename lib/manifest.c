@@ -19,6 +19,7 @@
 
 #include "atomicfile.h"
 #include "crc32c.h"
+#include "errbuf.h"
 #include "manifest.h"
 #include "parsenum.h"
 #include "xmalloc.h"
@@ -39,22 +40,6 @@ struct mparse {
 	char		*err;
 	size_t		 errlen;
 };
-
-/* Format an error into err and return code. */
-static int
-manifest_error(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int
-manifest_error(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /* An error at the current line: "name:LINE: reason". */
 static int
@@ -370,7 +355,7 @@ manifest_slurp(const char *path, char **text, size_t *len, char *err,
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)PS_MANIFEST_MAX_SIZE) {
 		fclose(fp);
-		return manifest_error(err, errlen, PS_MANIFEST_EDATA, "%s: not "
+		return ps_errbuf(err, errlen, PS_MANIFEST_EDATA, "%s: not "
 		    "a regular file of at most %lu bytes", path,
 		    PS_MANIFEST_MAX_SIZE);
 	}
@@ -378,7 +363,7 @@ manifest_slurp(const char *path, char **text, size_t *len, char *err,
 	*text = xmalloc(*len + 1);
 	if (fread(*text, 1, *len, fp) != *len) {
 		fclose(fp);
-		return manifest_error(err, errlen, PS_MANIFEST_ESYS,
+		return ps_errbuf(err, errlen, PS_MANIFEST_ESYS,
 		    "cannot read '%s': file shrank", path);
 	}
 	fclose(fp);
@@ -415,12 +400,12 @@ manifest_from_set(const struct ps_model_set *set, const char *dir,
 	size_t i;
 
 	if (a->nservers > PS_MANIFEST_MAX_SERVERS)
-		return manifest_error(err, errlen, PS_MANIFEST_EDATA, "'%s' is "
+		return ps_errbuf(err, errlen, PS_MANIFEST_EDATA, "'%s' is "
 		    "one of %u servers; a manifest lists at most %d", set->names[0],
 		    a->nservers, PS_MANIFEST_MAX_SERVERS);
 	for (i = 1; i < set->n; i++)
 		if (set->parts[i].ring_version != a->ring_version)
-			return manifest_error(err, errlen, PS_MANIFEST_EDATA,
+			return ps_errbuf(err, errlen, PS_MANIFEST_EDATA,
 			    "parts disagree: '%s' has ring version %u but '%s' "
 			    "has %u", set->names[0], a->ring_version,
 			    set->names[i], set->parts[i].ring_version);
@@ -434,7 +419,7 @@ manifest_from_set(const struct ps_model_set *set, const char *dir,
 
 		base = strrchr(set->names[i], '/') + 1;
 		if ((why = manifest_name_problem(base)) != NULL)
-			return manifest_error(err, errlen, PS_MANIFEST_EDATA,
+			return ps_errbuf(err, errlen, PS_MANIFEST_EDATA,
 			    "cannot list '%s': %s", set->names[i], why);
 		mp->server = set->parts[i].server_id;
 		mp->name = xstrdup(base);
@@ -443,7 +428,7 @@ manifest_from_set(const struct ps_model_set *set, const char *dir,
 	}
 	for (i = 0; i < m->nservers; i++)
 		if (m->parts[i].name == NULL)
-			return manifest_error(err, errlen, PS_MANIFEST_EDATA,
+			return ps_errbuf(err, errlen, PS_MANIFEST_EDATA,
 			    "'%s' has no part of server %zu (%u servers, %zu "
 			    "parts)", dir, i, m->nservers, set->n);
 	return 0;
@@ -501,34 +486,36 @@ manifest_part_agrees(const char *path, const struct ps_manifest *m,
     const struct ps_manifest_part *mp, const struct ps_model *part,
     char *err, size_t errlen)
 {
-	if (part->server_id != mp->server)
-		return manifest_error(err, errlen, PS_MANIFEST_EDATA, "%s: "
-		    "offset 12: server id %u, the manifest lists it as server "
-		    "%u", path, part->server_id, mp->server);
-	if (part->nservers != m->nservers)
-		return manifest_error(err, errlen, PS_MANIFEST_EDATA, "%s: "
-		    "offset 16: one of %u servers, the manifest says %u", path,
-		    part->nservers, m->nservers);
-	if (part->ring_version != m->ring_version)
-		return manifest_error(err, errlen, PS_MANIFEST_EDATA, "%s: "
-		    "offset 20: ring version %u, the manifest says %u", path,
-		    part->ring_version, m->ring_version);
-	if (part->iteration != m->iteration)
-		return manifest_error(err, errlen, PS_MANIFEST_EDATA, "%s: "
-		    "offset 24: iteration %llu, the manifest says %llu", path,
-		    (unsigned long long)part->iteration,
-		    (unsigned long long)m->iteration);
+	const struct {
+		unsigned	 offset;	/* of the header field */
+		const char	*what;
+		uint64_t	 have, want;
+	} f[] = {
+		{ 12, "server id", part->server_id, mp->server },
+		{ 16, "number of servers", part->nservers, m->nservers },
+		{ 20, "ring version", part->ring_version, m->ring_version },
+		{ 24, "iteration", part->iteration, m->iteration },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (f[i].have != f[i].want)
+			return ps_errbuf(err, errlen, PS_MANIFEST_EDATA, "%s: "
+			    "offset %u: %s %llu, the manifest says %llu", path,
+			    f[i].offset, f[i].what,
+			    (unsigned long long)f[i].have,
+			    (unsigned long long)f[i].want);
 	if (part->lambda != m->lambda)
-		return manifest_error(err, errlen, PS_MANIFEST_EDATA, "%s: "
+		return ps_errbuf(err, errlen, PS_MANIFEST_EDATA, "%s: "
 		    "offset 32: lambda %.17g, the manifest says %.17g", path,
 		    part->lambda, m->lambda);
 	if (part->file_size != mp->size)
-		return manifest_error(err, errlen, PS_MANIFEST_EDATA, "%s: "
+		return ps_errbuf(err, errlen, PS_MANIFEST_EDATA, "%s: "
 		    "size %llu bytes, the manifest says %llu", path,
 		    (unsigned long long)part->file_size,
 		    (unsigned long long)mp->size);
 	if (part->records_crc != mp->crc)
-		return manifest_error(err, errlen, PS_MANIFEST_EDATA, "%s: "
+		return ps_errbuf(err, errlen, PS_MANIFEST_EDATA, "%s: "
 		    "offset %llu: record checksum %08x, the manifest says %08x "
 		    "(rewritten after the manifest?)", path,
 		    (unsigned long long)part->file_size - 4, part->records_crc,
@@ -546,7 +533,7 @@ manifest_load_part(const char *dir, const struct ps_manifest *m, uint32_t s,
 
 	rc = ps_model_set_add(set, path, err, errlen);
 	if (rc == PS_MODEL_ESYS && errno == ENOENT)
-		rc = manifest_error(err, errlen, PS_MANIFEST_EDATA, "%s: "
+		rc = ps_errbuf(err, errlen, PS_MANIFEST_EDATA, "%s: "
 		    "missing (the manifest lists it)", path);
 	else if (rc == 0)
 		rc = manifest_part_agrees(path, m, &m->parts[s],

@@ -20,23 +20,12 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "ckptdir.h"
 #include "crc32c.h"
 #include "manifest.h"
 #include "model.h"
-
-/* A temporary directory for one test. */
-static char *
-tmp_dir(void)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *p = malloc(strlen(base) + 32);
-
-	assert_non_null(p);
-	sprintf(p, "%s/test_manifest.XXXXXX", base);
-	assert_non_null(mkdtemp(p));
-	return p;
-}
 
 /* Remove a test's directory and all it holds. */
 static void
@@ -159,6 +148,7 @@ test_every_bit_flip_and_truncation_fails(void **state)
 		}
 		expect_bad(text, i, "");
 	}
+	ps_manifest_release(&m);
 	assert_int_equal(ps_manifest_parse(text, len, "M", &m, err,
 	    sizeof err), 0);
 	free(text);
@@ -283,7 +273,7 @@ expect_load_fails(const char *vdir, int code, const char *want)
 static void
 test_seal_and_load(void **state)
 {
-	char *dir = tmp_dir(), err[1024];
+	char *dir = test_tmp_dir("test_manifest"), err[1024];
 	const char *vdir = write_version(dir, "v000000000009", 9);
 	struct ps_manifest m, back;
 	struct ps_model merged;
@@ -312,7 +302,7 @@ test_seal_and_load(void **state)
 static void
 test_incomplete_and_changed_parts(void **state)
 {
-	char *dir = tmp_dir(), err[1024];
+	char *dir = test_tmp_dir("test_manifest"), err[1024];
 	const char *vdir = write_version(dir, "v000000000009", 9);
 	char part2[4096];
 
@@ -373,7 +363,7 @@ test_version_names(void **state)
 static void
 test_checkpoint_directory(void **state)
 {
-	char *dir = tmp_dir(), *vdir, err[1024];
+	char *dir = test_tmp_dir("test_manifest"), *vdir, err[1024];
 	struct ps_ckpt_version *v;
 	struct ps_manifest m;
 	struct ps_model merged;
@@ -424,7 +414,7 @@ test_checkpoint_directory(void **state)
 static void
 test_write_is_all_or_nothing(void **state)
 {
-	char *dir = tmp_dir(), err[1024];
+	char *dir = test_tmp_dir("test_manifest"), err[1024];
 	struct ps_model parts[2];
 	struct ps_manifest m;
 	struct ps_model merged;

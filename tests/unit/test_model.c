@@ -20,21 +20,10 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "crc32c.h"
 #include "model.h"
-
-/* A temporary directory for one test; the test removes what it made. */
-static char *
-tmp_dir(void)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *p = malloc(strlen(base) + 32);
-
-	assert_non_null(p);
-	sprintf(p, "%s/test_model.XXXXXX", base);
-	assert_non_null(mkdtemp(p));
-	return p;
-}
 
 /* dir/name in a static buffer. */
 static const char *
@@ -117,7 +106,7 @@ expect_corrupt(const char *path, const char *want)
 static void
 test_layout_is_as_documented(void **state)
 {
-	char *dir = tmp_dir();
+	char *dir = test_tmp_dir("test_model");
 	const char *path = in_dir(dir, "a.psm");
 	struct ps_model m;
 	unsigned char *b;
@@ -159,7 +148,7 @@ test_layout_is_as_documented(void **state)
 static void
 test_round_trip(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	const char *path = in_dir(dir, "a.psm");
 	struct ps_model a, b;
 	unsigned char *bytes;
@@ -200,7 +189,7 @@ test_round_trip(void **state)
 static void
 test_write_rejects_bad_models(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	const char *path = in_dir(dir, "a.psm");
 	struct ps_model m;
 
@@ -230,7 +219,7 @@ test_write_rejects_bad_models(void **state)
 static void
 test_every_truncation_fails(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	char path[4096];
 	struct ps_model m;
 	unsigned char *b;
@@ -261,7 +250,7 @@ test_every_truncation_fails(void **state)
 static void
 test_every_bit_flip_fails(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	char path[4096];
 	struct ps_model m;
 	unsigned char *b;
@@ -333,7 +322,7 @@ test_crafted_contents_fail(void **state)
 	    zero[] = { 0, 1, 2 };
 	static const float ok[] = { 1, 2, 3 };
 	float nan3[] = { 1, NAN, 3 };
-	char *dir = tmp_dir(), path[4096];
+	char *dir = test_tmp_dir("test_model"), path[4096];
 	unsigned char b[256];
 	size_t len;
 
@@ -393,7 +382,8 @@ write_part(const char *path, uint32_t sid, uint32_t nsrv, size_t n)
 static void
 test_merge_parts_and_directory(void **state)
 {
-	char *dir = tmp_dir(), err[512], p0[4096], p1[4096], p2[4096];
+	char *dir = test_tmp_dir("test_model");
+	char err[512], p0[4096], p1[4096], p2[4096];
 	const char *paths[3] = { p2, p0, p1 };
 	struct ps_model m;
 	size_t i;
@@ -443,7 +433,7 @@ test_merge_parts_and_directory(void **state)
 static void
 test_merge_refuses_disagreement(void **state)
 {
-	char *dir = tmp_dir(), err[512], p0[4096], p1[4096];
+	char *dir = test_tmp_dir("test_model"), err[512], p0[4096], p1[4096];
 	const char *paths[2] = { p0, p1 };
 	struct ps_model m, a;
 
@@ -516,7 +506,7 @@ since(const struct timespec *t0)
 static void
 test_speed(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	const char *path = in_dir(dir, "big.psm");
 	struct ps_model a, b;
 	struct timespec t0;
