@@ -39,8 +39,8 @@ ps_atomic_open(const char *path, char *err, size_t errlen)
 }
 
 /* fsync the directory holding path so the rename itself is durable. */
-static int
-atomic_sync_dir(const char *path)
+int
+ps_atomic_sync_dir(const char *path)
 {
 	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
 	int fd, rc;
@@ -91,7 +91,7 @@ ps_atomic_commit(struct ps_atomic *af, char *err, size_t errlen)
 		atomic_free(af);
 		return -1;
 	}
-	if (atomic_sync_dir(af->path) != 0) {
+	if (ps_atomic_sync_dir(af->path) != 0) {
 		snprintf(err, errlen, "cannot sync directory of '%s': %s",
 		    af->path, strerror(errno));
 		atomic_free(af);

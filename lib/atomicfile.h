@@ -22,5 +22,7 @@ struct ps_atomic {
 struct ps_atomic *ps_atomic_open(const char *path, char *err, size_t errlen);
 int	ps_atomic_commit(struct ps_atomic *af, char *err, size_t errlen);
 void	ps_atomic_abort(struct ps_atomic *af);
+/* fsync the directory holding path (0, or -1 with errno set). */
+int	ps_atomic_sync_dir(const char *path);
 
 #endif

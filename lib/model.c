@@ -12,13 +12,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomicfile.h"
 #include "crc32c.h"
+#include "errbuf.h"
 #include "model.h"
 #include "xmalloc.h"
 
@@ -57,22 +57,6 @@ get64(const unsigned char *p)
 
 	memcpy(&v, p, 8);
 	return v;
-}
-
-/* Format an error into err and return code. */
-static int
-model_error(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int
-model_error(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return code;
 }
 
 /* Why m cannot be written, or NULL. */
@@ -139,7 +123,7 @@ ps_model_write(const char *path, const struct ps_model *m, char *err,
 	const char *why;
 
 	if ((why = model_problem(m)) != NULL)
-		return model_error(err, errlen, PS_MODEL_EDATA,
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "cannot write '%s': %s", path, why);
 	if ((af = ps_atomic_open(path, err, errlen)) == NULL)
 		return PS_MODEL_ESYS;
@@ -159,13 +143,13 @@ model_header_decode(const char *path, const unsigned char *h, uint64_t size,
 	uint64_t n, need;
 
 	if (memcmp(h, PS_MODEL_MAGIC, 8) != 0)
-		return model_error(err, errlen, PS_MODEL_EDATA,
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: offset 0: bad magic (not a model file)", path);
 	if (get32(h + 8) != PS_MODEL_FORMAT)
-		return model_error(err, errlen, PS_MODEL_EDATA,
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: offset 8: unsupported format %u", path, get32(h + 8));
 	if (get32(h + 48) != ps_crc32c(0, h, 48))
-		return model_error(err, errlen, PS_MODEL_EDATA,
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: offset 48: header checksum mismatch", path);
 	m->server_id = get32(h + 12);
 	m->nservers = get32(h + 16);
@@ -174,19 +158,19 @@ model_header_decode(const char *path, const unsigned char *h, uint64_t size,
 	memcpy(&m->lambda, h + 32, 8);
 	n = get64(h + 40);
 	if (m->nservers == 0 || m->server_id >= m->nservers)
-		return model_error(err, errlen, PS_MODEL_EDATA, "%s: offset 12: "
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset 12: "
 		    "server id %u not below server count %u", path,
 		    m->server_id, m->nservers);
 	if (!isfinite(m->lambda) || m->lambda < 0)
-		return model_error(err, errlen, PS_MODEL_EDATA,
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: offset 32: bad lambda", path);
 	if (n > (size - PS_MODEL_HEADER_SIZE - MODEL_TRAILER) / 12)
-		return model_error(err, errlen, PS_MODEL_EDATA, "%s: offset "
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
 		    "%llu: truncated (header says %llu records)", path,
 		    (unsigned long long)size, (unsigned long long)n);
 	need = PS_MODEL_HEADER_SIZE + n * 12 + MODEL_TRAILER;
 	if (size != need)
-		return model_error(err, errlen, PS_MODEL_EDATA, "%s: offset "
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
 		    "%llu: trailing bytes after the records", path,
 		    (unsigned long long)need);
 	m->n = (size_t)n;
@@ -206,14 +190,14 @@ model_records_decode(const char *path, const unsigned char *buf, size_t k,
 		m->fids[i] = get64(buf + j * 12);
 		memcpy(&m->w[i], buf + j * 12 + 8, 4);
 		if (m->fids[i] == 0)
-			return model_error(err, errlen, PS_MODEL_EDATA,
+			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 			    "%s: offset %llu: feature id 0", path, off);
 		if (i > 0 && m->fids[i] <= m->fids[i - 1])
-			return model_error(err, errlen, PS_MODEL_EDATA,
+			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 			    "%s: offset %llu: feature ids not ascending", path,
 			    off);
 		if (!isfinite(m->w[i]))
-			return model_error(err, errlen, PS_MODEL_EDATA,
+			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 			    "%s: offset %llu: weight is not finite", path,
 			    off + 8);
 	}
@@ -232,12 +216,12 @@ model_records_read(const char *path, FILE *fp, struct ps_model *m, char *err,
 
 	if ((m->fids = malloc((m->n ? m->n : 1) * sizeof *m->fids)) == NULL ||
 	    (m->w = malloc((m->n ? m->n : 1) * sizeof *m->w)) == NULL)
-		return model_error(err, errlen, PS_MODEL_ESYS, "%s: cannot "
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS, "%s: cannot "
 		    "allocate %zu records: %s", path, m->n, strerror(errno));
 	while (i < m->n) {
 		k = m->n - i < MODEL_CHUNK ? m->n - i : MODEL_CHUNK;
 		if (fread(buf, 12, k, fp) != k)
-			return model_error(err, errlen, PS_MODEL_ESYS,
+			return ps_errbuf(err, errlen, PS_MODEL_ESYS,
 			    "cannot read '%s': %s", path, ferror(fp) ?
 			    strerror(errno) : "file shrank");
 		crc = ps_crc32c(crc, buf, k * 12);
@@ -247,13 +231,14 @@ model_records_read(const char *path, FILE *fp, struct ps_model *m, char *err,
 		i += k;
 	}
 	if (fread(buf, 1, 4, fp) != 4)
-		return model_error(err, errlen, PS_MODEL_ESYS,
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
 		    "cannot read '%s': file shrank", path);
 	if (get32(buf) != crc)
-		return model_error(err, errlen, PS_MODEL_EDATA, "%s: offset "
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
 		    "%llu: record checksum mismatch", path,
 		    (unsigned long long)PS_MODEL_HEADER_SIZE +
 		    (unsigned long long)m->n * 12);
+	m->records_crc = crc;
 	return 0;
 }
 
@@ -267,20 +252,21 @@ model_read_stream(const char *path, FILE *fp, struct ps_model *m, char *err,
 	int rc;
 
 	if (fstat(fileno(fp), &st) != 0)
-		return model_error(err, errlen, PS_MODEL_ESYS,
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
 		    "cannot stat '%s': %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return model_error(err, errlen, PS_MODEL_EDATA,
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: not a regular file", path);
 	if ((uint64_t)st.st_size < PS_MODEL_HEADER_SIZE + MODEL_TRAILER)
-		return model_error(err, errlen, PS_MODEL_EDATA, "%s: offset "
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
 		    "%lld: truncated header", path, (long long)st.st_size);
 	if (fread(h, 1, sizeof h, fp) != sizeof h)
-		return model_error(err, errlen, PS_MODEL_ESYS,
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
 		    "cannot read '%s': file shrank", path);
 	if ((rc = model_header_decode(path, h, (uint64_t)st.st_size, m, err,
 	    errlen)) != 0)
 		return rc;
+	m->file_size = (uint64_t)st.st_size;
 	return model_records_read(path, fp, m, err, errlen);
 }
 
@@ -308,16 +294,9 @@ ps_model_read(const char *path, struct ps_model *m, char *err, size_t errlen)
 	return rc;
 }
 
-/* The parts being merged and their file names. */
-struct model_set {
-	size_t		 n;
-	struct ps_model	*parts;
-	char		**names;
-};
-
 /* Read one part file into the set. */
-static int
-model_set_add(struct model_set *set, const char *path, char *err,
+int
+ps_model_set_add(struct ps_model_set *set, const char *path, char *err,
     size_t errlen)
 {
 	struct ps_model m;
@@ -339,51 +318,54 @@ model_name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* List dir's *.psm files, sorted; returns how many (0: none). */
-static size_t
-model_dir_list(DIR *d, char ***names)
+/* List dir's *.psm files, sorted. */
+int
+ps_model_dir_list(const char *dir, char ***names, size_t *n, char *err,
+    size_t errlen)
 {
 	struct dirent *de;
-	size_t n = 0, len;
+	size_t len;
+	DIR *d;
 
 	*names = NULL;
+	*n = 0;
+	if ((d = opendir(dir)) == NULL)
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
+		    "cannot open '%s': %s", dir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
 		len = strlen(de->d_name);
 		if (de->d_name[0] == '.' || len < 5 ||
 		    strcmp(de->d_name + len - 4, ".psm") != 0)
 			continue;
-		*names = xreallocarray(*names, n + 1, sizeof **names);
-		(*names)[n++] = xstrdup(de->d_name);
+		*names = xreallocarray(*names, *n + 1, sizeof **names);
+		(*names)[(*n)++] = xstrdup(de->d_name);
 	}
-	if (n > 0)
-		qsort(*names, n, sizeof **names, model_name_cmp);
-	return n;
+	closedir(d);
+	if (*n > 0)
+		qsort(*names, *n, sizeof **names, model_name_cmp);
+	return 0;
 }
 
 /* Read every *.psm file of a directory into the set. */
-static int
-model_set_add_dir(struct model_set *set, const char *dir, char *err,
+int
+ps_model_set_add_dir(struct ps_model_set *set, const char *dir, char *err,
     size_t errlen)
 {
 	char **names, *path;
 	size_t n, i;
-	int rc = 0;
-	DIR *d;
+	int rc;
 
-	if ((d = opendir(dir)) == NULL)
-		return model_error(err, errlen, PS_MODEL_ESYS,
-		    "cannot open '%s': %s", dir, strerror(errno));
-	n = model_dir_list(d, &names);
-	closedir(d);
+	if ((rc = ps_model_dir_list(dir, &names, &n, err, errlen)) != 0)
+		return rc;
 	if (n == 0) {
 		errno = ENOENT;
-		return model_error(err, errlen, PS_MODEL_ESYS,
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
 		    "no model parts (*.psm) in '%s'", dir);
 	}
 	for (i = 0; i < n; i++) {
 		path = xasprintf("%s/%s", dir, names[i]);
 		if (rc == 0)
-			rc = model_set_add(set, path, err, errlen);
+			rc = ps_model_set_add(set, path, err, errlen);
 		free(path);
 		free(names[i]);
 	}
@@ -393,7 +375,7 @@ model_set_add_dir(struct model_set *set, const char *dir, char *err,
 
 /* Check that part i agrees with part 0 and has its own server id. */
 static int
-model_set_agree(const struct model_set *set, size_t i, char *err,
+model_set_agree(const struct ps_model_set *set, size_t i, char *err,
     size_t errlen)
 {
 	const struct ps_model *a = &set->parts[0], *b = &set->parts[i];
@@ -401,21 +383,21 @@ model_set_agree(const struct model_set *set, size_t i, char *err,
 	size_t j;
 
 	if (a->iteration != b->iteration)
-		return model_error(err, errlen, PS_MODEL_EDATA, "parts disagree: "
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
 		    "'%s' has iteration %llu but '%s' has %llu", an,
 		    (unsigned long long)a->iteration, bn,
 		    (unsigned long long)b->iteration);
 	if (a->lambda != b->lambda)
-		return model_error(err, errlen, PS_MODEL_EDATA, "parts disagree: "
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
 		    "'%s' has lambda %.17g but '%s' has %.17g", an, a->lambda,
 		    bn, b->lambda);
 	if (a->nservers != b->nservers)
-		return model_error(err, errlen, PS_MODEL_EDATA, "parts disagree: "
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
 		    "'%s' is one of %u servers but '%s' of %u", an, a->nservers,
 		    bn, b->nservers);
 	for (j = 0; j < i; j++)
 		if (set->parts[j].server_id == b->server_id)
-			return model_error(err, errlen, PS_MODEL_EDATA,
+			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 			    "parts disagree: '%s' and '%s' are both server %u",
 			    set->names[j], bn, b->server_id);
 	return 0;
@@ -423,7 +405,7 @@ model_set_agree(const struct model_set *set, size_t i, char *err,
 
 /* Part with the smallest next feature id, or set->n when all are done. */
 static size_t
-model_set_next(const struct model_set *set, const size_t *pos)
+model_set_next(const struct ps_model_set *set, const size_t *pos)
 {
 	size_t i, best = set->n;
 
@@ -439,7 +421,7 @@ model_set_next(const struct model_set *set, const size_t *pos)
 
 /* Merge the sorted parts into out, refusing a feature id in two parts. */
 static int
-model_set_merge(const struct model_set *set, struct ps_model *out,
+model_set_union(const struct ps_model_set *set, struct ps_model *out,
     char *err, size_t errlen)
 {
 	size_t *pos = xcalloc(set->n, sizeof *pos), total = 0, i, k = 0, last = 0;
@@ -453,7 +435,7 @@ model_set_merge(const struct model_set *set, struct ps_model *out,
 
 		if (k > 0 && out->fids[k - 1] == fid) {
 			free(pos);
-			return model_error(err, errlen, PS_MODEL_EDATA,
+			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 			    "parts disagree: feature %llu is in both '%s' and "
 			    "'%s'", (unsigned long long)fid, set->names[last],
 			    set->names[i]);
@@ -467,13 +449,17 @@ model_set_merge(const struct model_set *set, struct ps_model *out,
 	return 0;
 }
 
-/* Check the parts agree, then merge them. */
-static int
-model_set_combine(const struct model_set *set, struct ps_model *out,
+/* Check the parts agree, then merge them into out. */
+int
+ps_model_set_merge(const struct ps_model_set *set, struct ps_model *out,
     char *err, size_t errlen)
 {
 	size_t i;
 	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (set->n == 0)
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "no model parts");
 
 	for (i = 1; i < set->n; i++)
 		if ((rc = model_set_agree(set, i, err, errlen)) != 0)
@@ -486,7 +472,9 @@ model_set_combine(const struct model_set *set, struct ps_model *out,
 		if (set->parts[i].ring_version > out->ring_version)
 			out->ring_version = set->parts[i].ring_version;
 	out->nparts = (uint32_t)set->n;
-	return model_set_merge(set, out, err, errlen);
+	if ((rc = model_set_union(set, out, err, errlen)) != 0)
+		ps_model_release(out);
+	return rc;
 }
 
 /* Read every named part or directory and merge them. */
@@ -494,32 +482,38 @@ int
 ps_model_load(const char *const *paths, size_t npaths,
     struct ps_model *merged, char *err, size_t errlen)
 {
-	struct model_set set;
+	struct ps_model_set set;
 	struct stat st;
 	size_t i;
 	int rc = 0;
 
 	memset(merged, 0, sizeof *merged);
 	memset(&set, 0, sizeof set);
-	if (npaths == 0)
-		return model_error(err, errlen, PS_MODEL_EDATA, "no model parts");
 	for (i = 0; i < npaths && rc == 0; i++) {
 		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
-			rc = model_set_add_dir(&set, paths[i], err, errlen);
+			rc = ps_model_set_add_dir(&set, paths[i], err, errlen);
 		else
-			rc = model_set_add(&set, paths[i], err, errlen);
+			rc = ps_model_set_add(&set, paths[i], err, errlen);
 	}
 	if (rc == 0)
-		rc = model_set_combine(&set, merged, err, errlen);
-	if (rc != 0)
-		ps_model_release(merged);
-	for (i = 0; i < set.n; i++) {
-		ps_model_release(&set.parts[i]);
-		free(set.names[i]);
-	}
-	free(set.parts);
-	free(set.names);
+		rc = ps_model_set_merge(&set, merged, err, errlen);
+	ps_model_set_release(&set);
 	return rc;
+}
+
+/* Free the parts and their names. */
+void
+ps_model_set_release(struct ps_model_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		ps_model_release(&set->parts[i]);
+		free(set->names[i]);
+	}
+	free(set->parts);
+	free(set->names);
+	memset(set, 0, sizeof *set);
 }
 
 /* Free what m owns. */

@@ -19,7 +19,9 @@
  *  52+12*n     4  CRC-32C of the record bytes
  *
  * The file is exactly 56 + 12 n bytes.  A struct ps_model owns fids and w
- * (malloc'd, n entries each); ps_model_release() frees them.
+ * (malloc'd, n entries each); ps_model_release() frees them.  A struct
+ * ps_model_set owns its parts and their names; ps_model_set_release()
+ * frees them.
  */
 #ifndef PS_MODEL_H
 #define PS_MODEL_H
@@ -46,6 +48,15 @@ struct ps_model {
 	uint64_t	*fids;		/* ascending */
 	float		*w;
 	uint32_t	 nparts;	/* parts merged (set by read and load) */
+	uint64_t	 file_size;	/* bytes of the file (set by read) */
+	uint32_t	 records_crc;	/* its trailer, the records' CRC-32C */
+};
+
+/* Parts read one by one, to be merged into one model. */
+struct ps_model_set {
+	size_t		 n;
+	struct ps_model	*parts;
+	char		**names;	/* each part's path, as given */
 };
 
 /* Write m atomically; m->fids must be ascending and >= 1. */
@@ -63,6 +74,24 @@ int	ps_model_read(const char *path, struct ps_model *m, char *err,
  */
 int	ps_model_load(const char *const *paths, size_t npaths,
 	    struct ps_model *merged, char *err, size_t errlen);
+/*
+ * The names of dir's *.psm files, sorted bytewise, in *names (the caller
+ * frees each and the array); *n may be 0.  PS_MODEL_ESYS if dir cannot be
+ * opened.
+ */
+int	ps_model_dir_list(const char *dir, char ***names, size_t *n,
+	    char *err, size_t errlen);
+/* Read one part file into set (ps_model_read's errors). */
+int	ps_model_set_add(struct ps_model_set *set, const char *path,
+	    char *err, size_t errlen);
+/* Read every *.psm file of dir into set; none is PS_MODEL_ESYS, ENOENT. */
+int	ps_model_set_add_dir(struct ps_model_set *set, const char *dir,
+	    char *err, size_t errlen);
+/* Check that the parts agree (as ps_model_load) and merge them. */
+int	ps_model_set_merge(const struct ps_model_set *set,
+	    struct ps_model *merged, char *err, size_t errlen);
+/* Free the parts and names of set and zero it. */
+void	ps_model_set_release(struct ps_model_set *set);
 /* Free what m owns and zero it. */
 void	ps_model_release(struct ps_model *m);
 

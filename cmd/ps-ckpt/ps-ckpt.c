@@ -1,56 +1,73 @@
 /*
- * ps-ckpt.c: inspect and export models (sets of pskit-model(5) part files).
+ * ps-ckpt.c: inspect, check, transform and apply models (sets of
+ * pskit-model(5) parts, checkpoint versions and directories of
+ * pskit-ckpt(5)).
  *
- * Subcommands in a table like git builtins: info prints a summary, dump the
- * non-zero weights, export a LIBLINEAR model file or the same TSV as dump.
+ * Subcommands in a table like git builtins, each in the file of its group
+ * (ckpt.h); this file has the usage, main() and the helpers they share,
+ * above all the one way a model argument is loaded (load_or_exit).
  */
 #include "config.h"
 
 #include <err.h>
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <stdnoreturn.h>
 #include <sysexits.h>
 
-#include "atomicfile.h"
-#include "model.h"
+#include "ckpt.h"
 #include "subcmd.h"
 
 static const char usage_text[] =
 "usage: ps-ckpt [-hV] command [argument ...]\n"
+"       ps-ckpt ls [-j] ckdir\n"
 "       ps-ckpt info model ...\n"
+"       ps-ckpt verify model ...\n"
+"       ps-ckpt seal versiondir\n"
 "       ps-ckpt dump model ...\n"
-"       ps-ckpt export [-f liblinear | tsv] [-n nr_feature] [-o file] model ...\n";
+"       ps-ckpt diff [-q] model1 model2\n"
+"       ps-ckpt export [-f liblinear | tsv] [-n nr_feature] [-o file] model ...\n"
+"       ps-ckpt reshard {-n nparts | -r ringfile} -o outdir model ...\n"
+"       ps-ckpt merge -o outdir model ...\n"
+"       ps-ckpt predict [-l] [-o file] [-p positive] model [data ...]\n"
+"       ps-ckpt eval [-j] [-p positive] model [data ...]\n";
 
 /* Print the usage (and help for status 0) and exit. */
-static noreturn void
+noreturn void
 usage(int status)
 {
 	fputs(usage_text, status == 0 ? stdout : stderr);
 	if (status == 0)
 		fputs("\n"
-		    "A model is a directory of *.psm part files or the part files.\n"
-		    "  info    summary as key<TAB>value lines\n"
-		    "  dump    feature_id<TAB>weight for every non-zero weight\n"
-		    "  export  -f liblinear (default): LIBLINEAR model file\n"
-		    "          -f tsv: the same as dump\n"
-		    "          -n nr_feature  at least this many features (liblinear)\n"
-		    "          -o file        write here atomically (default stdout)\n"
+		    "A model is part files, a directory of *.psm parts, a version\n"
+		    "directory (with a MANIFEST) or a checkpoint directory (its\n"
+		    "latest complete version).\n"
+		    "  ls       each version: iteration, ring version, servers, parts,\n"
+		    "           complete | incomplete | corrupt and why; -j JSON lines\n"
+		    "  info     summary as key<TAB>value lines\n"
+		    "  verify   exit 1 if anything is corrupt (every version of a ckdir)\n"
+		    "  seal     write the MANIFEST of a version directory's parts\n"
+		    "  dump     feature_id<TAB>weight for every non-zero weight\n"
+		    "  diff     fid<TAB>w1<TAB>w2 where they differ, summary on stderr;\n"
+		    "           -q the summary only, on stdout; exit 1 if they differ\n"
+		    "  export   -f liblinear (default): LIBLINEAR model file\n"
+		    "           -f tsv: the same as dump\n"
+		    "           -n nr_feature  at least this many features (liblinear)\n"
+		    "           -o file        write here atomically (default stdout)\n"
+		    "  reshard  split into nparts by key hash, or by a ring's servers\n"
+		    "  merge    one part; both write a new version directory outdir\n"
+		    "  predict  P(y = +1) of each libsvm row (stdin without data);\n"
+		    "           -l as liblinear-predict -b 1; -o file atomically;\n"
+		    "           -p label  the positive class's label\n"
+		    "  eval     rows, positives, auc, logloss, accuracy; -j JSON\n"
 		    "  -V, --version  print the version and exit\n"
 		    "  -h, --help     print this help and exit\n"
-		    "\nexample: ps-ckpt export -o m.liblinear model && "
-		    "liblinear-predict test m.liblinear out\n", stdout);
+		    "\nexample: xzcat a9a.t.xz | ps-ckpt eval ckdir\n", stdout);
 	exit(status);
 }
 
 /* Exit 74 if anything written to stdout was lost. */
-static int
+int
 finish_stdout(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout))
@@ -58,26 +75,8 @@ finish_stdout(void)
 	return 0;
 }
 
-/* Load and merge the parts named by argv, or exit 65/66. */
-static void
-load_or_exit(int argc, char **argv, struct ps_model *m)
-{
-	char msg[2048];
-	int rc;
-
-	if (argc < 1)
-		usage(EX_USAGE);
-	rc = ps_model_load((const char *const *)argv, (size_t)argc, m, msg,
-	    sizeof msg);
-	if (rc != 0)
-		errx(rc == PS_MODEL_EDATA ? EX_DATAERR : EX_NOINPUT, "%s", msg);
-	if (m->nparts != m->nservers)
-		warnx("warning: %u part%s of a model from %u servers", m->nparts,
-		    m->nparts == 1 ? "" : "s", m->nservers);
-}
-
 /* Parse the options of a subcommand without its own flags. */
-static void
+void
 plain_options(int argc, char **argv)
 {
 	int ch;
@@ -89,166 +88,58 @@ plain_options(int argc, char **argv)
 	}
 }
 
-/* ps-ckpt info: summary of a model. */
-static int
-cmd_info(int argc, char **argv)
+/* The exit status for a model library error: 66 cannot read, else 65. */
+int
+model_status(int rc)
 {
-	double l1 = 0, maxw = 0;
-	struct ps_model m;
-	size_t i, nnz = 0;
-
-	plain_options(argc, argv);
-	load_or_exit(argc - optind, argv + optind, &m);
-	for (i = 0; i < m.n; i++) {
-		double a = fabs((double)m.w[i]);
-
-		nnz += a != 0;
-		l1 += a;
-		if (a > maxw)
-			maxw = a;
-	}
-	printf("parts\t%u\nservers\t%u\niteration\t%llu\nlambda\t%.17g\n"
-	    "features_stored\t%zu\nnnz\t%zu\nl1_norm\t%.17g\nmax_abs_w\t%.17g\n"
-	    "ring_version\t%u\n", m.nparts, m.nservers,
-	    (unsigned long long)m.iteration, m.lambda, m.n, nnz, l1, maxw,
-	    m.ring_version);
-	ps_model_release(&m);
-	return finish_stdout();
+	return rc == PS_MODEL_ESYS ? EX_NOINPUT : EX_DATAERR;
 }
 
-/* Write the non-zero weights as feature_id<TAB>weight. */
-static void
-write_tsv(FILE *fp, const struct ps_model *m)
+/* Load the model argv names; see ckpt.h. */
+void
+load_or_exit(int argc, char **argv, struct ps_model *m,
+    struct ps_ckpt_source *src, int complete)
 {
-	size_t i;
+	struct ps_ckpt_source mine;
+	char msg[2048];
+	int rc;
 
-	for (i = 0; i < m->n; i++)
-		if (m->w[i] != 0)
-			fprintf(fp, "%llu\t%.9g\n", (unsigned long long)m->fids[i],
-			    (double)m->w[i]);
-}
-
-/*
- * Write a LIBLINEAR L1R_LR model with nfeat dense weights; the format is
- * what liblinear-train 2.3 writes, a space after each weight included.
- */
-static void
-write_liblinear(FILE *fp, const struct ps_model *m, uint64_t nfeat)
-{
-	uint64_t j;
-	size_t k = 0;
-
-	fprintf(fp, "solver_type L1R_LR\nnr_class 2\nlabel 1 -1\n"
-	    "nr_feature %llu\nbias -1\nw\n", (unsigned long long)nfeat);
-	for (j = 1; j <= nfeat; j++) {
-		double w = 0;
-
-		if (k < m->n && m->fids[k] == j)
-			w = m->w[k++];
-		fprintf(fp, "%.17g \n", w);
-	}
-}
-
-/* ps-ckpt dump: non-zero weights on stdout. */
-static int
-cmd_dump(int argc, char **argv)
-{
-	struct ps_model m;
-
-	plain_options(argc, argv);
-	load_or_exit(argc - optind, argv + optind, &m);
-	write_tsv(stdout, &m);
-	ps_model_release(&m);
-	return finish_stdout();
-}
-
-/* Write the model in the chosen format to out ("-" is stdout). */
-static int
-export_to(const char *out, int liblinear, const struct ps_model *m,
-    uint64_t nfeat)
-{
-	struct ps_atomic *af = NULL;
-	char msg[1024];
-	FILE *fp = stdout;
-
-	if (strcmp(out, "-") != 0) {
-		if ((af = ps_atomic_open(out, msg, sizeof msg)) == NULL)
-			errx(EX_CANTCREAT, "%s", msg);
-		fp = af->fp;
-	}
-	if (liblinear)
-		write_liblinear(fp, m, nfeat);
-	else
-		write_tsv(fp, m);
-	if (af == NULL)
-		return finish_stdout();
-	if (ps_atomic_commit(af, msg, sizeof msg) != 0)
-		errx(EX_CANTCREAT, "%s", msg);
-	return 0;
-}
-
-/* Parse -n: a LIBLINEAR feature count, 0 to INT_MAX. */
-static uint64_t
-parse_nfeat(const char *s)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v > INT_MAX) {
-		warnx("invalid nr_feature '%s'", s);
+	if (argc < 1)
 		usage(EX_USAGE);
-	}
-	return v;
+	rc = ps_ckpt_load((const char *const *)argv, (size_t)argc, m,
+	    src != NULL ? src : &mine, msg, sizeof msg);
+	if (rc != 0)
+		errx(model_status(rc), "%s", msg);
+	if (src == NULL)
+		ps_ckpt_source_release(&mine);
+	check_parts(m, complete);
 }
 
-/* ps-ckpt export: LIBLINEAR or TSV. */
-static int
-cmd_export(int argc, char **argv)
+/* Warn, or with complete exit 65, when parts of m are missing. */
+void
+check_parts(const struct ps_model *m, int complete)
 {
-	const char *out = "-";
-	uint64_t nfeat = 0;
-	struct ps_model m;
-	int ch, liblinear = 1;
-
-	while ((ch = getopt(argc, argv, "+f:hn:o:")) != -1) {
-		switch (ch) {
-		case 'f':
-			if (strcmp(optarg, "liblinear") != 0 &&
-			    strcmp(optarg, "tsv") != 0) {
-				warnx("unknown format '%s'", optarg);
-				usage(EX_USAGE);
-			}
-			liblinear = strcmp(optarg, "liblinear") == 0;
-			break;
-		case 'h':
-			usage(0);
-		case 'n':
-			nfeat = parse_nfeat(optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			usage(EX_USAGE);
-		}
-	}
-	load_or_exit(argc - optind, argv + optind, &m);
-	if (m.n > 0 && m.fids[m.n - 1] > nfeat)
-		nfeat = m.fids[m.n - 1];
-	if (liblinear && nfeat > INT_MAX)
-		errx(EX_DATAERR, "feature id %llu is too large for liblinear",
-		    (unsigned long long)nfeat);
-	export_to(out, liblinear, &m, nfeat);
-	ps_model_release(&m);
-	return 0;
+	if (m->nparts == m->nservers)
+		return;
+	if (complete)
+		errx(EX_DATAERR, "only %u part%s of a model from %u servers",
+		    m->nparts, m->nparts == 1 ? "" : "s", m->nservers);
+	warnx("warning: %u part%s of a model from %u servers", m->nparts,
+	    m->nparts == 1 ? "" : "s", m->nservers);
 }
 
 static const struct ps_subcmd commands[] = {
+	{ "ls", cmd_ls },
 	{ "info", cmd_info },
+	{ "verify", cmd_verify },
+	{ "seal", cmd_seal },
 	{ "dump", cmd_dump },
+	{ "diff", cmd_diff },
 	{ "export", cmd_export },
+	{ "reshard", cmd_reshard },
+	{ "merge", cmd_merge },
+	{ "predict", cmd_predict },
+	{ "eval", cmd_eval },
 };
 
 int

@@ -1,7 +1,8 @@
 /*
  * test_model.c: unit tests of lib/model: the byte layout, write/read round
- * trips, every truncation and bit flip of a small file, crafted files with
- * valid checksums but bad contents, merging parts and directories, speed.
+ * trips (with the file's size and record CRC), every truncation and bit
+ * flip of a small file, crafted files with valid checksums but bad
+ * contents, merging parts and directories, speed.
  */
 #include "config.h"
 
@@ -19,21 +20,10 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "crc32c.h"
 #include "model.h"
-
-/* A temporary directory for one test; the test removes what it made. */
-static char *
-tmp_dir(void)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *p = malloc(strlen(base) + 32);
-
-	assert_non_null(p);
-	sprintf(p, "%s/test_model.XXXXXX", base);
-	assert_non_null(mkdtemp(p));
-	return p;
-}
 
 /* dir/name in a static buffer. */
 static const char *
@@ -116,7 +106,7 @@ expect_corrupt(const char *path, const char *want)
 static void
 test_layout_is_as_documented(void **state)
 {
-	char *dir = tmp_dir();
+	char *dir = test_tmp_dir("test_model");
 	const char *path = in_dir(dir, "a.psm");
 	struct ps_model m;
 	unsigned char *b;
@@ -158,10 +148,11 @@ test_layout_is_as_documented(void **state)
 static void
 test_round_trip(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	const char *path = in_dir(dir, "a.psm");
 	struct ps_model a, b;
-	size_t i, n;
+	unsigned char *bytes;
+	size_t i, n, len;
 
 	for (n = 0; n < 20000; n = n * 7 + 1) {
 		model_fill(&a, n, 1, 3);
@@ -180,6 +171,13 @@ test_round_trip(void **state)
 			assert_int_equal(b.fids[i], a.fids[i]);
 			assert_true(b.w[i] == a.w[i]);
 		}
+		/* The file's size, and its trailer: the records' CRC. */
+		bytes = slurp(path, &len);
+		assert_int_equal(b.file_size, len);
+		assert_memory_equal(&b.records_crc, bytes + len - 4, 4);
+		assert_int_equal(b.records_crc, ps_crc32c(0, bytes + 52,
+		    len - 56));
+		free(bytes);
 		ps_model_release(&a);
 		ps_model_release(&b);
 	}
@@ -191,7 +189,7 @@ test_round_trip(void **state)
 static void
 test_write_rejects_bad_models(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	const char *path = in_dir(dir, "a.psm");
 	struct ps_model m;
 
@@ -221,7 +219,7 @@ test_write_rejects_bad_models(void **state)
 static void
 test_every_truncation_fails(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	char path[4096];
 	struct ps_model m;
 	unsigned char *b;
@@ -252,7 +250,7 @@ test_every_truncation_fails(void **state)
 static void
 test_every_bit_flip_fails(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	char path[4096];
 	struct ps_model m;
 	unsigned char *b;
@@ -324,7 +322,7 @@ test_crafted_contents_fail(void **state)
 	    zero[] = { 0, 1, 2 };
 	static const float ok[] = { 1, 2, 3 };
 	float nan3[] = { 1, NAN, 3 };
-	char *dir = tmp_dir(), path[4096];
+	char *dir = test_tmp_dir("test_model"), path[4096];
 	unsigned char b[256];
 	size_t len;
 
@@ -384,7 +382,8 @@ write_part(const char *path, uint32_t sid, uint32_t nsrv, size_t n)
 static void
 test_merge_parts_and_directory(void **state)
 {
-	char *dir = tmp_dir(), err[512], p0[4096], p1[4096], p2[4096];
+	char *dir = test_tmp_dir("test_model");
+	char err[512], p0[4096], p1[4096], p2[4096];
 	const char *paths[3] = { p2, p0, p1 };
 	struct ps_model m;
 	size_t i;
@@ -434,7 +433,7 @@ test_merge_parts_and_directory(void **state)
 static void
 test_merge_refuses_disagreement(void **state)
 {
-	char *dir = tmp_dir(), err[512], p0[4096], p1[4096];
+	char *dir = test_tmp_dir("test_model"), err[512], p0[4096], p1[4096];
 	const char *paths[2] = { p0, p1 };
 	struct ps_model m, a;
 
@@ -507,7 +506,7 @@ since(const struct timespec *t0)
 static void
 test_speed(void **state)
 {
-	char *dir = tmp_dir(), err[256];
+	char *dir = test_tmp_dir("test_model"), err[256];
 	const char *path = in_dir(dir, "big.psm");
 	struct ps_model a, b;
 	struct timespec t0;
