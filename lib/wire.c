@@ -141,6 +141,9 @@ encode_check(const struct ps_msg *m, char *err, size_t errlen)
 	    (m->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYCACHE)))
 		return wire_fail(err, errlen, "a key signature goes without "
 		    "NOKEYS and KEYCACHE");
+	if ((m->flags & PS_MSG_F_KEYCACHE) && (m->flags & PS_MSG_F_NOKEYS))
+		return wire_fail(err, errlen, "a key list to cache goes with "
+		    "its keys, not NOKEYS");
 	return 0;
 }
 
@@ -421,6 +424,10 @@ peek_limits(const struct wire_hdr *h, size_t max_payload, char *err,
 	    (h->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYCACHE)))
 		return wire_fail(err, errlen, "key signature with flags 0x%02x",
 		    h->flags);
+	/* A receiver keeps the keys that come with KEYCACHE: they must come. */
+	if ((h->flags & PS_MSG_F_KEYCACHE) && (h->flags & PS_MSG_F_NOKEYS))
+		return wire_fail(err, errlen, "key list to cache without keys "
+		    "(flags 0x%02x)", h->flags);
 	need = (uint64_t)h->naux * sizeof(double) +
 	    (uint64_t)h->nkeys * h->width *
 	    (h->flags & PS_MSG_F_FP16 ? 2 : sizeof(float));
