@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -149,7 +150,9 @@ encode_check(const struct ps_msg *m, char *err, size_t errlen)
 
 /*
  * With FP16, the power-of-two scale of each value column that maps its
- * largest magnitude below 2^15; -1 if a value is not finite.
+ * largest magnitude below 2^15; -1 if a value is not finite.  A column of
+ * tiny subnormals (largest below 2^-134) gets the smallest subnormal as
+ * its scale: 2^(e - 15) would round to 0, which the decoder refuses.
  */
 static int
 encode_scales(const struct ps_msg *m, float *scale, char *err, size_t errlen)
@@ -169,6 +172,8 @@ encode_scales(const struct ps_msg *m, float *scale, char *err, size_t errlen)
 	}
 	for (c = 0; c < m->width; c++) {
 		frexpf(max[c], &e);	/* max < 2^e */
+		if (e - 15 < FLT_MIN_EXP - FLT_MANT_DIG)
+			e = FLT_MIN_EXP - FLT_MANT_DIG + 15;
 		scale[c] = max[c] > 0 ? ldexpf(1, e - 15) : 1;
 	}
 	return 0;
