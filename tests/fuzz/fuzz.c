@@ -41,16 +41,40 @@ fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t pathlen)
 	return fd;
 }
 
-uint8_t *
-fuzz_copy(const uint8_t *data, size_t size)
+void
+fuzz_twice(const uint8_t *data, size_t size,
+    void (*run)(const uint8_t *, size_t), void (*fix)(uint8_t *, size_t))
 {
-	uint8_t *p = malloc(size > 0 ? size : 1);
+	uint8_t *fixed;
 
-	if (p == NULL)
+	run(data, size);
+	if (size == 0)
+		return;
+	if ((fixed = malloc(size)) == NULL)
 		abort();
-	if (size > 0)
-		memcpy(p, data, size);
-	return p;
+	memcpy(fixed, data, size);
+	fix(fixed, size);
+	if (memcmp(fixed, data, size) != 0)
+		run(fixed, size);
+	free(fixed);
+}
+
+uint32_t
+fuzz_ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+uint64_t
+fuzz_ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
 }
 
 void
@@ -81,7 +105,7 @@ fuzz_fix_frames(uint8_t *p, size_t size)
 
 	for (off = 0; size - off >= PS_FRAME_HDR_LEN;
 	    off += PS_FRAME_HDR_LEN + (size_t)wire_len) {
-		memcpy(&wire_len, p + off + 40, 4);
+		wire_len = fuzz_ld32(p + off + 40);
 		fuzz_put_crc(p + off + 44, p + off + PS_FRAME_HDR_LEN,
 		    wire_len, end);
 		fuzz_put_crc(p + off + 48, p + off, 48, end);

@@ -34,8 +34,16 @@ void	fuzz_fail(const char *file, int line, const char *what)
  */
 int	fuzz_memfile(const uint8_t *data, size_t size, char *path,
 	    size_t pathlen);
-/* A malloc'd copy of the size bytes at data (one byte for size 0). */
-uint8_t	*fuzz_copy(const uint8_t *data, size_t size);
+/*
+ * Give run the size bytes at data, then a copy of them that fix changed
+ * (its checksums recomputed), if fix changed anything.
+ */
+void	fuzz_twice(const uint8_t *data, size_t size,
+	    void (*run)(const uint8_t *, size_t),
+	    void (*fix)(uint8_t *, size_t));
+/* Little-endian loads (configure insists on a little-endian host). */
+uint32_t fuzz_ld32(const uint8_t *p);
+uint64_t fuzz_ld64(const uint8_t *p);
 /*
  * Store at dst, little-endian, the CRC-32C of the n bytes at p, n cut to
  * what is left before end; nothing when dst + 4 is past end.

@@ -17,9 +17,7 @@
 
 #include <sys/socket.h>
 
-#include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,6 +25,8 @@
 
 #include "conn.h"
 #include "fuzz.h"
+
+static struct event_base *base;
 
 /* What the callbacks saw of one input. */
 struct seen {
@@ -89,7 +89,7 @@ feed(int fd, const uint8_t *data, size_t size)
 
 /* Give data to a new conn on base and run it until it closes. */
 static void
-run(struct event_base *base, const uint8_t *data, size_t size)
+run(const uint8_t *data, size_t size)
 {
 	struct seen s = { 0 };
 	int sv[2];
@@ -106,15 +106,8 @@ run(struct event_base *base, const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct event_base *base;
-	uint8_t *fixed = fuzz_copy(data, size);
-
 	if (base == NULL)
 		FUZZ_CHECK((base = event_base_new()) != NULL);
-	run(base, data, size);
-	fuzz_fix_frames(fixed, size);
-	if (size > 0 && memcmp(fixed, data, size) != 0)
-		run(base, fixed, size);
-	free(fixed);
+	fuzz_twice(data, size, run, fuzz_fix_frames);
 	return 0;
 }

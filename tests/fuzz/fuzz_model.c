@@ -11,32 +11,11 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fuzz.h"
 #include "model.h"
-
-/* Little-endian loads (the build insists on a little-endian host). */
-static uint32_t
-ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t
-ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /* Check an accepted part m against the file's bytes. */
 static void
@@ -49,17 +28,17 @@ check_model(const uint8_t *data, size_t size, const struct ps_model *m)
 	FUZZ_CHECK(size == PS_MODEL_HEADER_SIZE + 4 +
 	    PS_MODEL_RECORD_SIZE * (uint64_t)m->n);
 	FUZZ_CHECK(memcmp(data, PS_MODEL_MAGIC, 8) == 0);
-	FUZZ_CHECK(ld32(data + 8) == PS_MODEL_FORMAT);
-	FUZZ_CHECK(ld32(data + 12) == m->server_id);
-	FUZZ_CHECK(ld32(data + 16) == m->nservers);
-	FUZZ_CHECK(ld32(data + 20) == m->ring_version);
-	FUZZ_CHECK(ld64(data + 24) == m->iteration);
+	FUZZ_CHECK(fuzz_ld32(data + 8) == PS_MODEL_FORMAT);
+	FUZZ_CHECK(fuzz_ld32(data + 12) == m->server_id);
+	FUZZ_CHECK(fuzz_ld32(data + 16) == m->nservers);
+	FUZZ_CHECK(fuzz_ld32(data + 20) == m->ring_version);
+	FUZZ_CHECK(fuzz_ld64(data + 24) == m->iteration);
 	FUZZ_CHECK(memcmp(data + 32, &m->lambda, 8) == 0);
-	FUZZ_CHECK(ld64(data + 40) == m->n);
+	FUZZ_CHECK(fuzz_ld64(data + 40) == m->n);
 	FUZZ_CHECK(m->server_id < m->nservers);
 	FUZZ_CHECK(isfinite(m->lambda) && m->lambda >= 0);
 	for (i = 0; i < m->n; i++, rec += PS_MODEL_RECORD_SIZE) {
-		FUZZ_CHECK(ld64(rec) == m->fids[i]);
+		FUZZ_CHECK(fuzz_ld64(rec) == m->fids[i]);
 		FUZZ_CHECK(memcmp(rec + 8, &m->w[i], 4) == 0);
 		FUZZ_CHECK(m->fids[i] > (i > 0 ? m->fids[i - 1] : 0));
 		FUZZ_CHECK(isfinite(m->w[i]));
@@ -103,12 +82,6 @@ fixup(uint8_t *p, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t *fixed = fuzz_copy(data, size);
-
-	run(data, size);
-	fixup(fixed, size);
-	if (size > 0 && memcmp(fixed, data, size) != 0)
-		run(fixed, size);
-	free(fixed);
+	fuzz_twice(data, size, run, fixup);
 	return 0;
 }

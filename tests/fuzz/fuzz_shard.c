@@ -14,31 +14,11 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fuzz.h"
 #include "shard.h"
-
-/* Little-endian loads (the build insists on a little-endian host). */
-static uint32_t
-ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t
-ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /* Check that ds is a well-formed data set with the header's counts. */
 static void
@@ -136,14 +116,14 @@ fixup(uint8_t *p, size_t size)
 
 	if (size < PS_SHARD_HDRLEN)
 		return;
-	if ((clen = ld64(p + 72)) > size)
+	if ((clen = fuzz_ld64(p + 72)) > size)
 		return;
 	fuzz_put_crc(p + 80, p + PS_SHARD_HDRLEN, clen, end);
 	fuzz_put_crc(p + 92, p, 92, end);
 	for (off = PS_SHARD_HDRLEN + clen;
 	    off < size && size - off >= PS_SHARD_BLKHDRLEN;
 	    off += PS_SHARD_BLKHDRLEN + clen) {
-		clen = ld32(p + off + 20);
+		clen = fuzz_ld32(p + off + 20);
 		fuzz_put_crc(p + off + 24, p + off + PS_SHARD_BLKHDRLEN, clen,
 		    end);
 		fuzz_put_crc(p + off + 28, p + off, 28, end);
@@ -153,12 +133,6 @@ fixup(uint8_t *p, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t *fixed = fuzz_copy(data, size);
-
-	run(data, size);
-	fixup(fixed, size);
-	if (size > 0 && memcmp(fixed, data, size) != 0)
-		run(fixed, size);
-	free(fixed);
+	fuzz_twice(data, size, run, fixup);
 	return 0;
 }

@@ -18,7 +18,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <event2/buffer.h>
@@ -27,6 +26,8 @@
 #include "wire.h"
 
 #define SMALL_LIMIT	4096	/* a receiver's lower limit, as --max-frame */
+
+static struct evbuffer *eb;	/* frames encoded again, reused */
 
 /* Check the shape of a decoded message. */
 static void
@@ -71,8 +72,7 @@ same_msg(const struct ps_msg *a, const struct ps_msg *b)
  * bytes are left in eb.  Returns the encoder's result (-1: refused).
  */
 static int
-reencode(const struct ps_msg *m, int lz4, struct evbuffer *eb,
-    struct ps_msg *out)
+reencode(const struct ps_msg *m, int lz4, struct ps_msg *out)
 {
 	char err[256];
 	size_t len;
@@ -91,13 +91,13 @@ reencode(const struct ps_msg *m, int lz4, struct evbuffer *eb,
 /* Plain float values: both encodings decode to m, the plain one is frame. */
 static void
 check_plain(const struct ps_msg *m, const uint8_t *frame, size_t flen,
-    int was_lz4, struct evbuffer *eb)
+    int was_lz4)
 {
 	struct ps_msg again;
 	int lz4;
 
 	for (lz4 = 0; lz4 <= 1; lz4++) {
-		FUZZ_CHECK(reencode(m, lz4, eb, &again) >= 0);
+		FUZZ_CHECK(reencode(m, lz4, &again) >= 0);
 		FUZZ_CHECK(same_msg(m, &again));
 		if (!lz4 && !was_lz4)
 			FUZZ_CHECK(evbuffer_get_length(eb) == flen &&
@@ -108,14 +108,14 @@ check_plain(const struct ps_msg *m, const uint8_t *frame, size_t flen,
 
 /* fp16 values: they travel as float32 exactly, and as fp16 within error. */
 static void
-check_fp16(const struct ps_msg *m, struct evbuffer *eb)
+check_fp16(const struct ps_msg *m)
 {
 	size_t k, nval = (size_t)m->nkeys * m->width;
 	float max[PS_MSG_WIDTH_MAX] = { 0 };
 	struct ps_msg plain = *m, again;
 
 	plain.flags &= ~PS_MSG_F_FP16;
-	FUZZ_CHECK(reencode(&plain, 0, eb, &again) >= 0);
+	FUZZ_CHECK(reencode(&plain, 0, &again) >= 0);
 	FUZZ_CHECK(same_msg(&plain, &again));
 	ps_msg_release(&again);
 	for (k = 0; k < nval; k++) {
@@ -124,7 +124,7 @@ check_fp16(const struct ps_msg *m, struct evbuffer *eb)
 		if (fabsf(m->vals[k]) > max[k % m->width])
 			max[k % m->width] = fabsf(m->vals[k]);
 	}
-	FUZZ_CHECK(reencode(m, 0, eb, &again) >= 0);
+	FUZZ_CHECK(reencode(m, 0, &again) >= 0);
 	for (k = 0; k < nval; k++)
 		FUZZ_CHECK(fabsf(again.vals[k] - m->vals[k]) <=
 		    ldexpf(max[k % m->width], -10));
@@ -133,7 +133,7 @@ check_fp16(const struct ps_msg *m, struct evbuffer *eb)
 
 /* Decode the frame of flen bytes at p and check it every way above. */
 static void
-one_frame(const uint8_t *p, size_t flen, struct evbuffer *eb)
+one_frame(const uint8_t *p, size_t flen)
 {
 	struct ps_msg m;
 	char err[256];
@@ -144,15 +144,15 @@ one_frame(const uint8_t *p, size_t flen, struct evbuffer *eb)
 	}
 	check_msg(&m);
 	if (m.flags & PS_MSG_F_FP16)
-		check_fp16(&m, eb);
+		check_fp16(&m);
 	else
-		check_plain(&m, p, flen, p[6] & PS_MSG_F_LZ4, eb);
+		check_plain(&m, p, flen, p[6] & PS_MSG_F_LZ4);
 	ps_msg_release(&m);
 }
 
 /* Cut data into frames as a reader would and check each one. */
 static void
-run(const uint8_t *data, size_t size, struct evbuffer *eb)
+run(const uint8_t *data, size_t size)
 {
 	size_t off = 0, rest, flen, small;
 	struct ps_msg m;
@@ -170,22 +170,15 @@ run(const uint8_t *data, size_t size, struct evbuffer *eb)
 		if (ps_frame_peek(data + off, SMALL_LIMIT, &small, err,
 		    sizeof err) == 0)
 			FUZZ_CHECK(small == flen);
-		one_frame(data + off, flen, eb);
+		one_frame(data + off, flen);
 	}
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct evbuffer *eb;
-	uint8_t *fixed = fuzz_copy(data, size);
-
 	if (eb == NULL)
 		FUZZ_CHECK((eb = evbuffer_new()) != NULL);
-	run(data, size, eb);
-	fuzz_fix_frames(fixed, size);
-	if (size > 0 && memcmp(fixed, data, size) != 0)
-		run(fixed, size, eb);
-	free(fixed);
+	fuzz_twice(data, size, run, fuzz_fix_frames);
 	return 0;
 }
