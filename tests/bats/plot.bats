@@ -36,6 +36,17 @@ no_output() {
 	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep -v '\.tsv$')" ]
 }
 
+# refused MESSAGE FILE...: ps-plot exits 65 with MESSAGE (a regular
+# expression), leaving nothing.
+refused() {
+	local msg=$1
+	shift
+	run ps-plot -o p.png "$@"
+	assert_failure 65
+	assert_output --regexp "^ps-plot: $msg\$"
+	no_output
+}
+
 @test "a dbpg run with a test set: objective above, test AUC below" {
 	run ps-plot -o run.png "$BATS_FILE_TMPDIR/tau0/progress.tsv"
 	assert_success
@@ -64,48 +75,34 @@ no_output() {
 
 @test "an empty file is refused with its name, exit 65, and no PNG" {
 	: >empty.tsv
-	run ps-plot -o p.png "$BATS_FILE_TMPDIR/tau0/progress.tsv" empty.tsv
-	assert_failure 65
-	assert_output "ps-plot: empty.tsv: empty, not a progress TSV"
-	no_output
+	refused 'empty\.tsv: empty, not a progress TSV' \
+	    "$BATS_FILE_TMPDIR/tau0/progress.tsv" empty.tsv
 }
 
 @test "a header without lines is refused" {
 	head -n 1 "$BATS_FILE_TMPDIR/tau0/progress.tsv" >head.tsv
-	run ps-plot -o p.png head.tsv
-	assert_failure 65
-	assert_output "ps-plot: head.tsv: no progress lines"
-	no_output
+	refused 'head\.tsv: no progress lines' head.tsv
 }
 
 @test "a file that is not progress TSV is refused at line 1" {
 	head -n 3 "$BATS_FILE_TMPDIR/train" >data.tsv
-	run ps-plot -o p.png data.tsv
-	assert_failure 65
-	assert_output --regexp "^ps-plot: data\.tsv:1: not a progress TSV"
-	no_output
+	refused "data\\.tsv:1: not a progress TSV \\(the header starts '-1 3:1 11:1 14:1 19:\\.\\.\\.', not iter or epoch\\)" \
+	    data.tsv
 }
 
 @test "a short line and a bad number are refused with their line" {
 	{ head -n 4 "$BATS_FILE_TMPDIR/tau0/progress.tsv"; printf '9\t1.5\n'; } >short.tsv
-	run ps-plot -o p.png short.tsv
-	assert_failure 65
-	assert_output --regexp "^ps-plot: short\.tsv:5: 2 fields, the header has [0-9]+$"
+	refused 'short\.tsv:5: 2 fields, the header has [0-9]+' short.tsv
 	awk -F'\t' -v OFS='\t' 'NR == 3 { $2 = "soon" } 1' \
 	    "$BATS_FILE_TMPDIR/tau0/progress.tsv" >bad.tsv
-	run ps-plot -o p.png bad.tsv
-	assert_failure 65
-	assert_output "ps-plot: bad.tsv:3: bad number 'soon' in column secs"
-	no_output
+	refused "bad\\.tsv:3: bad number 'soon' in column secs" bad.tsv
 }
 
 @test "dbpg and sgd runs are not drawn together" {
 	cp "$BATS_FILE_TMPDIR/tau0/progress.tsv" dbpg.tsv
 	cp "$BATS_FILE_TMPDIR/sgd/progress.tsv" sgd.tsv
-	run ps-plot -o p.png dbpg.tsv sgd.tsv
-	assert_failure 65
-	assert_output "ps-plot: sgd.tsv:1: sgd progress cannot be drawn with the dbpg progress of 'dbpg.tsv'"
-	no_output
+	refused "sgd\\.tsv:1: sgd progress cannot be drawn with the dbpg progress of 'dbpg\\.tsv'" \
+	    dbpg.tsv sgd.tsv
 }
 
 @test "a missing file exits 66, a bad command line 64, an unwritable PNG 73" {
