@@ -330,6 +330,8 @@ skip_qid(struct ps_libsvm_reader *r, const struct line *ln, const char **pp,
 		return bad(r, ln, err, errlen, "qid not allowed with --strict");
 	while (p < ln->end && *p != ' ' && *p != '\t')
 		p++;
+	if (memchr(*pp, '\0', (size_t)(p - *pp)) != NULL)
+		return bad(r, ln, err, errlen, "binary data");
 	*pp = p;
 	return 0;
 }

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -141,12 +142,17 @@ encode_check(const struct ps_msg *m, char *err, size_t errlen)
 	    (m->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYCACHE)))
 		return wire_fail(err, errlen, "a key signature goes without "
 		    "NOKEYS and KEYCACHE");
+	if ((m->flags & PS_MSG_F_KEYCACHE) && (m->flags & PS_MSG_F_NOKEYS))
+		return wire_fail(err, errlen, "a key list to cache goes with "
+		    "its keys, not NOKEYS");
 	return 0;
 }
 
 /*
  * With FP16, the power-of-two scale of each value column that maps its
- * largest magnitude below 2^15; -1 if a value is not finite.
+ * largest magnitude below 2^15; -1 if a value is not finite.  A column of
+ * tiny subnormals (largest below 2^-134) gets the smallest subnormal as
+ * its scale: 2^(e - 15) would round to 0, which the decoder refuses.
  */
 static int
 encode_scales(const struct ps_msg *m, float *scale, char *err, size_t errlen)
@@ -166,6 +172,8 @@ encode_scales(const struct ps_msg *m, float *scale, char *err, size_t errlen)
 	}
 	for (c = 0; c < m->width; c++) {
 		frexpf(max[c], &e);	/* max < 2^e */
+		if (e - 15 < FLT_MIN_EXP - FLT_MANT_DIG)
+			e = FLT_MIN_EXP - FLT_MANT_DIG + 15;
 		scale[c] = max[c] > 0 ? ldexpf(1, e - 15) : 1;
 	}
 	return 0;
@@ -421,6 +429,10 @@ peek_limits(const struct wire_hdr *h, size_t max_payload, char *err,
 	    (h->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYCACHE)))
 		return wire_fail(err, errlen, "key signature with flags 0x%02x",
 		    h->flags);
+	/* A receiver keeps the keys that come with KEYCACHE: they must come. */
+	if ((h->flags & PS_MSG_F_KEYCACHE) && (h->flags & PS_MSG_F_NOKEYS))
+		return wire_fail(err, errlen, "key list to cache without keys "
+		    "(flags 0x%02x)", h->flags);
 	need = (uint64_t)h->naux * sizeof(double) +
 	    (uint64_t)h->nkeys * h->width *
 	    (h->flags & PS_MSG_F_FP16 ? 2 : sizeof(float));

@@ -41,7 +41,8 @@
  * it only when the block is smaller than the raw payload.
  *
  * Filters on the wire: PS_MSG_F_KEYCACHE asks the receiver to remember the
- * message's key list; a later PS_MSG_F_KEYSIG names it by signature.  A
+ * message's key list (so it goes with the keys: never with NOKEYS or
+ * KEYSIG); a later PS_MSG_F_KEYSIG names it by signature.  A
  * receiver that does not hold the list drops the message and answers
  * KEYS_MISSING, with the dropped message's timestamp, channel, nkeys and
  * signature (KEYSIG), its type in aux[0] and the reason as blob text; the

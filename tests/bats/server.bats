@@ -78,6 +78,10 @@ bad_frame() {
 	bad_frame unknown-type 'unknown message type'
 }
 
+@test "a key list to cache without its keys is refused (it crashed the server)" {
+	bad_frame bad-keycache 'key list to cache without keys'
+}
+
 @test "binary garbage is refused" {
 	run "$FRAMETOOL" "$ADDR" garbage
 	assert_success

@@ -6,11 +6,14 @@
  *
  * With -a it first runs the connector's side of the handshake (auth.h)
  * with the secret in the file, exiting 77 if that fails; -w sets how long
- * it waits for the answer (default 2 seconds).
+ * it waits for the answer (default 2 seconds).  With "-" for HOST:PORT it
+ * writes the frames to standard output instead and exits 0 (the wire
+ * fuzzer's seed corpus, tests/fuzz/corpus/wire, is made so).
  *
  * KIND is one of good-hello, bad-magic, bad-version, bad-header-crc,
- * bad-payload-crc, oversize, truncated, unknown-type, garbage, script,
- * stats (the text "stats" and "quit" lines), silent (nothing).  Each bad
+ * bad-payload-crc, oversize, truncated, unknown-type, bad-keycache (3 keys
+ * to cache, with NOKEYS), garbage, script, stats (the text "stats" and
+ * "quit" lines), silent (nothing).  Each bad
  * kind starts from a valid HELLO frame and breaks one thing, recomputing
  * the header checksum where needed so that only that one thing is wrong.
  * "oversize" sends just a header announcing a payload over the limit (or
@@ -19,15 +22,19 @@
  * "garbage" sends 4 KiB of pseudo-random bytes.  "script" sends the frames
  * described on standard input, one a line, in order:
  *
- *   TYPE[,nokeys][,current][,keysig] [ts=N] [ch=N] [rv=N] [aux=X,...]
- *        [keys=K,...] [vals=V,...] [size=N]
+ *   TYPE[,nokeys][,current][,keysig][,keycache][,fp16][,lz4] [ts=N] [ch=N]
+ *        [rv=N] [aux=X,...] [keys=K,...] [vals=V,...] [sig=keys] [size=N]
  *
- * with TYPE one of HELLO, PUSH, PULL, BYE, SAVE, REPLICATE; the width is
+ * with TYPE a message type as ps_msg_type_name() names it (HELLO, PUSH,
+ * PULL, BYE, SAVE, REPLICATE, ...); ,lz4 compresses the payload when that
+ * makes it smaller, the other words set the flags of that name; the width is
  * the number of values over the number of keys (keys=- and vals=- name none, for a NOKEYS
  * frame that still counts nkeys: keys=-3 says 3; keysig sends a key
  * signature the server has never seen in place of the keys; rv= is the
- * ring version the frame is stamped with, 0 by default; size= pads the
- * payload with blob bytes 'x' to exactly N bytes).
+ * ring version the frame is stamped with, 0 by default; sig=keys makes
+ * that signature the one of keys=, as if they had been sent with
+ * keycache before; size= pads the payload with blob bytes 'x' to exactly
+ * N bytes).
  *
  * It then reads whatever the server answers until end of file or for at
  * most 2 seconds (-w), and prints it on stdout: one line per frame ("HELLO_OK
@@ -59,6 +66,7 @@
 #include "auth_sock.h"
 #include "conn.h"
 #include "crc32c.h"
+#include "keycache.h"
 #include "wire.h"
 
 #define FT_WAIT_MS	2000
@@ -80,10 +88,10 @@ static void
 usage(FILE *f, int status)
 {
 	fprintf(f, "usage: ps-frametool [-a secret-file] [-s bytes] [-w secs] "
-	    "host:port kind\n"
+	    "host:port|- kind\n"
 	    "kinds: good-hello bad-magic bad-version bad-header-crc "
-	    "bad-payload-crc\n       oversize truncated unknown-type garbage "
-	    "script stats silent\n");
+	    "bad-payload-crc\n       oversize truncated unknown-type "
+	    "bad-keycache garbage script stats silent\n");
 	exit(status);
 }
 
@@ -162,33 +170,39 @@ ft_list(const char *s, double *out)
 	return n;
 }
 
-/* The message type named by the first word of a script line. */
+/*
+ * The message type named by the first word of a script line, its flags,
+ * and in *lz4 whether it asks for compression.
+ */
 static uint8_t
-ft_type(const char *word, uint8_t *flags)
+ft_type(const char *word, uint8_t *flags, int *lz4)
 {
-	static const char *names[] = { "HELLO", "PUSH", "PULL", "BYE", "SAVE",
-	    "REPLICATE" };
-	static const uint8_t types[] = { PS_MSG_HELLO, PS_MSG_PUSH,
-	    PS_MSG_PULL, PS_MSG_BYE, PS_MSG_SAVE, PS_MSG_REPLICATE };
-	size_t len = strcspn(word, ","), i;
+	size_t len = strcspn(word, ",");
+	const char *name;
+	int t;
 
 	*flags = (strstr(word, ",nokeys") ? PS_MSG_F_NOKEYS : 0) |
 	    (strstr(word, ",current") ? PS_MSG_F_CURRENT : 0) |
-	    (strstr(word, ",keysig") ? PS_MSG_F_KEYSIG : 0);
-	for (i = 0; i < sizeof types; i++)
-		if (strlen(names[i]) == len && strncmp(word, names[i], len) == 0)
-			return types[i];
+	    (strstr(word, ",keysig") ? PS_MSG_F_KEYSIG : 0) |
+	    (strstr(word, ",keycache") ? PS_MSG_F_KEYCACHE : 0) |
+	    (strstr(word, ",fp16") ? PS_MSG_F_FP16 : 0);
+	*lz4 = strstr(word, ",lz4") != NULL;
+	for (t = 1; t <= PS_MSG_TYPE_MAX; t++) {
+		name = ps_msg_type_name(t);
+		if (strlen(name) == len && strncmp(word, name, len) == 0)
+			return (uint8_t)t;
+	}
 	fprintf(stderr, "ps-frametool: unknown message type '%s'\n", word);
 	exit(EX_USAGE);
 }
 
-/* Encode m into eb without LZ4, or exit 64. */
+/* Encode m into eb, with LZ4 if lz4 and it helps, or exit 64. */
 static void
-ft_encode(const struct ps_msg *m, struct evbuffer *eb)
+ft_encode(const struct ps_msg *m, int lz4, struct evbuffer *eb)
 {
 	char err[200];
 
-	if (ps_msg_encode(m, eb, 0, NULL, err, sizeof err) < 0) {
+	if (ps_msg_encode(m, eb, lz4, NULL, err, sizeof err) < 0) {
 		fprintf(stderr, "ps-frametool: cannot encode: %s\n", err);
 		exit(EX_USAGE);
 	}
@@ -196,14 +210,14 @@ ft_encode(const struct ps_msg *m, struct evbuffer *eb)
 
 /* Encode m into eb, its payload padded with blob bytes to size bytes. */
 static void
-ft_encode_sized(struct ps_msg *m, size_t size, struct evbuffer *eb)
+ft_encode_sized(struct ps_msg *m, size_t size, int lz4, struct evbuffer *eb)
 {
 	struct evbuffer *probe = evbuffer_new();
 	size_t raw;
 
 	if (probe == NULL)
 		exit(EX_OSERR);
-	ft_encode(m, probe);
+	ft_encode(m, 0, probe);
 	raw = evbuffer_get_length(probe) - PS_FRAME_HDR_LEN;
 	evbuffer_free(probe);
 	if (size < raw) {
@@ -215,7 +229,7 @@ ft_encode_sized(struct ps_msg *m, size_t size, struct evbuffer *eb)
 	if ((m->blob = malloc(m->bloblen + 1)) == NULL)
 		exit(EX_OSERR);
 	memset(m->blob, 'x', m->bloblen);
-	ft_encode(m, eb);
+	ft_encode(m, lz4, eb);
 	free(m->blob);
 }
 
@@ -229,9 +243,10 @@ ft_script_line(char *line, struct evbuffer *eb)
 	size_t nk = 0, nv = 0, size = 0, i;
 	struct ps_msg m;
 	char *word;
+	int lz4, own_sig = 0;
 
 	memset(&m, 0, sizeof m);
-	m.type = ft_type(strtok(line, " \t\n"), &m.flags);
+	m.type = ft_type(strtok(line, " \t\n"), &m.flags, &lz4);
 	m.keysig = FT_UNKNOWN_KEYSIG;
 	while ((word = strtok(NULL, " \t\n")) != NULL) {
 		if (strncmp(word, "ts=", 3) == 0)
@@ -250,6 +265,8 @@ ft_script_line(char *line, struct evbuffer *eb)
 			nv = ft_list(word + 5, vals);
 		else if (strncmp(word, "size=", 5) == 0)
 			size = strtoul(word + 5, NULL, 10);
+		else if (strcmp(word, "sig=keys") == 0)
+			own_sig = 1;
 	}
 	for (i = 0; i < nk; i++)
 		k64[i] = (uint64_t)keys[i];
@@ -259,12 +276,14 @@ ft_script_line(char *line, struct evbuffer *eb)
 		m.nkeys = (uint32_t)nk;
 		m.keys = k64;
 	}
+	if (own_sig)
+		m.keysig = ps_keysig(k64, m.nkeys);
 	m.width = m.nkeys > 0 ? (uint8_t)(nv / m.nkeys) : 0;
 	m.vals = nv > 0 ? v32 : NULL;
 	if (size > 0)
-		ft_encode_sized(&m, size, eb);
+		ft_encode_sized(&m, size, lz4, eb);
 	else
-		ft_encode(&m, eb);
+		ft_encode(&m, lz4, eb);
 }
 
 /* The frames of the script on stdin, one after the other, into fr. */
@@ -321,6 +340,11 @@ ft_build(const char *kind, uint32_t over, struct ft_frame *fr)
 	} else if (strcmp(kind, "unknown-type") == 0) {
 		fr->buf[5] = 99;
 		ft_reseal(fr);
+	} else if (strcmp(kind, "bad-keycache") == 0) {
+		v = 3;
+		fr->buf[6] |= PS_MSG_F_KEYCACHE;
+		memcpy(fr->buf + 28, &v, 4);
+		ft_reseal(fr);
 	} else if (strcmp(kind, "garbage") == 0) {
 		ft_garbage(fr);
 	} else if (strcmp(kind, "script") == 0) {
@@ -374,6 +398,22 @@ ft_send(int fd, const struct ft_frame *fr)
 	}
 	if (fr->shut_wr)
 		shutdown(fd, SHUT_WR);
+}
+
+/* Write the frames to stdout instead of sending them; the exit status. */
+static int
+ft_write(struct ft_frame *fr)
+{
+	int rc = 0;
+
+	if (fwrite(fr->buf, 1, fr->send_len, stdout) != fr->send_len ||
+	    fflush(stdout) != 0) {
+		fprintf(stderr, "ps-frametool: cannot write frames: %s\n",
+		    strerror(errno));
+		rc = EX_IOERR;
+	}
+	free(fr->buf);
+	return rc;
 }
 
 /* Milliseconds on the monotonic clock. */
@@ -496,6 +536,8 @@ main(int argc, char *argv[])
 		    argv[optind + 1]);
 		usage(stderr, EX_USAGE);
 	}
+	if (strcmp(argv[optind], "-") == 0)
+		return ft_write(&fr);
 	signal(SIGPIPE, SIG_IGN);
 	fd = ft_connect(argv[optind]);
 	if (secret != NULL)

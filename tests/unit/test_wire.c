@@ -713,6 +713,57 @@ test_keysig_and_bad_scale(void **state)
 	free(f.buf);
 }
 
+/* A column of tiny subnormals gets a scale the decoder takes, not 0. */
+static void
+test_fp16_subnormal_column(void **state)
+{
+	uint64_t keys[2] = { 1, 2 };
+	float vals[2] = { 1e-42f, -3e-43f };
+	struct ps_msg m, d;
+	struct frame f;
+	char err[200];
+
+	(void)state;
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_PUSH;
+	m.flags = PS_MSG_F_FP16;
+	m.width = 1;
+	m.nkeys = 2;
+	m.keys = keys;
+	m.vals = vals;
+	f = encode(&m, 0);
+	if (ps_msg_decode(f.buf, f.len, &d, err, sizeof err) != 0)
+		fail_msg("decode: %s", err);
+	/* Multiples of 2^-149 below 2^-138: exact as halves of that scale. */
+	assert_true(d.vals[0] == vals[0] && d.vals[1] == vals[1]);
+	ps_msg_release(&d);
+	free(f.buf);
+}
+
+/* KEYCACHE asks the receiver to keep the keys: without them it is refused. */
+static void
+test_keycache_needs_keys(void **state)
+{
+	struct evbuffer *eb = evbuffer_new();
+	struct ps_msg m;
+	struct frame f;
+	char err[200];
+
+	(void)state;
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_PUSH;
+	m.flags = PS_MSG_F_KEYCACHE | PS_MSG_F_NOKEYS;
+	m.nkeys = 3;
+	assert_int_equal(ps_msg_encode(&m, eb, 0, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, "not NOKEYS"));
+	assert_int_equal(evbuffer_get_length(eb), 0);
+	evbuffer_free(eb);
+	f = craft(PS_MSG_PUSH, PS_MSG_F_KEYCACHE | PS_MSG_F_NOKEYS, 0, 3, 0,
+	    0, NULL, 0);
+	expect_reject(&f, "key list to cache without keys");
+	free(f.buf);
+}
+
 int
 main(void)
 {
@@ -734,6 +785,8 @@ main(void)
 		cmocka_unit_test(test_type_names),
 		cmocka_unit_test(test_fp16_round_trip),
 		cmocka_unit_test(test_keysig_and_bad_scale),
+		cmocka_unit_test(test_fp16_subnormal_column),
+		cmocka_unit_test(test_keycache_needs_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
