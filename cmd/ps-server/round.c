@@ -501,8 +501,8 @@ round_complete(struct channel *ch, struct round *r)
 static int
 round_same_keys(const struct ps_msg *a, const struct ps_msg *b)
 {
-	return a->nkeys == b->nkeys &&
-	    memcmp(a->keys, b->keys, a->nkeys * sizeof *a->keys) == 0;
+	return a->nkeys == b->nkeys && (a->nkeys == 0 ||
+	    memcmp(a->keys, b->keys, a->nkeys * sizeof *a->keys) == 0);
 }
 
 /*
