@@ -3,7 +3,8 @@
  * connection a worker of the job (again under each new ring), dispatch of
  * each message by type (requests of an older ring from a worker are
  * dropped: it sends them again under the new one), the
- * plain-text "stats" command, and what happens when a peer goes away.
+ * plain-text "stats" command, and what happens when a peer goes away (a
+ * worker of a job that waits for it: rejoin.c; else the job ends).
  */
 #include "config.h"
 

@@ -9,8 +9,8 @@
  * With a ring of k replicas a round's result goes to the next k servers
  * before any worker sees it, and the copies other servers send are kept
  * apart (replica.c).  It takes connections and dispatches their messages
- * (peer.c).  All of it
- * runs on one libevent loop in one thread.
+ * (peer.c); a worker that went away may come back and resume (rejoin.c).
+ * All of it runs on one libevent loop in one thread.
  */
 #ifndef PS_SERVER_H
 #define PS_SERVER_H
