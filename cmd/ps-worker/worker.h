@@ -6,7 +6,8 @@
  * (links.c) and runs one of two algorithms: the Delayed Block Proximal
  * Gradient iterations (dbpg.c) over feature blocks split by server
  * (plan.c), or asynchronous SGD (sgd.c) over mini-batches of rows
- * (batches.c).  Either scores a test shard now and then (evaltest.c).  One
+ * (batches.c).  Either scores a test shard now and then (evaltest.c).  A
+ * dbpg worker started again during its job resumes it (resume.c).  One
  * thread, one libevent loop; all computation happens in the main loop,
  * callbacks only record replies.
  */
