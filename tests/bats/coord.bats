@@ -75,7 +75,10 @@ wait_count() {
 @test "a job on the coordinator's ring trains to the objective of the same ring from its file" {
 	a9a=$(ps_data a9a) || skip "no a9a"
 	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$a9a"
-	start_coord
+	# A 2 s heartbeat timeout: this test is about the answer, and a CI
+	# machine running two suites at once stalled a healthy server past
+	# the 300 ms default (tests 4 and 5 time the detection).
+	start_coord -t 2000
 	start_cserver 0
 	start_cserver 1
 	wait_status '$1 == "ring" && $3 == 2'
@@ -85,8 +88,10 @@ wait_count() {
 		eval "w$k=$PS_LAST_PID"
 	done
 	ps_wait_pid "$w0" 120
+	cat "$BATS_TEST_TMPDIR/c0.tsv.err"
 	[ "$PS_WAIT_STATUS" -eq 0 ]
 	ps_wait_pid "$w1" 120
+	cat "$BATS_TEST_TMPDIR/c1.tsv.err"
 	[ "$PS_WAIT_STATUS" -eq 0 ]
 	wait_status '$1 == "worker" && $4 == "left"'
 	# The same servers, ring file and seed on another channel.
