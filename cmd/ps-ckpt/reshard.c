@@ -94,10 +94,15 @@ ring_or_exit(const char *path)
 	char msg[1024];
 	int rc;
 
-	if ((rc = ps_ring_load(path, r, msg, sizeof msg)) != 0)
+	if ((rc = ps_ring_load(path, r, msg, sizeof msg)) != 0) {
+		free(r);
 		errx(rc == PS_RING_EDATA ? EX_DATAERR : EX_NOINPUT, "%s", msg);
-	if (r->nservers == 0)
+	}
+	if (r->nservers == 0) {
+		ps_ring_release(r);
+		free(r);
 		errx(EX_DATAERR, "%s: the ring has no servers", path);
+	}
 	return r;
 }
 
