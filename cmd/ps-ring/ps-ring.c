@@ -34,7 +34,8 @@ static const char usage_text[] =
 "       ps-ring status [-j] [-a secret-file] -C host:port\n"
 "       ps-ring add [-a secret-file] -C host:port server\n"
 "       ps-ring remove [-a secret-file] -C host:port server\n"
-"       ps-ring watch [-a secret-file] [-i secs] [-n count] -C host:port\n";
+"       ps-ring watch [-a secret-file] [-i secs] [-n count] -C host:port\n"
+"       ps-ring checkpoint ringfile | [-a secret-file] -C host:port\n";
 
 /* Print the usage (and help for status 0) and exit. */
 noreturn void
@@ -64,6 +65,8 @@ usage(int status)
 		    "  remove  a server leaves the ring\n"
 		    "  watch   redraw the status every -i secs (default 1),\n"
 		    "          -n times (default: until interrupted)\n"
+		    "  checkpoint  ask every server of the ring for a checkpoint of its\n"
+		    "          job (ps-server -k); it follows worker 0's next iteration\n"
 		    "  -V, --version  print the version and exit\n"
 		    "  -h, --help     print this help and exit\n"
 		    "\nexample: ps-ring init -o ring 127.0.0.1:7001 127.0.0.1:7002\n",
@@ -135,7 +138,7 @@ coord_options(int argc, char **argv, struct coord_target *t, int *json)
  * The coordinator's ring (with -C) or a file's; exit 65 (bad contents),
  * 66 (cannot open), 69 (coordinator unreachable) or 77 (refused).
  */
-static void
+void
 ring_get(const struct coord_target *t, const char *path, struct ps_ring *r)
 {
 	char msg[1024];
@@ -410,6 +413,7 @@ static const struct ps_subcmd commands[] = {
 	{ "add", cmd_change },
 	{ "remove", cmd_change },
 	{ "watch", cmd_watch },
+	{ "checkpoint", cmd_checkpoint },
 };
 
 int

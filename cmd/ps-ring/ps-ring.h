@@ -26,6 +26,8 @@ uint32_t parse_count(const char *s, const char *what, uint32_t lo,
 int	finish_stdout(void);
 int	coord_options(int argc, char **argv, struct coord_target *t,
 	    int *json);
+void	ring_get(const struct coord_target *t, const char *path,
+	    struct ps_ring *r);
 
 /*
  * client.c: exit 69 when the coordinator cannot be reached, 77 when the
@@ -41,6 +43,9 @@ void	client_ring(const struct coord_target *t, struct ps_ring *r);
 int	cmd_status(int argc, char **argv);
 int	cmd_change(int argc, char **argv);
 int	cmd_watch(int argc, char **argv);
+
+/* checkpoint.c */
+int	cmd_checkpoint(int argc, char **argv);
 
 /* serve.c */
 int	cmd_serve(int argc, char **argv);

@@ -71,8 +71,9 @@ channels_save(struct server *srv, char *err, size_t errlen)
 			snprintf(path, sizeof path, "%s", srv->model_path);
 		else
 			snprintf(path, sizeof path, "%s.ch%u", srv->model_path, i);
-		if (store_save(&ch->store, &ch->job, path, why,
-		    sizeof why) != 0 && rc == 0) {
+		if (store_save(&ch->store, &ch->job, ch->job.iter_base +
+		    ch->job.rounds_done, path, why, sizeof why) != 0 &&
+		    rc == 0) {
 			snprintf(err, errlen, "%s", why);
 			rc = -1;
 		}

@@ -205,6 +205,8 @@ peer_job_start(struct channel *ch, const struct ps_msg *m, int alg,
 	job->lambda = m->aux[5];
 	job->kkt = peer_hello_kkt(m);
 	job->workers = xcalloc(n, sizeof *job->workers);
+	job->iter_base = 0;
+	ckpt_init_apply(ch);
 	rejoin_start(ch, m);
 	store_sent_reset(&ch->store, 0);
 	job->rounds_done = 0;
@@ -319,8 +321,9 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 	ok.flags = PS_MSG_F_NOKEYS;
 	ok.ring_version = job->ring_version;
 	ok.channel = ch->id;
-	ok.naux = 1;
+	ok.naux = 2;
 	ok.aux[0] = (double)resume;	/* hello.h */
+	ok.aux[1] = (double)ch->store.nnz;
 	peer_send(p, &ok);
 }
 
@@ -473,7 +476,10 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	ps_msg_release(m);
 }
 
-/* Text protocol: "stats" answers memcached-style STAT lines. */
+/*
+ * Text protocol: "stats" answers memcached-style STAT lines; "checkpoint"
+ * asks for a checkpoint (checkpoint.c).
+ */
 static void
 peer_text_cb(struct ps_conn *c, const char *line, void *arg)
 {
@@ -484,6 +490,14 @@ peer_text_cb(struct ps_conn *c, const char *line, void *arg)
 		text = server_stats_text(p->srv);
 		ps_conn_send_text(c, text);
 		free(text);
+	} else if (strcmp(line, "checkpoint") == 0) {
+		char err[256], *reply;
+
+		reply = ckpt_request(p->srv, err, sizeof err) == 0 ?
+		    xstrdup("checkpoint requested\r\nEND\r\n") :
+		    xasprintf("CLIENT_ERROR %s\r\n", err);
+		ps_conn_send_text(c, reply);
+		free(reply);
 	} else if (strcmp(line, "quit") == 0) {
 		ps_conn_close_after_flush(c);
 	} else {

@@ -23,8 +23,9 @@
 #include "xmalloc.h"
 
 static const char usage_text[] =
-"usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [-K keys]\n"
-"                 [-l addr:port] [-m max-frame] [-o model.psm]\n"
+"usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [-i model]\n"
+"                 [-K keys] [-k ckdir [--keep n]] [-l addr:port]\n"
+"                 [-m max-frame] [-o model.psm]\n"
 "                 [-C host:port [--standby] | -r ring]\n";
 
 static void
@@ -38,6 +39,12 @@ usage(int status)
 		    "  -a, --auth-secret file  peers must prove they know the secret in file\n"
 		    "                          (mode 0600, 16 bytes or more)\n"
 		    "  -o, --output file       write this server's model part here on SAVE and at exit\n"
+		    "  -k, --checkpoint-dir dir  write checkpoints here (pskit-ckpt(5)) when\n"
+		    "                          worker 0 asks, on SIGUSR1 and on `checkpoint`\n"
+		    "      --keep n            complete checkpoints kept (default 3)\n"
+		    "  -i, --init model        the first job starts from this model (a checkpoint\n"
+		    "                          directory's latest complete version, a version,\n"
+		    "                          or part files); this server takes its keys\n"
 		    "  -r, --ring file         hold only the keys this ring gives this server\n"
 		    "                          (read when the first worker says hello)\n"
 		    "  -C, --coordinator host:port  register with this coordinator\n"
@@ -201,13 +208,21 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(srv->base);
 }
 
-/* SIGUSR1: write the model part now, as a SAVE message would. */
+/*
+ * SIGUSR1: with -k, ask for a checkpoint (checkpoint.c); else write the
+ * model part now, as a SAVE message would.
+ */
 static void
 server_save_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct server *srv = arg;
 	char err[512];
 
+	if (srv->ckpt.dir != NULL) {
+		if (ckpt_request(srv, err, sizeof err) != 0)
+			log_warnx("SIGUSR1: no checkpoint: %s", err);
+		return;
+	}
 	if (srv->model_path == NULL) {
 		log_warnx("SIGUSR1: nothing to do without -o");
 		return;
@@ -237,7 +252,8 @@ server_parse_num(const char *s, const char *what, long lo, long hi)
 
 static void
 server_parse_args(struct server *srv, int argc, char **argv,
-    const char **listen, const char **secret, int *verbose)
+    const char **listen, const char **secret, const char **init,
+    int *verbose)
 {
 	static const struct option longopts[] = {
 		{ "auth-secret", required_argument, NULL, 'a' },
@@ -249,6 +265,9 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "ring", required_argument, NULL, 'r' },
 		{ "coordinator", required_argument, NULL, 'C' },
 		{ "standby", no_argument, NULL, 1 },
+		{ "checkpoint-dir", required_argument, NULL, 'k' },
+		{ "keep", required_argument, NULL, 2 },
+		{ "init", required_argument, NULL, 'i' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -256,11 +275,21 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "a:C:c:hK:l:m:o:r:Vv", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:C:c:hi:K:k:l:m:o:r:Vv",
+	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 1:
 			srv->standby = 1;
+			break;
+		case 2:
+			srv->ckpt.keep = (unsigned)server_parse_num(optarg,
+			    "number of checkpoints kept", 1, 1000000);
+			break;
+		case 'i':
+			*init = optarg;
+			break;
+		case 'k':
+			srv->ckpt.dir = optarg;
 			break;
 		case 'a':
 			*secret = optarg;
@@ -350,7 +379,7 @@ main(int argc, char **argv)
 {
 	struct server srv;
 	struct event *sigterm, *sigint, *sigusr1;
-	const char *listen = "127.0.0.1:0", *secret = NULL;
+	const char *listen = "127.0.0.1:0", *secret = NULL, *init = NULL;
 	char err[512];
 	int verbose = 0, status;
 
@@ -358,9 +387,13 @@ main(int argc, char **argv)
 	srv.max_conns = 1024;
 	srv.max_frame = PS_FRAME_MAX_PAYLOAD;
 	srv.key_cache = PS_KEYCACHE_DEFAULT;
-	server_parse_args(&srv, argc, argv, &listen, &secret, &verbose);
+	srv.ckpt.keep = 3;
+	server_parse_args(&srv, argc, argv, &listen, &secret, &init, &verbose);
 	log_init("ps-server", verbose);
 	server_auth_setup(&srv, listen, secret);
+	ckpt_dir_check(&srv);
+	if (init != NULL)
+		ckpt_init_load(&srv, init);
 	log_route_libevent();
 	ps_blas_init();
 	signal(SIGPIPE, SIG_IGN);
@@ -396,6 +429,7 @@ main(int argc, char **argv)
 	server_free_peers(&srv);
 	replica_free(&srv);
 	channels_free(&srv);
+	ps_model_release(&srv.ckpt.init);
 	evconnlistener_free(srv.listener);
 	event_free(sigterm);
 	event_free(sigint);

@@ -67,6 +67,7 @@
 #include "hello.h"
 #include "log.h"
 #include "prox.h"
+#include "roundmsg.h"
 #include "server.h"
 #include "xmalloc.h"
 
@@ -336,8 +337,10 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	reply.ring_version = ch->job.ring_version;
 	reply.naux = ROUND_RESULTS;
 	memcpy(reply.aux, r->result, sizeof r->result);
-	if (r->again[p->worker_id])
-		reply.aux[reply.naux++] = 1;	/* invariant 9 */
+	if (r->again[p->worker_id] || (srv->ckpt.wanted && p->worker_id == 0))
+		reply.aux[reply.naux++] = r->again[p->worker_id]; /* inv. 9 */
+	if (srv->ckpt.wanted && p->worker_id == 0)
+		reply.aux[reply.naux++] = 1;	/* checkpoint.c, invariant 4 */
 	reply.vals = xcalloc(push->nkeys + 1, sizeof *reply.vals);
 	if (filter)
 		reply.keys = xcalloc(push->nkeys + 1, sizeof *reply.keys);
@@ -491,6 +494,8 @@ round_complete(struct channel *ch, struct round *r)
 	} else if (round_apply(ch, r) != 0) {
 		job_abort(ch, "a replica cannot be reached (see the log)");
 		return;
+	} else if (r->ckpt) {
+		ckpt_round(ch, r->t);
 	}
 	/* The last answer may free r when every worker was waiting. */
 	if (r->acks == 0)
@@ -585,6 +590,8 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	}
 	srv->stats.pushes++;
 	srv->stats.keys_pushed += m->nkeys;
+	if (m->naux > PS_PUSH_CKPT && m->aux[PS_PUSH_CKPT] == 1)
+		r->ckpt = 1;	/* checkpoint.c */
 	r->pushes[p->worker_id] = *m;	/* the round now owns the arrays */
 	memset(m, 0, sizeof *m);
 	if (round_settled(ch, r, p->worker_id)) {

@@ -10,6 +10,7 @@
  * before any worker sees it, and the copies other servers send are kept
  * apart (replica.c).  It takes connections and dispatches their messages
  * (peer.c); a worker that went away may come back and resume (rejoin.c).
+ * It writes checkpoints and starts from a model (checkpoint.c).
  * All of it runs on one libevent loop in one thread.
  */
 #ifndef PS_SERVER_H
@@ -28,6 +29,7 @@
 #include "coord.h"
 #include "ftrl.h"
 #include "keytab.h"
+#include "model.h"
 #include "ring.h"
 #include "wire.h"
 
@@ -106,6 +108,8 @@ struct round {
 	uint32_t		 acks;		/* REPLICATE_OK still awaited */
 	double			 result[ROUND_RESULTS];
 	int			 has_result;	/* result holds something */
+	int			 ckpt;		/* a worker asked for a checkpoint
+						   after it (checkpoint.c) */
 	struct peer		**waiting;	/* pullers that came before done */
 	size_t			 nwaiting;
 	TAILQ_ENTRY(round)	 entry;
@@ -139,6 +143,8 @@ struct job {
 	uint32_t		 nhello, nbye;
 	uint64_t		 rounds_done;
 	uint64_t		 last_round;
+	uint64_t		 iter_base;	/* iteration of the model the job
+						   started from (checkpoint.c) */
 	struct round_list	 rounds;
 	struct round_done	*history;	/* [ROUND_HISTORY], by t */
 	unsigned		 ring_changes;	/* during this job */
@@ -183,6 +189,15 @@ struct replica_link {
 	struct server		*srv;
 	size_t			 index;		/* in srv->ring.servers */
 	struct ps_conn		*conn;		/* NULL until used, or closed */
+};
+
+/* checkpoint.c: where checkpoints go, and the model a job starts from. */
+struct ckpt_conf {
+	const char		*dir;		/* -k, or NULL: none */
+	unsigned		 keep;		/* sealed versions kept */
+	int			 wanted;	/* a checkpoint was asked for */
+	struct ps_model		 init;		/* -i, until the first job */
+	int			 have_init;
 };
 
 struct server_stats {
@@ -239,6 +254,7 @@ struct server {
 	struct channel		*channels[SERVER_CHANNELS_MAX];
 	struct peer_list	 peers;
 	struct server_stats	 stats;
+	struct ckpt_conf	 ckpt;
 };
 
 /* store.c */
@@ -252,13 +268,20 @@ void	store_copy_key(struct store *dst, const struct store *src,
 void	store_sort_by_mark(const struct store *st, uint32_t *slots,
 	    size_t n);
 int	store_save(const struct store *st, const struct job *job,
-	    const char *path, char *err, size_t errlen);
+	    uint64_t iteration, const char *path, char *err, size_t errlen);
 void	store_sent_reset(struct store *st, uint32_t nworkers);
 void	store_sent_forget(struct store *st, uint32_t worker);
 void	store_keep_prev(struct store *st);
 void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
 void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);
+
+/* checkpoint.c */
+void	ckpt_init_load(struct server *srv, const char *path);
+void	ckpt_init_apply(struct channel *ch);
+int	ckpt_request(struct server *srv, char *err, size_t errlen);
+void	ckpt_round(struct channel *ch, uint64_t t);
+void	ckpt_dir_check(const struct server *srv);
 
 /* channel.c */
 struct channel *channel_get(struct server *srv, uint32_t id, int create);

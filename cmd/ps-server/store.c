@@ -250,8 +250,8 @@ struct fidw {
 };
 
 int
-store_save(const struct store *st, const struct job *job, const char *path,
-    char *err, size_t errlen)
+store_save(const struct store *st, const struct job *job, uint64_t iteration,
+    const char *path, char *err, size_t errlen)
 {
 	size_t n = ps_keytab_count(&st->keys), i, k = 0;
 	struct fidw *rec = xcalloc(n, sizeof *rec);
@@ -269,7 +269,7 @@ store_save(const struct store *st, const struct job *job, const char *path,
 	m.server_id = job->server_index;
 	m.nservers = job->nservers ? job->nservers : 1;
 	m.ring_version = job->ring_version;
-	m.iteration = job->rounds_done;
+	m.iteration = iteration;
 	m.lambda = job->lambda;
 	m.n = k;
 	m.fids = xcalloc(k, sizeof *m.fids);

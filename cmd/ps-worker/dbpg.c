@@ -51,6 +51,16 @@
  *     already took says so, and leaves the trust radii alone.  It
  *     abstains from votes until it saw both pass starts one looks at, so
  *     the other workers decide.
+ *  7. Checkpoints (cmd/ps-server/checkpoint.c): worker 0 flags the push of
+ *     iteration t when t + 1 is a multiple of --checkpoint-every, when
+ *     --checkpoint-secs passed since the last flag, or when a server's
+ *     reply said one was requested; each server then writes its part
+ *     once it applied round t.  With either option, the final round is
+ *     flagged too, so the checkpoint directory ends with the final model.
+ *  8. A job whose servers started from a model (ps-server -i; HELLO_OK
+ *     says how many non-zero weights a server holds) takes their weights
+ *     before its first iteration (resume.c) and builds its margins from
+ *     them.
  */
 #include "config.h"
 
@@ -61,14 +71,13 @@
 #include <sysexits.h>
 
 #include "log.h"
+#include "roundmsg.h"
 #include "worker.h"
 #include "xmalloc.h"
 
 /* Passes between two resets of the KKT active set. */
 #define PASSES_PER_RESET	10
 
-/* A pull reply's aux: 1 when it answers a round taken before (rule 6). */
-#define REPLY_AGAIN		6
 
 static struct iter *
 dbpg_slot(struct worker *w, uint64_t t)
@@ -199,9 +208,10 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 	m.keys = w->keybuf;
 	m.width = 2;
 	m.vals = w->gubuf;
-	m.naux = 2;
-	m.aux[0] = it->push_loss;
-	m.aux[1] = it->vote == VOTE_ABSTAIN ? INFINITY : it->vote;
+	m.naux = 3;
+	m.aux[PS_PUSH_LOSS] = it->push_loss;
+	m.aux[PS_PUSH_VOTE] = it->vote == VOTE_ABSTAIN ? INFINITY : it->vote;
+	m.aux[PS_PUSH_CKPT] = it->ckpt;
 	links_send(w, s, &m);
 }
 
@@ -258,6 +268,24 @@ static void dbpg_send(struct worker *w, uint64_t t);
 static void dbpg_final_send(struct worker *w, uint64_t t);
 
 /* Push one block's selected features to every server; ask for new weights. */
+/* Rule 7: does worker 0 ask for a checkpoint after iteration t? */
+static int
+dbpg_ckpt_due(struct worker *w, uint64_t t)
+{
+	double now = worker_now();
+
+	if (w->conf.id != 0)
+		return 0;
+	if (w->ckpt_asked || (w->conf.ckpt_every > 0 &&
+	    (t + 1) % w->conf.ckpt_every == 0) || (w->conf.ckpt_secs > 0 &&
+	    now - w->ckpt_last >= w->conf.ckpt_secs)) {
+		w->ckpt_asked = 0;
+		w->ckpt_last = now;
+		return 1;
+	}
+	return 0;
+}
+
 static void
 dbpg_start(struct worker *w, uint64_t t)
 {
@@ -287,6 +315,7 @@ dbpg_start(struct worker *w, uint64_t t)
 	it->push_loss = w->lr.loss;
 	it->theta = filters_theta(w, t / pl->nblocks);
 	it->vote = (t + 1) % pl->nblocks == 0 ? dbpg_vote(w) : 0;
+	it->ckpt = dbpg_ckpt_due(w, t);
 	dbpg_select(w, t, it, 1);
 	dbpg_send(w, t);
 }
@@ -343,7 +372,7 @@ dbpg_take_reply(struct worker *w, struct link *l, struct iter *it,
     const struct ps_msg *m, size_t a, size_t z)
 {
 	const uint64_t *keys = w->plan.keys + w->plan.boff[it->block];
-	int again = m->naux > REPLY_AGAIN && m->aux[REPLY_AGAIN] == 1;
+	int again = m->naux > PS_REPLY_AGAIN && m->aux[PS_REPLY_AGAIN] == 1;
 	size_t k, i;
 
 	if (m->flags & PS_MSG_F_NOKEYS) {
@@ -421,6 +450,8 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		it->vmin = (uint32_t)m->aux[5];
 	it->l1 += m->aux[1];
 	it->nnz += m->aux[2];
+	if (m->naux > PS_REPLY_CKPT && m->aux[PS_REPLY_CKPT] == 1)
+		w->ckpt_asked = 1;	/* rule 7 */
 	if (--it->pending > 0)
 		return;
 	if (it->block != UINT32_MAX) {
@@ -502,8 +533,11 @@ dbpg_final_send(struct worker *w, uint64_t t)
 
 		links_msg(w, &m, PS_MSG_PUSH, 0, t);
 		m.width = 2;
-		m.naux = 1;
-		m.aux[0] = it->push_loss;
+		m.naux = 3;
+		m.aux[PS_PUSH_LOSS] = it->push_loss;
+		m.aux[PS_PUSH_VOTE] = 0;	/* as when it was not sent */
+		m.aux[PS_PUSH_CKPT] = w->conf.id == 0 &&
+		    (w->conf.ckpt_every > 0 || w->conf.ckpt_secs > 0);
 		links_send(w, s, &m);
 		m.type = PS_MSG_PULL;
 		m.flags = PS_MSG_F_NOKEYS;
@@ -601,9 +635,11 @@ dbpg_run(struct worker *w)
 		it->actpos = xcalloc(maxb, sizeof *it->actpos);
 		it->actoff = xcalloc(w->plan.nservers + 1, sizeof *it->actoff);
 	}
+	w->ckpt_last = worker_now();
 	if ((resume = resume_point(w)) > 0) {
 		dbpg_resume(w, resume);
 	} else {
+		resume_start_model(w);	/* rule 8 */
 		printf("iter\tsecs\tobjective\trel_change\tnnz\t"
 		    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc");
 		filters_print_header();

@@ -60,6 +60,8 @@ link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		l->hello_ok = 1;
 		if (m->naux >= 1 && m->aux[0] >= 0 && m->aux[0] < 0x1p63)
 			l->resume = (uint64_t)m->aux[0];
+		if (m->naux >= 2 && m->aux[1] > 0)
+			l->nnz = m->aux[1];
 		break;
 	case PS_MSG_PULL_REPLY:
 		if ((m->flags & PS_MSG_F_CURRENT) &&

@@ -32,6 +32,7 @@ static const char usage_text[] =
 "                 [-c channel] [-e epsilon] [-F filters] [-i id] [-l lambda]\n"
 "                 [-m max-iter] [-n workers] [-S seed] [-t tau] [-T test.pss]\n"
 "                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
+"                 [--checkpoint-every n] [--checkpoint-secs secs]\n"
 "                 [--optimizer adagrad|ftrl] [--rejoin secs] [--timeout secs]\n"
 "                 -C host:port | -r ring shard.pss\n";
 
@@ -68,6 +69,10 @@ usage(int status)
 		    "      --rejoin secs      if this worker dies, the servers wait this long for\n"
 		    "                         it to be started again (ps-train does) instead of\n"
 		    "                         ending the job; it then resumes (default 0)\n"
+		    "      --checkpoint-every n  worker 0: the servers write a checkpoint\n"
+		    "                         (ps-server -k) after every n-th iteration\n"
+		    "      --checkpoint-secs secs  worker 0: and after the first iteration\n"
+		    "                         secs after the last; with either, also at the end\n"
 		    "sgd (the servers apply the optimizer to each push):\n"
 		    "      --optimizer name   ftrl (FTRL-proximal, default) or adagrad\n"
 		    "      --alpha x          learning-rate scale (default " SGD_ALPHA ")\n"
@@ -180,6 +185,8 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		{ "test", required_argument, NULL, 'T' },
 		{ "timeout", required_argument, NULL, 1 },
 		{ "rejoin", required_argument, NULL, 8 },
+		{ "checkpoint-every", required_argument, NULL, 9 },
+		{ "checkpoint-secs", required_argument, NULL, 10 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "lz4", no_argument, NULL, 'z' },
@@ -226,6 +233,8 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		case 'T': c->test_path = optarg; break;
 		case 1: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
 		case 8: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
+		case 9: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
+		case 10: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
 		case 'v': (*verbose)++; break;
 		case 'V': printf("ps-worker %s\n", PACKAGE_VERSION); exit(0);
 		case 'z': lz4 = 1; break;

@@ -9,11 +9,16 @@
  * answered in one piece, so that it is a snapshot of that server), and
  * rebuilds its margins from them (resume_weights).  dbpg.c then runs the
  * iterations again from the end of the pass before (its rule 6).
+ *
+ * A new worker of a job whose servers started from a model (ps-server -i)
+ * takes the weights the same way before its first iteration
+ * (resume_start_model), with every feature in the KKT active set.
  */
 #include "config.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sysexits.h>
 
 #include "log.h"
@@ -140,4 +145,22 @@ resume_weights(struct worker *w, uint64_t r)
 	ps_l1lr_restart(&w->lr);
 	log_info("resumed with the servers' weights: loss %.17g",
 	    w->lr.loss);
+}
+
+/* dbpg.c rule 8: take the servers' starting model, if they hold one. */
+void
+resume_start_model(struct worker *w)
+{
+	struct ps_l1lr *lr = &w->lr;
+	size_t i;
+	double nnz = 0;
+
+	for (i = 0; i < w->nlinks; i++)
+		nnz += w->links[i]->nnz;
+	if (nnz == 0)
+		return;
+	resume_weights(w, 0);
+	memset(lr->active, 1, lr->ds->nfeat * sizeof *lr->active);
+	log_info("the servers hold a model with %.0f non-zero weights: "
+	    "starting from it", nnz);
 }

@@ -53,6 +53,9 @@ struct worker_conf {
 	double		 l2;		/* sgd: l2 penalty in F's units */
 	uint32_t	 epochs;	/* sgd: passes over the shard */
 	uint32_t	 batch;		/* sgd: rows per mini-batch */
+	uint64_t	 ckpt_every;	/* dbpg, worker 0: a checkpoint every n
+					   iterations (checkpoint.c); 0 none */
+	double		 ckpt_secs;	/* and/or every secs; 0 none */
 };
 
 /* filters.c: the traffic filters a job may stack (-F). */
@@ -142,6 +145,8 @@ struct link {
 	struct ps_conn	*conn;		/* NULL once the server went away */
 	int		 hello_ok;
 	uint64_t	 resume;	/* HELLO_OK: the round to resume at */
+	double		 nnz;		/* HELLO_OK: the server's non-zero
+					   weights (a job's starting model) */
 	int		 resumed;	/* resume.c: its weights came */
 	uint32_t	*resume_pos;	/* resume.c: plan positions asked for */
 	size_t		 resume_n;
@@ -175,6 +180,7 @@ struct iter {
 					   VOTE_ABSTAIN: none (rule 6) */
 	uint32_t	 vmin;		/* the lowest vote of all, as replies say */
 	double		 theta;		/* the pull's filter threshold, or NAN */
+	int		 ckpt;		/* the push asks for a checkpoint */
 	uint32_t	*actpos;	/* block positions of the pushed features */
 	size_t		*actoff;	/* [nservers + 1]: each server's part */
 };
@@ -224,6 +230,8 @@ struct worker {
 	size_t			 passcap;
 	int			 stopping;
 	double			 started, last_progress;
+	int			 ckpt_asked;	/* a server asked worker 0 for one */
+	double			 ckpt_last;	/* when the last one was asked */
 	int			 have_test;
 	int			 closing;	/* BYE sent: closes are expected */
 	struct evaltest		 test;
@@ -285,6 +293,7 @@ void	sgd_release(struct sgd *sg);
 uint64_t resume_point(const struct worker *w);
 void	resume_weights(struct worker *w, uint64_t r);
 void	resume_reply(struct worker *w, struct link *l, struct ps_msg *m);
+void	resume_start_model(struct worker *w);
 
 /* evaltest.c */
 void	evaltest_init(struct worker *w);

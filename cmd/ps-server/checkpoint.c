@@ -1,0 +1,246 @@
+/*
+ * checkpoint.c: the server's checkpoints (pskit-ckpt(5)) and the model a
+ * job starts from (-i).
+ *
+ * Invariants:
+ *  1. A checkpoint is taken after a round, never between its sends: a
+ *     worker flags its push for round t (aux[PUSH_CKPT], round.c), and
+ *     every server writes its part of channel 0 once it applied t, as
+ *     CKDIR/v<base + t + 1>/part-<its server index>.psm.  Every server
+ *     applies the same rounds, so the parts are of one weight vector.
+ *  2. A part is written atomically (atomicfile.h); the server that finds
+ *     every part of the version present writes the MANIFEST (ps_ckpt_seal),
+ *     also atomically, last.  Two servers that both find them all write
+ *     the same manifest.  So a version has a MANIFEST only when complete,
+ *     and a kill at any point leaves the versions before it as they were.
+ *  3. After sealing, only the newest srv->ckpt.keep versions that have a
+ *     MANIFEST are kept; older versions, sealed or not, are removed.
+ *  4. A request (SIGUSR1, the "checkpoint" text command) sets wanted; the
+ *     next pull reply to worker 0 says so (round.c), worker 0 flags its
+ *     next push, and the checkpoint of that round clears it.
+ *  5. The model of -i is loaded (and verified) when the server starts;
+ *     the first job takes from it the keys its ring gives this server
+ *     (all keys without a ring), sends them to the replicas, and numbers
+ *     its rounds on from the model's iteration (base).  It is then freed.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "ckptdir.h"
+#include "log.h"
+#include "server.h"
+#include "xmalloc.h"
+
+/* Warn when a checkpoint directory's newest version was not the one loaded. */
+static void
+ckpt_init_skipped(const char *ckdir, const char *loaded)
+{
+	struct ps_ckpt_version *v;
+	const char *base = strrchr(loaded, '/');
+	char err[512];
+	size_t n;
+
+	if (ps_ckpt_kind(ckdir) != PS_CKPT_CKDIR ||
+	    ps_ckpt_list(ckdir, &v, &n, err, sizeof err) != 0)
+		return;
+	base = base != NULL ? base + 1 : loaded;
+	if (n > 0 && strcmp(v[n - 1].name, base) != 0)
+		log_warnx("'%s': the newer %s is incomplete or damaged (see "
+		    "ps-ckpt ls); starting from %s", ckdir, v[n - 1].name,
+		    base);
+	ps_ckpt_list_free(v, n);
+}
+
+/* Load the -i model at start; exit with the loader's message if bad. */
+void
+ckpt_init_load(struct server *srv, const char *path)
+{
+	struct ps_ckpt_source src;
+	char err[1024];
+	int rc;
+
+	memset(&src, 0, sizeof src);
+	rc = ps_ckpt_load(&path, 1, &srv->ckpt.init, &src, err, sizeof err);
+	if (rc != 0)
+		fatalx(rc == PS_MODEL_ESYS ? EX_NOINPUT : EX_DATAERR,
+		    "cannot start from '%s': %s", path, err);
+	srv->ckpt.have_init = 1;
+	if (src.version != NULL)
+		ckpt_init_skipped(path, src.version);
+	log_info("starting model %s: iteration %llu, %zu weights",
+	    src.version != NULL ? src.version : path,
+	    (unsigned long long)srv->ckpt.init.iteration, srv->ckpt.init.n);
+	ps_ckpt_source_release(&src);
+}
+
+/* Invariant 5: the first job of the server takes the -i model. */
+void
+ckpt_init_apply(struct channel *ch)
+{
+	struct server *srv = ch->srv;
+	struct ps_model *m = &srv->ckpt.init;
+	size_t i, taken = 0;
+
+	if (!srv->ckpt.have_init)
+		return;
+	for (i = 0; i < m->n; i++) {
+		if (srv->have_ring &&
+		    ps_ring_lookup(&srv->ring, m->fids[i]) != srv->ring_index)
+			continue;
+		store_set(&ch->store, store_slot(&ch->store, m->fids[i]),
+		    m->w[i]);
+		taken++;
+	}
+	ch->job.iter_base = m->iteration;
+	log_info("channel %u starts from the model of iteration %llu: %zu of "
+	    "its %zu weights are this server's", ch->id,
+	    (unsigned long long)m->iteration, taken, m->n);
+	if (srv->have_ring && srv->ring.replicas > 0)
+		replica_resync(ch);
+	ps_model_release(m);
+	srv->ckpt.have_init = 0;
+}
+
+/* Invariant 4: ask for a checkpoint of channel 0's job. */
+int
+ckpt_request(struct server *srv, char *err, size_t errlen)
+{
+	struct channel *ch = srv->channels[0];
+
+	if (srv->ckpt.dir == NULL) {
+		snprintf(err, errlen, "no checkpoint directory (-k)");
+		return -1;
+	}
+	if (ch == NULL || !ch->job.active) {
+		snprintf(err, errlen, "no job is running");
+		return -1;
+	}
+	srv->ckpt.wanted = 1;
+	log_info("checkpoint requested: it follows worker 0's next round");
+	return 0;
+}
+
+/* Remove a version directory and every file in it. */
+static void
+ckpt_remove(const char *vdir)
+{
+	struct dirent *de;
+	DIR *d;
+	char *path;
+
+	if ((d = opendir(vdir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		path = xasprintf("%s/%s", vdir, de->d_name);
+		unlink(path);
+		free(path);
+	}
+	closedir(d);
+	if (rmdir(vdir) == 0)
+		log_info("removed old checkpoint %s", vdir);
+}
+
+/* Invariant 3: keep the newest keep sealed versions, nothing older. */
+static void
+ckpt_prune(const struct server *srv)
+{
+	struct ps_ckpt_version *v;
+	struct stat st;
+	size_t n, i, sealed = 0;
+	char err[512], *path;
+
+	if (ps_ckpt_list(srv->ckpt.dir, &v, &n, err, sizeof err) != 0) {
+		log_warnx("%s", err);
+		return;
+	}
+	for (i = n; i-- > 0;) {
+		path = xasprintf("%s/%s/%s", srv->ckpt.dir, v[i].name,
+		    PS_MANIFEST_NAME);
+		if (sealed < srv->ckpt.keep && stat(path, &st) == 0)
+			sealed++;
+		else if (sealed >= srv->ckpt.keep) {
+			free(path);
+			path = xasprintf("%s/%s", srv->ckpt.dir, v[i].name);
+			ckpt_remove(path);
+		}
+		free(path);
+	}
+	ps_ckpt_list_free(v, n);
+}
+
+/* Invariant 2: seal vdir if every one of its nservers parts is there. */
+static void
+ckpt_try_seal(const struct server *srv, const char *vdir, uint32_t nservers)
+{
+	char err[1024], **names;
+	size_t n, i;
+
+	if (ps_model_dir_list(vdir, &names, &n, err, sizeof err) != 0) {
+		log_warnx("%s", err);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (n < nservers)
+		return;
+	if (ps_ckpt_seal(vdir, NULL, err, sizeof err) != 0) {
+		log_warnx("checkpoint %s not sealed: %s", vdir, err);
+		return;
+	}
+	log_info("checkpoint %s complete", vdir);
+	ckpt_prune(srv);
+}
+
+/* Invariant 1: round t of ch was applied and flagged: write our part. */
+void
+ckpt_round(struct channel *ch, uint64_t t)
+{
+	struct server *srv = ch->srv;
+	const struct job *job = &ch->job;
+	uint64_t iteration = job->iter_base + t + 1;
+	char err[1024], *vdir, *path;
+
+	if (srv->ckpt.dir == NULL || ch->id != 0)
+		return;
+	srv->ckpt.wanted = 0;
+	vdir = ps_ckpt_version_path(srv->ckpt.dir, iteration);
+	if (mkdir(vdir, 0777) != 0 && errno != EEXIST) {
+		log_warn("checkpoint: cannot create '%s'", vdir);
+		free(vdir);
+		return;
+	}
+	path = xasprintf("%s/part-%u.psm", vdir, job->server_index);
+	if (store_save(&ch->store, job, iteration, path, err,
+	    sizeof err) != 0)
+		log_warnx("checkpoint: %s", err);
+	else
+		ckpt_try_seal(srv, vdir, job->nservers ? job->nservers : 1);
+	free(path);
+	free(vdir);
+}
+
+/* -k: the checkpoint directory must exist or be creatable now. */
+void
+ckpt_dir_check(const struct server *srv)
+{
+	struct stat st;
+
+	if (srv->ckpt.dir == NULL)
+		return;
+	if (mkdir(srv->ckpt.dir, 0777) != 0 && errno != EEXIST)
+		fatal(EX_CANTCREAT, "cannot create '%s'", srv->ckpt.dir);
+	if (stat(srv->ckpt.dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		fatalx(EX_CANTCREAT, "'%s' is not a directory", srv->ckpt.dir);
+}

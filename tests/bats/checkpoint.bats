@@ -1,0 +1,266 @@
+#!/usr/bin/env bats
+# checkpoint.bats: the servers' checkpoints (ps-server -k, pskit-ckpt(5))
+# and starting from one (-i, ps-train -I).  Periodic and requested
+# checkpoints are sealed versions of the whole model; a warm start begins
+# at the checkpoint's objective; after kill -9 of every server (also in the
+# middle of writing a checkpoint) the latest complete version is valid and
+# a restart from it converges to the fault-free objective; a damaged
+# version is refused at load, naming the file and offset.
+
+load helper
+
+setup_file() {
+	export BATS_FILE_TMPDIR
+	ps_data a9a >/dev/null
+	# The fault-free run the other tests compare with.
+	timeout 300 ps-train -q -c "$BATS_FILE_TMPDIR/clean.ck" -E 200 \
+	    -o "$BATS_FILE_TMPDIR/clean.model" "$BATS_FILE_TMPDIR/a9a" \
+	    2>"$BATS_FILE_TMPDIR/clean.err"
+}
+
+teardown() {
+	ps_reap
+}
+
+SAMPLE=$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm
+
+# train RUN [OPTION...]: ps-train on a9a in the background, job files in
+# $BATS_TEST_TMPDIR/RUN, its stderr in RUN.out.err; sets TRAIN (the
+# timeout process) and TRAIN_SH (ps-train itself).
+train() {
+	local run=$1 i=0
+	shift
+	ps_start_daemon "$BATS_TEST_TMPDIR/$run.out" timeout 300 \
+	    ps-train -q -j "$BATS_TEST_TMPDIR/$run" \
+	    -o "$BATS_TEST_TMPDIR/$run.model" "$@" "$BATS_FILE_TMPDIR/a9a"
+	TRAIN=$PS_LAST_PID
+	until TRAIN_SH=$(ps -o pid= --ppid "$TRAIN" | awk 'NR == 1 { print $1 }') &&
+	    [ -n "$TRAIN_SH" ]; do
+		[ "$i" -lt 100 ] || return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# wait_lines RUN N: until worker 0 of RUN printed N lines.
+wait_lines() {
+	local tsv="$BATS_TEST_TMPDIR/$1/worker-0.tsv" i=0
+	until [ -f "$tsv" ] && [ "$(wc -l <"$tsv")" -ge "$2" ]; do
+		[ "$i" -lt 1200 ] || { echo "no line $2 in $tsv" >&2; return 1; }
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# wait_versions CKDIR N: until CKDIR holds N versions with a MANIFEST.
+wait_versions() {
+	local i=0
+	until [ "$(ls "$1"/v*/MANIFEST 2>/dev/null | wc -l)" -ge "$2" ]; do
+		[ "$i" -lt 600 ] || { echo "no $2 versions in $1" >&2; return 1; }
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# server_pids: the PIDs of the servers ps-train started, in SERVER_PIDS.
+server_pids() {
+	SERVER_PIDS=$(ps -o pid=,args= --ppid "$TRAIN_SH" |
+	    awk '$2 == "ps-server" { print $1 }' | tee -a "$BATS_TEST_TMPDIR/pids")
+	echo "servers:" $SERVER_PIDS
+	[ "$(echo $SERVER_PIDS | wc -w)" -eq 2 ]
+}
+
+# first_objective TSV: the objective of the first progress line.
+first_objective() {
+	sed -n 2p "$1" | cut -f 3
+}
+
+# objective_at TSV ITER: the objective of iteration ITER.
+objective_at() {
+	awk -F'\t' -v t="$2" '$1 == t { print $3 }' "$1"
+}
+
+# abs_gap A B: |A - B| / |B|.
+abs_gap() {
+	awk -v a="$1" -v b="$2" 'BEGIN { d = (a - b) / b; printf "%.3g\n", d < 0 ? -d : d }'
+}
+
+@test "periodic checkpoints are complete versions; the last three are kept and the last is the final model" {
+	run ps-ckpt ls "$BATS_FILE_TMPDIR/clean.ck"
+	assert_success
+	echo "$output"
+	[ "$(echo "$output" | grep -c complete)" -eq 3 ]
+	[ "$(echo "$output" | grep -c incomplete)" -eq 0 ]
+	for v in "$BATS_FILE_TMPDIR"/clean.ck/v*; do
+		ps-ckpt verify "$v"
+	done
+	# Every 200 iterations, and the final round's.
+	ls "$BATS_FILE_TMPDIR/clean.ck" | head -n 2 | while read -r v; do
+		[ $((10#${v#v} % 200)) -eq 0 ]
+	done
+	last=$(ls "$BATS_FILE_TMPDIR/clean.ck" | tail -n 1)
+	iter=$(ps-ckpt info "$BATS_FILE_TMPDIR/clean.model" | awk '$1 == "iteration" { print $2 }')
+	[ "$last" = "$(printf 'v%012d' "$iter")" ]
+	ps-ckpt diff -q "$BATS_FILE_TMPDIR/clean.ck" "$BATS_FILE_TMPDIR/clean.model"
+}
+
+@test "SIGUSR1 to ps-train and ps-ring checkpoint each write a checkpoint of the running job" {
+	train req -c "$BATS_TEST_TMPDIR/ck"
+	wait_lines req 50
+	kill -USR1 "$TRAIN_SH"
+	wait_versions "$BATS_TEST_TMPDIR/ck" 1
+	run ps-ring checkpoint "$BATS_TEST_TMPDIR/req/ring"
+	echo "$output"
+	assert_success
+	[ "$(echo "$output" | grep -c 'checkpoint requested$')" -eq 2 ]
+	wait_versions "$BATS_TEST_TMPDIR/ck" 2
+	ps_wait_pid "$TRAIN" 300
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	for v in "$BATS_TEST_TMPDIR"/ck/v*; do
+		ps-ckpt verify "$v"
+	done
+	# Without -E no final checkpoint: both came on request.
+	[ "$(ls "$BATS_TEST_TMPDIR/ck" | wc -l)" -eq 2 ]
+	# A server without -k refuses the request and says why.
+	start_servers 1
+	run ps-ring checkpoint "$BATS_TEST_TMPDIR/ring"
+	assert_failure 1
+	assert_output --partial "no checkpoint directory"
+}
+
+@test "a warm start (-I) begins at the checkpoint's objective and ends at the cold run's" {
+	ck=$BATS_FILE_TMPDIR/clean.ck
+	v=$(ls "$ck" | head -n 1)
+	iter=$((10#${v#v}))
+	timeout 300 ps-train -q -I "$ck/$v" -o "$BATS_TEST_TMPDIR/warm" \
+	    "$BATS_FILE_TMPDIR/a9a"
+	cold=$BATS_FILE_TMPDIR/clean.model/progress.tsv
+	warm=$BATS_TEST_TMPDIR/warm/progress.tsv
+	at=$(objective_at "$cold" "$iter")
+	start=$(first_objective "$warm")
+	echo "cold at $iter: $at; warm start: $start"
+	[ "$(awk -v g="$(abs_gap "$start" "$at")" 'BEGIN { print (g < 1e-7) }')" = 1 ]
+	got=$(final_objective "$warm") want=$(final_objective "$cold")
+	gap=$(abs_gap "$got" "$want")
+	echo "cold $want warm $got gap $gap"
+	[ "$(awk -v g="$gap" 'BEGIN { print (g < 1e-4) }')" = 1 ]
+	# The warm model numbers its iterations on from the checkpoint's.
+	n=$(tail -n 1 "$warm" | cut -f 1)
+	ps-ckpt info "$BATS_TEST_TMPDIR/warm" | grep -Fx "iteration	$((iter + n + 1))"
+}
+
+@test "kill -9 of every server mid-run: a restart from the latest checkpoint converges to the fault-free objective" {
+	ck=$BATS_TEST_TMPDIR/ck
+	train crash -r 0 -c "$ck" -E 100
+	wait_lines crash 2
+	server_pids
+	wait_versions "$ck" 2
+	kill -9 $SERVER_PIDS
+	ps_wait_pid "$TRAIN" 60
+	echo "ps-train exit $PS_WAIT_STATUS"
+	[ "$PS_WAIT_STATUS" -ne 0 ]
+	[ ! -e "$BATS_TEST_TMPDIR/crash.model" ]
+	before=$(ls "$ck" | tail -n 1)
+	run ps-ckpt ls "$ck"
+	echo "$output"
+	timeout 300 ps-train -q -I "$ck" -c "$ck" -E 100 \
+	    -o "$BATS_TEST_TMPDIR/restart" "$BATS_FILE_TMPDIR/a9a"
+	got=$(final_objective "$BATS_TEST_TMPDIR/restart/progress.tsv")
+	want=$(final_objective "$BATS_FILE_TMPDIR/clean.model/progress.tsv")
+	gap=$(abs_gap "$got" "$want")
+	echo "fault-free $want restarted $got gap $gap"
+	[ "$(awk -v g="$gap" 'BEGIN { print (g < 1e-3) }')" = 1 ]
+	# The restarted job's checkpoints come after the old ones.
+	after=$(ls "$ck" | tail -n 1)
+	[[ "$after" > "$before" ]]
+	ps-ckpt diff -q "$ck" "$BATS_TEST_TMPDIR/restart"
+}
+
+@test "kill -9 while the servers write checkpoints leaves every sealed version valid and the latest loadable" {
+	ck=$BATS_TEST_TMPDIR/ck
+	# A checkpoint after every iteration: most of the servers' time.
+	train busy -r 0 -c "$ck" -E 1
+	wait_lines busy 2
+	server_pids
+	wait_lines busy 200
+	kill -9 $SERVER_PIDS
+	ps_wait_pid "$TRAIN" 60
+	run ps-ckpt ls "$ck"
+	echo "$output"
+	sealed=0
+	for v in "$ck"/v*; do
+		if [ -f "$v/MANIFEST" ]; then
+			ps-ckpt verify "$v"
+			sealed=$((sealed + 1))
+		else
+			echo "$output" | grep "^${v##*/}	" | grep -q incomplete
+		fi
+	done
+	[ "$sealed" -ge 1 ]
+	latest=$(ls "$ck"/v*/MANIFEST | tail -n 1)
+	latest=$(basename "$(dirname "$latest")")
+	ps_start_daemon "$BATS_TEST_TMPDIR/s.out" ps-server -v -i "$ck"
+	ps_wait_line "$BATS_TEST_TMPDIR/s.out" '^listening '
+	grep "starting model .*$latest" "$BATS_TEST_TMPDIR/s.out.err"
+}
+
+@test "a bit-flipped or truncated checkpoint is caught by verify and refused at load, naming file and offset" {
+	ck=$BATS_TEST_TMPDIR/ck
+	cp -r "$BATS_FILE_TMPDIR/clean.ck" "$ck"
+	v=$(ls "$ck" | tail -n 1)
+	part=$ck/$v/part-1.psm
+	# Flip one bit of the first record's weight.
+	byte=$(od -An -tu1 -j 60 -N 1 "$part" | tr -d ' ')
+	printf "$(printf '\\%03o' $((byte ^ 1)))" |
+	    dd of="$part" bs=1 seek=60 conv=notrunc 2>/dev/null
+	run ps-ckpt verify "$ck/$v"
+	echo "$output"
+	assert_failure 1
+	assert_output --partial "part-1.psm"
+	assert_output --partial "offset"
+	run ps-server -i "$ck/$v"
+	echo "$output"
+	assert_failure 65
+	assert_output --partial "part-1.psm: offset"
+	run timeout 60 ps-train -q -I "$ck/$v" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE"
+	echo "$output"
+	assert_failure 65
+	assert_output --partial "part-1.psm: offset"
+	[ ! -e "$BATS_TEST_TMPDIR/m" ]
+	# A checkpoint directory falls back to the newest sound version, and
+	# says which one it skipped.
+	ps_start_daemon "$BATS_TEST_TMPDIR/s.out" ps-server -i "$ck"
+	ps_wait_line "$BATS_TEST_TMPDIR/s.out" '^listening '
+	grep "the newer $v is incomplete or damaged" "$BATS_TEST_TMPDIR/s.out.err"
+	# Truncated.
+	v2=$(ls "$ck" | head -n 1)
+	part=$ck/$v2/part-0.psm
+	truncate -s -5 "$part"
+	run ps-ckpt verify "$ck/$v2"
+	assert_failure 1
+	assert_output --partial "part-0.psm"
+	run ps-server -i "$ck/$v2"
+	echo "$output"
+	assert_failure 65
+	assert_output --partial "part-0.psm"
+	run ps-server -i "$BATS_TEST_TMPDIR/nothing"
+	assert_failure 66
+}
+
+@test "checkpoint options: bad values are usage errors" {
+	run ps-server --keep 0
+	assert_failure 64
+	run ps-train -E 10 "$SAMPLE"
+	assert_failure 64
+	assert_output --partial "-E needs -c"
+	run ps-train -c "$BATS_TEST_TMPDIR/ck" -E 0 "$SAMPLE"
+	assert_failure 64
+	run ps-train -c "$BATS_TEST_TMPDIR/ck" -E xs "$SAMPLE"
+	assert_failure 64
+	run ps-train --init
+	assert_failure 64
+	run ps-train -A sgd -c "$BATS_TEST_TMPDIR/ck" "$SAMPLE"
+	assert_failure 64
+	run ps-worker --checkpoint-every 0 -r x y
+	assert_failure 64
+}
