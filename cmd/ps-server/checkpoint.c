@@ -14,7 +14,9 @@
  *     the same manifest.  So a version has a MANIFEST only when complete,
  *     and a kill at any point leaves the versions before it as they were.
  *  3. After sealing, only the newest srv->ckpt.keep versions that have a
- *     MANIFEST are kept; older versions, sealed or not, are removed.
+ *     MANIFEST are kept; older versions, sealed or not, are removed, each
+ *     MANIFEST first (unlinked and the directory synced), so a kill while
+ *     removing leaves an incomplete version.
  *  4. A request (SIGUSR1, the "checkpoint" text command) sets wanted; the
  *     next pull reply to worker 0 says so (round.c), worker 0 flags its
  *     next push, and the checkpoint of that round clears it.
@@ -35,6 +37,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "ckptdir.h"
 #include "log.h"
 #include "server.h"
@@ -129,7 +132,11 @@ ckpt_request(struct server *srv, char *err, size_t errlen)
 	return 0;
 }
 
-/* Remove a version directory and every file in it. */
+/*
+ * Remove a version directory and every file in it, the MANIFEST first: a
+ * kill on the way leaves an incomplete version, never a sealed one with
+ * parts missing.
+ */
 static void
 ckpt_remove(const char *vdir)
 {
@@ -137,6 +144,10 @@ ckpt_remove(const char *vdir)
 	DIR *d;
 	char *path;
 
+	path = xasprintf("%s/%s", vdir, PS_MANIFEST_NAME);
+	if (unlink(path) == 0 && ps_atomic_sync_dir(path) != 0)
+		log_warn("cannot sync '%s'", vdir);
+	free(path);
 	if ((d = opendir(vdir)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
