@@ -71,6 +71,8 @@ ckpt_init_load(struct server *srv, const char *path)
 	char err[1024];
 	int rc;
 
+	double started = server_now();
+
 	memset(&src, 0, sizeof src);
 	rc = ps_ckpt_load(&path, 1, &srv->ckpt.init, &src, err, sizeof err);
 	if (rc != 0)
@@ -79,9 +81,10 @@ ckpt_init_load(struct server *srv, const char *path)
 	srv->ckpt.have_init = 1;
 	if (src.version != NULL)
 		ckpt_init_skipped(path, src.version);
-	log_info("starting model %s: iteration %llu, %zu weights",
-	    src.version != NULL ? src.version : path,
-	    (unsigned long long)srv->ckpt.init.iteration, srv->ckpt.init.n);
+	log_info("starting model %s: iteration %llu, %zu weights, read and "
+	    "checked in %.3f s", src.version != NULL ? src.version : path,
+	    (unsigned long long)srv->ckpt.init.iteration, srv->ckpt.init.n,
+	    server_now() - started);
 	ps_ckpt_source_release(&src);
 }
 
@@ -222,6 +225,7 @@ ckpt_round(struct channel *ch, uint64_t t)
 	const struct job *job = &ch->job;
 	uint64_t iteration = job->iter_base + t + 1;
 	char err[1024], *vdir, *path;
+	double started = server_now();
 
 	if (srv->ckpt.dir == NULL || ch->id != 0)
 		return;
@@ -234,10 +238,14 @@ ckpt_round(struct channel *ch, uint64_t t)
 	}
 	path = xasprintf("%s/part-%u.psm", vdir, job->server_index);
 	if (store_save(&ch->store, job, iteration, path, err,
-	    sizeof err) != 0)
+	    sizeof err) != 0) {
 		log_warnx("checkpoint: %s", err);
-	else
+	} else {
+		log_info("checkpoint %s: part %u, %llu weights, written in "
+		    "%.3f s", vdir, job->server_index,
+		    (unsigned long long)ch->store.nnz, server_now() - started);
 		ckpt_try_seal(srv, vdir, job->nservers ? job->nservers : 1);
+	}
 	free(path);
 	free(vdir);
 }
