@@ -128,6 +128,27 @@ abs_gap() {
 	assert_output --partial "no checkpoint directory"
 }
 
+@test "-E 1s writes a checkpoint about every second, and one at the end" {
+	ck=$BATS_TEST_TMPDIR/ck
+	timeout 300 ps-train -q -c "$ck" -E 1s -o "$BATS_TEST_TMPDIR/m" \
+	    "$BATS_FILE_TMPDIR/a9a" 2>"$BATS_TEST_TMPDIR/err"
+	cat "$BATS_TEST_TMPDIR/err"
+	secs=$(awk '$1 == "seconds" { print $2 }' "$BATS_TEST_TMPDIR/err")
+	iters=$(awk '$1 == "iterations" { print $2 }' "$BATS_TEST_TMPDIR/err")
+	ls "$ck"
+	ps-ckpt diff -q "$ck" "$BATS_TEST_TMPDIR/m"
+	# The newest three are kept: two timed ones and the final one (the
+	# job takes 4 s or more here).  The timed ones are about a second of
+	# iterations apart.
+	[ "$(awk -v s="$secs" 'BEGIN { print (s >= 3) }')" = 1 ]
+	[ "$(ls "$ck" | wc -l)" -eq 3 ]
+	a=$(ls "$ck" | sed -n 1p) b=$(ls "$ck" | sed -n 2p)
+	gap=$((10#${b#v} - 10#${a#v}))
+	echo "versions $a $b: $gap iterations apart; $iters in $secs s"
+	awk -v g="$gap" -v n="$iters" -v s="$secs" \
+	    'BEGIN { r = n / s; exit !(g > r / 4 && g < 4 * r) }'
+}
+
 @test "a warm start (-I) begins at the checkpoint's objective and ends at the cold run's" {
 	ck=$BATS_FILE_TMPDIR/clean.ck
 	v=$(ls "$ck" | head -n 1)
