@@ -22,7 +22,7 @@ usage_of() {
 }
 
 @test "SYNOPSIS matches usage() for every program" {
-	for prog in ps-server ps-worker ps-train ps-plot ps-shard-data ps-ring ps-ckpt; do
+	for prog in ps-server ps-worker ps-train ps-plot ps-retrain ps-shard-data ps-ring ps-ckpt; do
 		[ -f "$PSKIT_SRCDIR/man/$prog.1" ] || { echo "no man page for $prog"; return 1; }
 		u=$(usage_of "$prog" | sed 's/^ *//; s/ *$//')
 		s=$(synopsis "$prog.1" | sed 's/^ *//; s/ *$//')
