@@ -76,6 +76,11 @@ history_last() {
 	[ "$(target)" != "$first" ]
 	[ -d "$D/$first" ]
 	grep -F -- "-I $(readlink -f "$D/$first") " train.args
+	# Warm: the new model numbers its iterations on from the first one's.
+	it1=$(ps-ckpt info "$D/$first" | awk '$1 == "iteration" { print $2 }')
+	it2=$(ps-ckpt info "$D/$(target)" | awk '$1 == "iteration" { print $2 }')
+	echo "iterations: first $it1, warm-started $it2"
+	[ "$it2" -gt "$it1" ]
 	[ "$(history_last current)" = "$first" ]
 	[ "$(history_last auc_current)" = "$(sed -n 2p "$D/history.tsv" | cut -f 4)" ]
 	[ "$(history_last promoted)" = yes ]
