@@ -1,6 +1,7 @@
 /*
  * modelset.c: sets of model parts (model.h): read parts and directories of
- * parts into a set, check that they agree and merge them into one model.
+ * parts into a set, check that they agree and merge them into one model;
+ * and the two helpers that build a model record by record.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "errbuf.h"
+#include "ftrl.h"
 #include "model.h"
 #include "xmalloc.h"
 
@@ -94,6 +96,27 @@ ps_model_set_add_dir(struct ps_model_set *set, const char *dir, char *err,
 	return rc;
 }
 
+/* Check that parts a and b (named an, bn) have the same optimiser state. */
+static int
+model_state_agree(const struct ps_model *a, const struct ps_model *b,
+    const char *an, const char *bn, char *err, size_t errlen)
+{
+	if (a->format != b->format)
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
+		    "'%s' is format %u but '%s' format %u", an, a->format, bn,
+		    b->format);
+	if (a->optimizer != b->optimizer)
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
+		    "'%s' has optimiser %s but '%s' has %s", an,
+		    ps_ftrl_name((int)a->optimizer), bn,
+		    ps_ftrl_name((int)b->optimizer));
+	if (a->epochs != b->epochs)
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
+		    "'%s' has epochs %.17g but '%s' has %.17g", an, a->epochs,
+		    bn, b->epochs);
+	return 0;
+}
+
 /* Check that part i agrees with part 0 and has its own server id. */
 static int
 model_set_agree(const struct ps_model_set *set, size_t i, char *err,
@@ -116,6 +139,8 @@ model_set_agree(const struct ps_model_set *set, size_t i, char *err,
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
 		    "'%s' is one of %u servers but '%s' of %u", an, a->nservers,
 		    bn, b->nservers);
+	if (model_state_agree(a, b, an, bn, err, errlen) != 0)
+		return PS_MODEL_EDATA;
 	for (j = 0; j < i; j++)
 		if (set->parts[j].server_id == b->server_id)
 			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
@@ -149,8 +174,7 @@ model_set_union(const struct ps_model_set *set, struct ps_model *out,
 
 	for (i = 0; i < set->n; i++)
 		total += set->parts[i].n;
-	out->fids = xcalloc(total ? total : 1, sizeof *out->fids);
-	out->w = xcalloc(total ? total : 1, sizeof *out->w);
+	ps_model_alloc(out, total, set->parts[0].z != NULL);
 	while ((i = model_set_next(set, pos)) < set->n) {
 		uint64_t fid = set->parts[i].fids[pos[i]];
 
@@ -161,13 +185,37 @@ model_set_union(const struct ps_model_set *set, struct ps_model *out,
 			    "'%s'", (unsigned long long)fid, set->names[last],
 			    set->names[i]);
 		}
-		out->fids[k] = fid;
-		out->w[k++] = set->parts[i].w[pos[i]++];
+		ps_model_copy(out, k++, &set->parts[i], pos[i]++);
 		last = i;
 	}
 	out->n = k;
 	free(pos);
 	return 0;
+}
+
+/* Allocate m's arrays for cap records, zeroed, z and nsq if state. */
+void
+ps_model_alloc(struct ps_model *m, size_t cap, int state)
+{
+	m->fids = xcalloc(cap, sizeof *m->fids);
+	m->w = xcalloc(cap, sizeof *m->w);
+	if (state) {
+		m->z = xcalloc(cap, sizeof *m->z);
+		m->nsq = xcalloc(cap, sizeof *m->nsq);
+	}
+}
+
+/* Copy record j of src to record k of dst, with its state if dst has it. */
+void
+ps_model_copy(struct ps_model *dst, size_t k, const struct ps_model *src,
+    size_t j)
+{
+	dst->fids[k] = src->fids[j];
+	dst->w[k] = src->w[j];
+	if (dst->z != NULL) {
+		dst->z[k] = src->z[j];
+		dst->nsq[k] = src->nsq[j];
+	}
 }
 
 /* Check the parts agree, then merge them into out. */
@@ -189,6 +237,9 @@ ps_model_set_merge(const struct ps_model_set *set, struct ps_model *out,
 	out->nservers = set->parts[0].nservers;
 	out->iteration = set->parts[0].iteration;
 	out->lambda = set->parts[0].lambda;
+	out->format = set->parts[0].format;
+	out->optimizer = set->parts[0].optimizer;
+	out->epochs = set->parts[0].epochs;
 	for (i = 0; i < set->n; i++)
 		if (set->parts[i].ring_version > out->ring_version)
 			out->ring_version = set->parts[i].ring_version;
