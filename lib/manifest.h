@@ -23,11 +23,16 @@
  *   2. every part it lists exists and is a valid part (ps_model_read);
  *   3. each part's header agrees with the manifest (server id S,
  *      servers, ring version, iteration, lambda);
- *   4. each part's size and record checksum (its last 4 bytes, the
- *      CRC-32C of its records) are the listed ones; with 3, this pins
- *      every byte of the part, so one rewritten after the manifest, even
- *      validly, is caught.  (Not a CRC of the whole file: a CRC over
- *      bytes that end in their own CRC is the same for every file of a
+ *   4. each part's size and record checksum (its last 4 bytes: in
+ *      format 1 the CRC-32C of its records, in format 2 that of its
+ *      header before the header's CRC and its records) are the listed
+ *      ones; with 3, this pins every byte of the part, so one rewritten
+ *      after the manifest, even validly, is caught.  (Format 1's header
+ *      fields outside 3 are its magic, format, record count and header
+ *      CRC, fixed by the format and the size; format 2's optimiser and
+ *      epochs are under its trailer instead, so the manifest needs no
+ *      line for them.  Not a CRC of the whole file: a CRC over bytes
+ *      that end in their own CRC is the same for every file of a
  *      length.)
  *   5. the parts have disjoint feature ids (ps_model_set_merge).
  * A version directory without a MANIFEST is incomplete: writers put the
@@ -58,7 +63,7 @@ struct ps_manifest_part {
 	uint32_t	 server;	/* the part's server id */
 	char		*name;		/* file name inside the directory */
 	uint64_t	 size;		/* bytes */
-	uint32_t	 crc;		/* its record CRC-32C (last 4 bytes) */
+	uint32_t	 crc;		/* its trailer CRC-32C (last 4 bytes) */
 };
 
 struct ps_manifest {

@@ -1,15 +1,17 @@
 /*
- * model.c: write, read and merge model part files (layout in model.h).
+ * model.c: write and read model part files (layout in model.h); sets of
+ * parts and their merge are in modelset.c.
  *
  * Records go through a fixed buffer in both directions so millions of them
  * are encoded or decoded per second; the reader sizes its arrays from the
- * file's real length, never from the header's record count alone.
+ * file's real length, never from the header's record count alone.  The two
+ * formats differ in their sizes (struct model_layout), in format 2's
+ * header fields and record state, and in where the trailer's CRC starts.
  */
 #include "config.h"
 
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,11 +21,28 @@
 #include "atomicfile.h"
 #include "crc32c.h"
 #include "errbuf.h"
+#include "ftrl.h"
 #include "model.h"
-#include "xmalloc.h"
 
-#define MODEL_CHUNK	5461	/* records per buffer, 64 KiB */
+#define MODEL_BUF	65520	/* bytes of records, a multiple of 12 and 28 */
 #define MODEL_TRAILER	4
+#define REC_W		8	/* offsets in a record */
+#define REC_Z		12
+#define REC_N		20
+
+/* What a format fixes: the sizes of its header and records. */
+struct model_layout {
+	uint32_t	format;
+	size_t		header;		/* bytes, its CRC-32C the last 4 */
+	size_t		record;
+};
+
+static const struct model_layout model_v1 = {
+	PS_MODEL_FORMAT, PS_MODEL_HEADER_SIZE, PS_MODEL_RECORD_SIZE
+};
+static const struct model_layout model_v2 = {
+	PS_MODEL_FORMAT2, PS_MODEL2_HEADER_SIZE, PS_MODEL2_RECORD_SIZE
+};
 
 /* Store v little-endian (configure refuses big-endian hosts). */
 static void
@@ -59,98 +78,183 @@ get64(const unsigned char *p)
 	return v;
 }
 
+/* Why record i of m cannot be written, or NULL. */
+static const char *
+model_record_problem(const struct ps_model *m, size_t i)
+{
+	if (m->fids[i] == 0 || (i > 0 && m->fids[i] <= m->fids[i - 1]))
+		return "feature ids not ascending from 1";
+	if (!isfinite(m->w[i]))
+		return "weight is not finite";
+	if (m->z != NULL && !isfinite(m->z[i]))
+		return "z is not finite";
+	if (m->z != NULL && (!isfinite(m->nsq[i]) || m->nsq[i] < 0))
+		return "n is not a finite number >= 0";
+	return NULL;
+}
+
 /* Why m cannot be written, or NULL. */
 static const char *
 model_problem(const struct ps_model *m)
 {
+	const char *why = NULL;
 	size_t i;
 
 	if (m->nservers == 0 || m->server_id >= m->nservers)
 		return "server id not below the number of servers";
 	if (!isfinite(m->lambda) || m->lambda < 0)
 		return "lambda is not a finite number >= 0";
-	for (i = 0; i < m->n; i++) {
-		if (m->fids[i] == 0 || (i > 0 && m->fids[i] <= m->fids[i - 1]))
-			return "feature ids not ascending from 1";
-		if (!isfinite(m->w[i]))
-			return "weight is not finite";
-	}
-	return NULL;
+	if ((m->z == NULL) != (m->nsq == NULL))
+		return "optimiser state needs both z and n";
+	if (m->z == NULL && (m->optimizer != 0 || m->epochs != 0))
+		return "optimiser or epochs without optimiser state";
+	if (m->z != NULL && ps_ftrl_name((int)m->optimizer) == NULL)
+		return "unknown optimiser";
+	if (m->z != NULL && (!isfinite(m->epochs) || m->epochs < 0))
+		return "epochs is not a finite number >= 0";
+	for (i = 0; i < m->n && why == NULL; i++)
+		why = model_record_problem(m, i);
+	return why;
 }
 
-/* Encode the 52-byte header. */
-static void
-model_header_encode(unsigned char *h, const struct ps_model *m)
+/* Encode the header of layout l; return its CRC. */
+static uint32_t
+model_header_encode(unsigned char *h, const struct ps_model *m,
+    const struct model_layout *l)
 {
+	uint32_t crc;
+
 	memcpy(h, PS_MODEL_MAGIC, 8);
-	put32(h + 8, PS_MODEL_FORMAT);
+	put32(h + 8, l->format);
 	put32(h + 12, m->server_id);
 	put32(h + 16, m->nservers);
 	put32(h + 20, m->ring_version);
 	put64(h + 24, m->iteration);
 	memcpy(h + 32, &m->lambda, 8);
 	put64(h + 40, (uint64_t)m->n);
-	put32(h + 48, ps_crc32c(0, h, 48));
+	if (l->format == PS_MODEL_FORMAT2) {
+		put32(h + 48, m->optimizer);
+		memcpy(h + 52, &m->epochs, 8);
+	}
+	crc = ps_crc32c(0, h, l->header - 4);
+	put32(h + l->header - 4, crc);
+	return crc;
 }
 
-/* Write the records and their checksum to fp. */
+/* Write the records and the trailer, a CRC-32C extending crc, to fp. */
 static void
-model_records_write(FILE *fp, const struct ps_model *m)
+model_records_write(FILE *fp, const struct ps_model *m,
+    const struct model_layout *l, uint32_t crc)
 {
-	unsigned char buf[MODEL_CHUNK * PS_MODEL_RECORD_SIZE], t[4];
-	uint32_t crc = 0;
-	size_t i = 0, k;
+	unsigned char buf[MODEL_BUF], t[4], *r;
+	size_t i = 0, k, chunk = MODEL_BUF / l->record;
 
 	while (i < m->n) {
-		for (k = 0; k < MODEL_CHUNK && i < m->n; k++, i++) {
-			put64(buf + k * 12, m->fids[i]);
-			memcpy(buf + k * 12 + 8, &m->w[i], 4);
+		for (k = 0, r = buf; k < chunk && i < m->n; k++, i++) {
+			put64(r, m->fids[i]);
+			memcpy(r + REC_W, &m->w[i], 4);
+			if (m->z != NULL) {
+				memcpy(r + REC_Z, &m->z[i], 8);
+				memcpy(r + REC_N, &m->nsq[i], 8);
+			}
+			r += l->record;
 		}
-		crc = ps_crc32c(crc, buf, k * 12);
-		fwrite(buf, 12, k, fp);
+		crc = ps_crc32c(crc, buf, k * l->record);
+		fwrite(buf, l->record, k, fp);
 	}
 	put32(t, crc);
 	fwrite(t, 1, 4, fp);
 }
 
-/* Validate m, then write header, records and trailer atomically. */
+/*
+ * Validate m, then write header, records and trailer atomically.  Format
+ * 2's trailer extends the CRC of the header's bytes before its CRC.
+ */
 int
 ps_model_write(const char *path, const struct ps_model *m, char *err,
     size_t errlen)
 {
-	unsigned char h[PS_MODEL_HEADER_SIZE];
+	const struct model_layout *l = m->z != NULL ? &model_v2 : &model_v1;
+	unsigned char h[PS_MODEL2_HEADER_SIZE];
 	struct ps_atomic *af;
 	const char *why;
+	uint32_t crc;
 
 	if ((why = model_problem(m)) != NULL)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "cannot write '%s': %s", path, why);
 	if ((af = ps_atomic_open(path, err, errlen)) == NULL)
 		return PS_MODEL_ESYS;
-	model_header_encode(h, m);
-	fwrite(h, 1, sizeof h, af->fp);
-	model_records_write(af->fp, m);
+	crc = model_header_encode(h, m, l);
+	fwrite(h, 1, l->header, af->fp);
+	model_records_write(af->fp, m, l, l == &model_v2 ? crc : 0);
 	if (ps_atomic_commit(af, err, errlen) != 0)
 		return PS_MODEL_ESYS;
 	return 0;
 }
 
-/* Decode and check the header; size is the file's length. */
+/* Read the header into h (PS_MODEL2_HEADER_SIZE bytes); its layout in *l. */
 static int
-model_header_decode(const char *path, const unsigned char *h, uint64_t size,
-    struct ps_model *m, char *err, size_t errlen)
+model_header_read(const char *path, FILE *fp, uint64_t size,
+    unsigned char *h, const struct model_layout **l, char *err, size_t errlen)
 {
-	uint64_t n, need;
-
+	if (size < PS_MODEL_HEADER_SIZE + MODEL_TRAILER)
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
+		    "%llu: truncated header", path, (unsigned long long)size);
+	if (fread(h, 1, PS_MODEL_HEADER_SIZE, fp) != PS_MODEL_HEADER_SIZE)
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
+		    "cannot read '%s': file shrank", path);
 	if (memcmp(h, PS_MODEL_MAGIC, 8) != 0)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: offset 0: bad magic (not a model file)", path);
-	if (get32(h + 8) != PS_MODEL_FORMAT)
+	if (get32(h + 8) == PS_MODEL_FORMAT) {
+		*l = &model_v1;
+		return 0;
+	}
+	if (get32(h + 8) != PS_MODEL_FORMAT2)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: offset 8: unsupported format %u", path, get32(h + 8));
-	if (get32(h + 48) != ps_crc32c(0, h, 48))
+	*l = &model_v2;
+	if (size < PS_MODEL2_HEADER_SIZE + MODEL_TRAILER)
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
+		    "%llu: truncated header", path, (unsigned long long)size);
+	if (fread(h + PS_MODEL_HEADER_SIZE, 1, PS_MODEL2_HEADER_SIZE -
+	    PS_MODEL_HEADER_SIZE, fp) != PS_MODEL2_HEADER_SIZE -
+	    PS_MODEL_HEADER_SIZE)
+		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
+		    "cannot read '%s': file shrank", path);
+	return 0;
+}
+
+/* Decode and check format 2's optimiser and epochs. */
+static int
+model_header2_decode(const char *path, const unsigned char *h,
+    struct ps_model *m, char *err, size_t errlen)
+{
+	m->optimizer = get32(h + 48);
+	memcpy(&m->epochs, h + 52, 8);
+	if (ps_ftrl_name((int)m->optimizer) == NULL)
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset 48: "
+		    "unknown optimiser %u", path, m->optimizer);
+	if (!isfinite(m->epochs) || m->epochs < 0)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
-		    "%s: offset 48: header checksum mismatch", path);
+		    "%s: offset 52: bad epochs", path);
+	return 0;
+}
+
+/* Decode and check the header h of layout l; size is the file's length. */
+static int
+model_header_decode(const char *path, const unsigned char *h,
+    const struct model_layout *l, uint64_t size, struct ps_model *m,
+    char *err, size_t errlen)
+{
+	size_t hc = l->header - 4;
+	uint64_t n, need;
+
+	if (get32(h + hc) != ps_crc32c(0, h, hc))
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
+		    "%s: offset %zu: header checksum mismatch", path, hc);
+	m->format = l->format;
 	m->server_id = get32(h + 12);
 	m->nservers = get32(h + 16);
 	m->ring_version = get32(h + 20);
@@ -164,11 +268,14 @@ model_header_decode(const char *path, const unsigned char *h, uint64_t size,
 	if (!isfinite(m->lambda) || m->lambda < 0)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: offset 32: bad lambda", path);
-	if (n > (size - PS_MODEL_HEADER_SIZE - MODEL_TRAILER) / 12)
+	if (l->format == PS_MODEL_FORMAT2 &&
+	    model_header2_decode(path, h, m, err, errlen) != 0)
+		return PS_MODEL_EDATA;
+	if (n > (size - l->header - MODEL_TRAILER) / l->record)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
 		    "%llu: truncated (header says %llu records)", path,
 		    (unsigned long long)size, (unsigned long long)n);
-	need = PS_MODEL_HEADER_SIZE + n * 12 + MODEL_TRAILER;
+	need = l->header + n * l->record + MODEL_TRAILER;
 	if (size != need)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
 		    "%llu: trailing bytes after the records", path,
@@ -177,18 +284,38 @@ model_header_decode(const char *path, const unsigned char *h, uint64_t size,
 	return 0;
 }
 
-/* Decode k records from buf into m starting at record i. */
+/* Decode format 2's state of record i from r; off is the record's offset. */
+static int
+model_state_decode(const char *path, const unsigned char *r,
+    unsigned long long off, size_t i, struct ps_model *m, char *err,
+    size_t errlen)
+{
+	memcpy(&m->z[i], r + REC_Z, 8);
+	memcpy(&m->nsq[i], r + REC_N, 8);
+	if (!isfinite(m->z[i]))
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
+		    "%s: offset %llu: z is not finite", path, off + REC_Z);
+	if (!isfinite(m->nsq[i]) || m->nsq[i] < 0)
+		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
+		    "%llu: n is not a finite number >= 0", path, off + REC_N);
+	return 0;
+}
+
+/* Decode k records of layout l from buf into m starting at record i. */
 static int
 model_records_decode(const char *path, const unsigned char *buf, size_t k,
-    size_t i, struct ps_model *m, char *err, size_t errlen)
+    size_t i, const struct model_layout *l, struct ps_model *m, char *err,
+    size_t errlen)
 {
+	const unsigned char *r = buf;
 	size_t j;
 
-	for (j = 0; j < k; j++, i++) {
-		unsigned long long off = PS_MODEL_HEADER_SIZE + (unsigned long long)i * 12;
+	for (j = 0; j < k; j++, i++, r += l->record) {
+		unsigned long long off = l->header +
+		    (unsigned long long)i * l->record;
 
-		m->fids[i] = get64(buf + j * 12);
-		memcpy(&m->w[i], buf + j * 12 + 8, 4);
+		m->fids[i] = get64(r);
+		memcpy(&m->w[i], r + REC_W, 4);
 		if (m->fids[i] == 0)
 			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 			    "%s: offset %llu: feature id 0", path, off);
@@ -199,33 +326,50 @@ model_records_decode(const char *path, const unsigned char *buf, size_t k,
 		if (!isfinite(m->w[i]))
 			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 			    "%s: offset %llu: weight is not finite", path,
-			    off + 8);
+			    off + REC_W);
+		if (m->z != NULL && model_state_decode(path, r, off, i, m, err,
+		    errlen) != 0)
+			return PS_MODEL_EDATA;
 	}
 	return 0;
 }
 
-/* Read the records and the trailer that follow the header. */
+/* Allocate m's arrays for m->n records of layout l. */
 static int
-model_records_read(const char *path, FILE *fp, struct ps_model *m, char *err,
-    size_t errlen)
+model_alloc(const char *path, const struct model_layout *l,
+    struct ps_model *m, char *err, size_t errlen)
 {
-	unsigned char buf[MODEL_CHUNK * PS_MODEL_RECORD_SIZE];
-	uint32_t crc = 0;
-	size_t i = 0, k;
-	int rc;
+	size_t n = m->n ? m->n : 1;
 
-	if ((m->fids = malloc((m->n ? m->n : 1) * sizeof *m->fids)) == NULL ||
-	    (m->w = malloc((m->n ? m->n : 1) * sizeof *m->w)) == NULL)
+	if ((m->fids = malloc(n * sizeof *m->fids)) == NULL ||
+	    (m->w = malloc(n * sizeof *m->w)) == NULL ||
+	    (l->format == PS_MODEL_FORMAT2 &&
+	    ((m->z = malloc(n * sizeof *m->z)) == NULL ||
+	    (m->nsq = malloc(n * sizeof *m->nsq)) == NULL)))
 		return ps_errbuf(err, errlen, PS_MODEL_ESYS, "%s: cannot "
 		    "allocate %zu records: %s", path, m->n, strerror(errno));
+	return 0;
+}
+
+/* Read the records and the trailer, a CRC-32C extending crc. */
+static int
+model_records_read(const char *path, FILE *fp, const struct model_layout *l,
+    uint32_t crc, struct ps_model *m, char *err, size_t errlen)
+{
+	unsigned char buf[MODEL_BUF];
+	size_t i = 0, k, chunk = MODEL_BUF / l->record;
+	int rc;
+
+	if ((rc = model_alloc(path, l, m, err, errlen)) != 0)
+		return rc;
 	while (i < m->n) {
-		k = m->n - i < MODEL_CHUNK ? m->n - i : MODEL_CHUNK;
-		if (fread(buf, 12, k, fp) != k)
+		k = m->n - i < chunk ? m->n - i : chunk;
+		if (fread(buf, l->record, k, fp) != k)
 			return ps_errbuf(err, errlen, PS_MODEL_ESYS,
 			    "cannot read '%s': %s", path, ferror(fp) ?
 			    strerror(errno) : "file shrank");
-		crc = ps_crc32c(crc, buf, k * 12);
-		if ((rc = model_records_decode(path, buf, k, i, m, err,
+		crc = ps_crc32c(crc, buf, k * l->record);
+		if ((rc = model_records_decode(path, buf, k, i, l, m, err,
 		    errlen)) != 0)
 			return rc;
 		i += k;
@@ -236,8 +380,7 @@ model_records_read(const char *path, FILE *fp, struct ps_model *m, char *err,
 	if (get32(buf) != crc)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
 		    "%llu: record checksum mismatch", path,
-		    (unsigned long long)PS_MODEL_HEADER_SIZE +
-		    (unsigned long long)m->n * 12);
+		    (unsigned long long)m->file_size - 4);
 	m->records_crc = crc;
 	return 0;
 }
@@ -247,8 +390,10 @@ static int
 model_read_stream(const char *path, FILE *fp, struct ps_model *m, char *err,
     size_t errlen)
 {
-	unsigned char h[PS_MODEL_HEADER_SIZE];
+	unsigned char h[PS_MODEL2_HEADER_SIZE];
+	const struct model_layout *l;
 	struct stat st;
+	uint64_t size;
 	int rc;
 
 	if (fstat(fileno(fp), &st) != 0)
@@ -257,17 +402,13 @@ model_read_stream(const char *path, FILE *fp, struct ps_model *m, char *err,
 	if (!S_ISREG(st.st_mode))
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: not a regular file", path);
-	if ((uint64_t)st.st_size < PS_MODEL_HEADER_SIZE + MODEL_TRAILER)
-		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
-		    "%lld: truncated header", path, (long long)st.st_size);
-	if (fread(h, 1, sizeof h, fp) != sizeof h)
-		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
-		    "cannot read '%s': file shrank", path);
-	if ((rc = model_header_decode(path, h, (uint64_t)st.st_size, m, err,
-	    errlen)) != 0)
+	size = (uint64_t)st.st_size;
+	if ((rc = model_header_read(path, fp, size, h, &l, err, errlen)) != 0 ||
+	    (rc = model_header_decode(path, h, l, size, m, err, errlen)) != 0)
 		return rc;
-	m->file_size = (uint64_t)st.st_size;
-	return model_records_read(path, fp, m, err, errlen);
+	m->file_size = size;
+	return model_records_read(path, fp, l, l == &model_v2 ?
+	    get32(h + l->header - 4) : 0, m, err, errlen);
 }
 
 /* Open and validate one part file. */
@@ -294,233 +435,13 @@ ps_model_read(const char *path, struct ps_model *m, char *err, size_t errlen)
 	return rc;
 }
 
-/* Read one part file into the set. */
-int
-ps_model_set_add(struct ps_model_set *set, const char *path, char *err,
-    size_t errlen)
-{
-	struct ps_model m;
-	int rc;
-
-	if ((rc = ps_model_read(path, &m, err, errlen)) != 0)
-		return rc;
-	set->parts = xreallocarray(set->parts, set->n + 1, sizeof *set->parts);
-	set->names = xreallocarray(set->names, set->n + 1, sizeof *set->names);
-	set->parts[set->n] = m;
-	set->names[set->n++] = xstrdup(path);
-	return 0;
-}
-
-/* Order file names bytewise, as ls(1) does in the C locale. */
-static int
-model_name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* List dir's *.psm files, sorted. */
-int
-ps_model_dir_list(const char *dir, char ***names, size_t *n, char *err,
-    size_t errlen)
-{
-	struct dirent *de;
-	size_t len;
-	DIR *d;
-
-	*names = NULL;
-	*n = 0;
-	if ((d = opendir(dir)) == NULL)
-		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
-		    "cannot open '%s': %s", dir, strerror(errno));
-	while ((de = readdir(d)) != NULL) {
-		len = strlen(de->d_name);
-		if (de->d_name[0] == '.' || len < 5 ||
-		    strcmp(de->d_name + len - 4, ".psm") != 0)
-			continue;
-		*names = xreallocarray(*names, *n + 1, sizeof **names);
-		(*names)[(*n)++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (*n > 0)
-		qsort(*names, *n, sizeof **names, model_name_cmp);
-	return 0;
-}
-
-/* Read every *.psm file of a directory into the set. */
-int
-ps_model_set_add_dir(struct ps_model_set *set, const char *dir, char *err,
-    size_t errlen)
-{
-	char **names, *path;
-	size_t n, i;
-	int rc;
-
-	if ((rc = ps_model_dir_list(dir, &names, &n, err, errlen)) != 0)
-		return rc;
-	if (n == 0) {
-		errno = ENOENT;
-		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
-		    "no model parts (*.psm) in '%s'", dir);
-	}
-	for (i = 0; i < n; i++) {
-		path = xasprintf("%s/%s", dir, names[i]);
-		if (rc == 0)
-			rc = ps_model_set_add(set, path, err, errlen);
-		free(path);
-		free(names[i]);
-	}
-	free(names);
-	return rc;
-}
-
-/* Check that part i agrees with part 0 and has its own server id. */
-static int
-model_set_agree(const struct ps_model_set *set, size_t i, char *err,
-    size_t errlen)
-{
-	const struct ps_model *a = &set->parts[0], *b = &set->parts[i];
-	const char *an = set->names[0], *bn = set->names[i];
-	size_t j;
-
-	if (a->iteration != b->iteration)
-		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
-		    "'%s' has iteration %llu but '%s' has %llu", an,
-		    (unsigned long long)a->iteration, bn,
-		    (unsigned long long)b->iteration);
-	if (a->lambda != b->lambda)
-		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
-		    "'%s' has lambda %.17g but '%s' has %.17g", an, a->lambda,
-		    bn, b->lambda);
-	if (a->nservers != b->nservers)
-		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "parts disagree: "
-		    "'%s' is one of %u servers but '%s' of %u", an, a->nservers,
-		    bn, b->nservers);
-	for (j = 0; j < i; j++)
-		if (set->parts[j].server_id == b->server_id)
-			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
-			    "parts disagree: '%s' and '%s' are both server %u",
-			    set->names[j], bn, b->server_id);
-	return 0;
-}
-
-/* Part with the smallest next feature id, or set->n when all are done. */
-static size_t
-model_set_next(const struct ps_model_set *set, const size_t *pos)
-{
-	size_t i, best = set->n;
-
-	for (i = 0; i < set->n; i++) {
-		if (pos[i] == set->parts[i].n)
-			continue;
-		if (best == set->n || set->parts[i].fids[pos[i]] <
-		    set->parts[best].fids[pos[best]])
-			best = i;
-	}
-	return best;
-}
-
-/* Merge the sorted parts into out, refusing a feature id in two parts. */
-static int
-model_set_union(const struct ps_model_set *set, struct ps_model *out,
-    char *err, size_t errlen)
-{
-	size_t *pos = xcalloc(set->n, sizeof *pos), total = 0, i, k = 0, last = 0;
-
-	for (i = 0; i < set->n; i++)
-		total += set->parts[i].n;
-	out->fids = xcalloc(total ? total : 1, sizeof *out->fids);
-	out->w = xcalloc(total ? total : 1, sizeof *out->w);
-	while ((i = model_set_next(set, pos)) < set->n) {
-		uint64_t fid = set->parts[i].fids[pos[i]];
-
-		if (k > 0 && out->fids[k - 1] == fid) {
-			free(pos);
-			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
-			    "parts disagree: feature %llu is in both '%s' and "
-			    "'%s'", (unsigned long long)fid, set->names[last],
-			    set->names[i]);
-		}
-		out->fids[k] = fid;
-		out->w[k++] = set->parts[i].w[pos[i]++];
-		last = i;
-	}
-	out->n = k;
-	free(pos);
-	return 0;
-}
-
-/* Check the parts agree, then merge them into out. */
-int
-ps_model_set_merge(const struct ps_model_set *set, struct ps_model *out,
-    char *err, size_t errlen)
-{
-	size_t i;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	if (set->n == 0)
-		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "no model parts");
-
-	for (i = 1; i < set->n; i++)
-		if ((rc = model_set_agree(set, i, err, errlen)) != 0)
-			return rc;
-	out->server_id = set->parts[0].server_id;
-	out->nservers = set->parts[0].nservers;
-	out->iteration = set->parts[0].iteration;
-	out->lambda = set->parts[0].lambda;
-	for (i = 0; i < set->n; i++)
-		if (set->parts[i].ring_version > out->ring_version)
-			out->ring_version = set->parts[i].ring_version;
-	out->nparts = (uint32_t)set->n;
-	if ((rc = model_set_union(set, out, err, errlen)) != 0)
-		ps_model_release(out);
-	return rc;
-}
-
-/* Read every named part or directory and merge them. */
-int
-ps_model_load(const char *const *paths, size_t npaths,
-    struct ps_model *merged, char *err, size_t errlen)
-{
-	struct ps_model_set set;
-	struct stat st;
-	size_t i;
-	int rc = 0;
-
-	memset(merged, 0, sizeof *merged);
-	memset(&set, 0, sizeof set);
-	for (i = 0; i < npaths && rc == 0; i++) {
-		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
-			rc = ps_model_set_add_dir(&set, paths[i], err, errlen);
-		else
-			rc = ps_model_set_add(&set, paths[i], err, errlen);
-	}
-	if (rc == 0)
-		rc = ps_model_set_merge(&set, merged, err, errlen);
-	ps_model_set_release(&set);
-	return rc;
-}
-
-/* Free the parts and their names. */
-void
-ps_model_set_release(struct ps_model_set *set)
-{
-	size_t i;
-
-	for (i = 0; i < set->n; i++) {
-		ps_model_release(&set->parts[i]);
-		free(set->names[i]);
-	}
-	free(set->parts);
-	free(set->names);
-	memset(set, 0, sizeof *set);
-}
-
 /* Free what m owns. */
 void
 ps_model_release(struct ps_model *m)
 {
 	free(m->fids);
 	free(m->w);
+	free(m->z);
+	free(m->nsq);
 	memset(m, 0, sizeof *m);
 }

@@ -40,7 +40,10 @@ place(const struct placement *pl, uint64_t fid)
 	return (uint32_t)(ps_key_mix(fid) % pl->nparts);
 }
 
-/* Split m into pl->nparts parts (the caller releases each and frees). */
+/*
+ * Split m into pl->nparts parts (the caller releases each and frees),
+ * keeping its optimiser state: a resharded online model is one still.
+ */
 static struct ps_model *
 split(const struct ps_model *m, const struct placement *pl)
 {
@@ -56,15 +59,16 @@ split(const struct ps_model *m, const struct placement *pl)
 		parts[s].ring_version = pl->ring_version;
 		parts[s].iteration = m->iteration;
 		parts[s].lambda = m->lambda;
-		parts[s].fids = xcalloc(parts[s].n + 1, sizeof *parts[s].fids);
-		parts[s].w = xcalloc(parts[s].n + 1, sizeof *parts[s].w);
+		parts[s].format = m->format;
+		parts[s].optimizer = m->optimizer;
+		parts[s].epochs = m->epochs;
+		ps_model_alloc(&parts[s], parts[s].n, m->z != NULL);
 		parts[s].n = 0;
 	}
 	for (i = 0; i < m->n; i++) {
 		struct ps_model *p = &parts[to[i]];
 
-		p->fids[p->n] = m->fids[i];
-		p->w[p->n++] = m->w[i];
+		ps_model_copy(p, p->n++, m, i);
 	}
 	free(to);
 	return parts;

@@ -1,6 +1,8 @@
 /*
  * show.c: ps-ckpt info (a model's summary), dump (its non-zero weights)
- * and export (a LIBLINEAR model file or the same TSV as dump).
+ * and export (a LIBLINEAR model file or the same TSV as dump).  Only info
+ * shows a format 2 model's optimiser state; the others use its weights,
+ * and keys with state but weight 0 are absent from dump as any zero is.
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 
 #include "atomicfile.h"
 #include "ckpt.h"
+#include "ftrl.h"
 
 /* ps-ckpt info: summary of a model. */
 int
@@ -42,6 +45,10 @@ cmd_info(int argc, char **argv)
 	    "ring_version\t%u\n", m.nparts, m.nservers,
 	    (unsigned long long)m.iteration, m.lambda, m.n, nnz, l1, maxw,
 	    m.ring_version);
+	printf("format\t%u\n", m.format);
+	if (m.format == PS_MODEL_FORMAT2)
+		printf("optimizer\t%s\nepochs\t%.17g\n",
+		    ps_ftrl_name((int)m.optimizer), m.epochs);
 	if (src.version != NULL)
 		printf("version\t%s\n", src.version);
 	ps_ckpt_source_release(&src);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # ckpt-dirs.bats: checkpoint directories (pskit-ckpt(5)): ps-ckpt seal,
 # ls, verify and the latest complete version; truncated, bit-flipped and
-# rewritten parts and a corrupt MANIFEST; diff, reshard and merge.
+# rewritten parts and a corrupt MANIFEST; diff, reshard and merge, of
+# format 1 and format 2 models.
 
 load helper
 
@@ -282,6 +283,29 @@ flip() {
 	refute_output --partial '.tmp.'
 	refute_output --partial 'half'
 	refute_output --partial 'v000000000021'
+}
+
+@test "reshard and merge keep a format 2 model's optimiser state" {
+	mkdir "$BATS_TEST_TMPDIR/m2"
+	printf '1\t0.5\t-1\t4\n2\t0\t0.5\t9\n3\t-2\t6\t1\n' |
+	    "$MKMODEL" -o ftrl -e 1.5 -s 0 -n 2 -i 20 -l 0.5 -r 4 "$BATS_TEST_TMPDIR/m2/part-0.psm"
+	printf '8\t0\t0\t0\n9\t1\t-3\t2.25\n' |
+	    "$MKMODEL" -o ftrl -e 1.5 -s 1 -n 2 -i 20 -l 0.5 -r 4 "$BATS_TEST_TMPDIR/m2/part-1.psm"
+	run ps-ckpt reshard -n 3 -o "$BATS_TEST_TMPDIR/r3" "$BATS_TEST_TMPDIR/m2"
+	assert_success
+	run ps-ckpt info "$BATS_TEST_TMPDIR/r3"
+	assert_line "$(printf 'parts\t3')"
+	assert_line "$(printf 'features_stored\t5')"
+	assert_line "$(printf 'format\t2')"
+	assert_line "$(printf 'optimizer\tftrl')"
+	assert_line "$(printf 'epochs\t1.5')"
+	run ps-ckpt verify "$BATS_TEST_TMPDIR/r3"
+	assert_success
+	# Merged, directly or after the reshard: the same part, byte for byte.
+	ps-ckpt merge -o "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/m2"
+	ps-ckpt merge -o "$BATS_TEST_TMPDIR/back" "$BATS_TEST_TMPDIR/r3"
+	cmp "$BATS_TEST_TMPDIR/one/part-0.psm" "$BATS_TEST_TMPDIR/back/part-0.psm"
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/one/part-0.psm")" -eq $((68 + 5 * 28)) ]
 }
 
 @test "reshard and merge command lines" {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # ckpt.bats: ps-ckpt info/dump/export on model parts written by the test
 # helper ps-mkmodel; LIBLINEAR accepts the export and predicts the sign of
-# w.x; corrupt, missing and disagreeing parts; bad command lines.
+# w.x; format 2 parts (optimiser state); corrupt, missing and disagreeing
+# parts; bad command lines.
 
 load helper
 
@@ -26,7 +27,8 @@ teardown() {
 	run ps-ckpt info "$M"
 	assert_success
 	assert_output "$(printf 'parts\t2\nservers\t2\niteration\t7\nlambda\t0.5
-features_stored\t6\nnnz\t5\nl1_norm\t4.2510000000474975\nmax_abs_w\t2\nring_version\t2')"
+features_stored\t6\nnnz\t5\nl1_norm\t4.2510000000474975\nmax_abs_w\t2\nring_version\t2
+format\t1')"
 }
 
 @test "info and dump accept part files as well as directories" {
@@ -119,6 +121,66 @@ features_stored\t6\nnnz\t5\nl1_norm\t4.2510000000474975\nmax_abs_w\t2\nring_vers
 	run ps-ckpt dump "$M/part-0.psm" "$BATS_TEST_TMPDIR/overlap.psm"
 	assert_failure 65
 	assert_output --partial "parts disagree: feature 3 is in both"
+}
+
+# mkmodel2 DIR EPOCHS OPT: the model of setup() in format 2, one key with
+# state and weight 0 more, and the optimiser's state for each key.
+mkmodel2() {
+	mkdir -p "$1"
+	printf '1\t0.5\t-1\t4\n3\t-0.25\t2\t1\n5\t0\t0.5\t9\n10\t1e-3\t-3\t2\n' |
+	    "$MKMODEL" -o "$3" -e "$2" -s 0 -n 2 -i 7 -l 0.5 -r 2 "$1/part-0.psm"
+	printf '2\t-1.5\t6\t1\n4\t2\t-8\t16\n' |
+	    "$MKMODEL" -o "$3" -e "$2" -s 1 -n 2 -i 7 -l 0.5 -r 2 "$1/part-1.psm"
+}
+
+@test "info shows a format 2 model's optimiser and epochs" {
+	mkmodel2 "$BATS_TEST_TMPDIR/m2" 2.5 ftrl
+	run ps-ckpt info "$BATS_TEST_TMPDIR/m2"
+	assert_success
+	assert_output "$(printf 'parts\t2\nservers\t2\niteration\t7\nlambda\t0.5
+features_stored\t6\nnnz\t5\nl1_norm\t4.2510000000474975\nmax_abs_w\t2\nring_version\t2
+format\t2\noptimizer\tftrl\nepochs\t2.5')"
+	run ps-ckpt verify "$BATS_TEST_TMPDIR/m2"
+	assert_success
+	assert_output ''
+}
+
+@test "dump, export, diff, predict and eval read a format 2 model's weights" {
+	mkmodel2 "$BATS_TEST_TMPDIR/m2" 1 adagrad
+	[ "$(ps-ckpt dump "$BATS_TEST_TMPDIR/m2")" = "$(ps-ckpt dump "$M")" ]
+	run ps-ckpt dump "$BATS_TEST_TMPDIR/m2"
+	refute_line --regexp '^5	'
+	[ "$(ps-ckpt export "$BATS_TEST_TMPDIR/m2")" = "$(ps-ckpt export "$M")" ]
+	run ps-ckpt diff "$M" "$BATS_TEST_TMPDIR/m2"
+	assert_success
+	printf '1 1:1 2:1 3:2\n-1 4:1 10:3\n' >"$BATS_TEST_TMPDIR/rows"
+	[ "$(ps-ckpt predict "$BATS_TEST_TMPDIR/m2" "$BATS_TEST_TMPDIR/rows")" = \
+	    "$(ps-ckpt predict "$M" "$BATS_TEST_TMPDIR/rows")" ]
+	[ "$(ps-ckpt eval "$BATS_TEST_TMPDIR/m2" "$BATS_TEST_TMPDIR/rows")" = \
+	    "$(ps-ckpt eval "$M" "$BATS_TEST_TMPDIR/rows")" ]
+}
+
+@test "format 2 parts that disagree, or a corrupt one, exit 65" {
+	mkmodel2 "$BATS_TEST_TMPDIR/a" 2.5 ftrl
+	mkmodel2 "$BATS_TEST_TMPDIR/b" 3 ftrl
+	run ps-ckpt info "$BATS_TEST_TMPDIR/a/part-0.psm" "$BATS_TEST_TMPDIR/b/part-1.psm"
+	assert_failure 65
+	assert_output "ps-ckpt: parts disagree: '$BATS_TEST_TMPDIR/a/part-0.psm' has epochs 2.5 but '$BATS_TEST_TMPDIR/b/part-1.psm' has 3"
+	mkmodel2 "$BATS_TEST_TMPDIR/c" 2.5 adagrad
+	run ps-ckpt info "$BATS_TEST_TMPDIR/a/part-0.psm" "$BATS_TEST_TMPDIR/c/part-1.psm"
+	assert_failure 65
+	assert_output --partial "has optimiser ftrl but '$BATS_TEST_TMPDIR/c/part-1.psm' has adagrad"
+	run ps-ckpt dump "$BATS_TEST_TMPDIR/a/part-0.psm" "$M/part-1.psm"
+	assert_failure 65
+	assert_output --partial "is format 2 but '$M/part-1.psm' format 1"
+	# The epochs' last byte: the header checksum no longer matches.
+	printf '\177' | dd of="$BATS_TEST_TMPDIR/a/part-1.psm" bs=1 seek=59 conv=notrunc 2>/dev/null
+	run ps-ckpt verify "$BATS_TEST_TMPDIR/a"
+	assert_failure 1
+	assert_output "ps-ckpt: $BATS_TEST_TMPDIR/a/part-1.psm: offset 60: header checksum mismatch"
+	run "$MKMODEL" -o ftrl "$BATS_TEST_TMPDIR/bad.psm" <<<"$(printf '1\t0.5\t0\t-1')"
+	assert_failure 73
+	assert_output --partial "n is not a finite number >= 0"
 }
 
 @test "missing models exit 66" {

@@ -17,6 +17,10 @@ replay() {
 	replay model
 }
 
+@test "the MANIFEST corpus replays clean" {
+	replay manifest
+}
+
 @test "the shard corpus replays clean" {
 	replay shard
 }
@@ -43,7 +47,7 @@ replay() {
 	run "$PSKIT_SRCDIR/tests/fuzz/run" -h
 	assert_success
 	assert_line --partial 'usage: tests/fuzz/run'
-	assert_line --partial 'model shard libsvm wire conn'
+	assert_line --partial 'model manifest shard libsvm wire conn'
 	run "$PSKIT_SRCDIR/tests/fuzz/run" nosuch
 	assert_failure 64
 	assert_line "run: unknown target 'nosuch'"

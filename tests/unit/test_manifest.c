@@ -24,6 +24,7 @@
 
 #include "ckptdir.h"
 #include "crc32c.h"
+#include "ftrl.h"
 #include "manifest.h"
 #include "model.h"
 
@@ -340,6 +341,64 @@ test_incomplete_and_changed_parts(void **state)
 	rm_tree(dir);
 }
 
+/* Write the one part of a version, in format 2 with opt and epochs. */
+static void
+write_part2(const char *path, uint32_t opt, double epochs)
+{
+	static uint64_t fids[2] = { 3, 8 };
+	static float w[2] = { 0, 1.5f };
+	static double z[2] = { 0.25, -2 }, nsq[2] = { 1, 4 };
+	struct ps_model m;
+	char err[256];
+
+	memset(&m, 0, sizeof m);
+	m.nservers = 1;
+	m.iteration = 9;
+	m.lambda = 0.5;
+	m.optimizer = opt;
+	m.epochs = epochs;
+	m.n = 2;
+	m.fids = fids;
+	m.w = w;
+	m.z = z;
+	m.nsq = nsq;
+	assert_int_equal(ps_model_write(path, &m, err, sizeof err), 0);
+}
+
+/*
+ * A format 2 part's optimiser and epochs are not in the manifest, but its
+ * trailer covers them: a part rewritten validly with other ones is caught.
+ */
+static void
+test_format2_parts_are_pinned(void **state)
+{
+	char *dir = test_tmp_dir("test_manifest"), err[1024], part[4096];
+	const char *vdir = pathf("%s/v000000000009", dir);
+	struct ps_manifest m;
+	struct ps_model merged;
+
+	assert_int_equal(mkdir(vdir, 0777), 0);
+	snprintf(part, sizeof part, "%s/part-0.psm", vdir);
+	write_part2(part, PS_OPT_FTRL, 1.5);
+	assert_int_equal(ps_ckpt_seal(vdir, NULL, err, sizeof err), 0);
+	assert_int_equal(ps_ckpt_load_version(vdir, &m, &merged, err,
+	    sizeof err), 0);
+	assert_int_equal(m.parts[0].size, 68 + 2 * 28);
+	assert_int_equal(merged.format, 2);
+	assert_int_equal(merged.optimizer, PS_OPT_FTRL);
+	assert_true(merged.epochs == 1.5);
+	assert_true(merged.z[1] == -2 && merged.nsq[1] == 4);
+	ps_model_release(&merged);
+	ps_manifest_release(&m);
+	write_part2(part, PS_OPT_FTRL, 2.5);
+	expect_load_fails(vdir, PS_MODEL_EDATA, "part-0.psm: offset 120: "
+	    "record checksum ");
+	write_part2(part, PS_OPT_ADAGRAD, 1.5);
+	expect_load_fails(vdir, PS_MODEL_EDATA, "part-0.psm: offset 120: "
+	    "record checksum ");
+	rm_tree(dir);
+}
+
 static void
 test_version_names(void **state)
 {
@@ -460,6 +519,7 @@ main(void)
 		cmocka_unit_test(test_errors_name_the_line),
 		cmocka_unit_test(test_seal_and_load),
 		cmocka_unit_test(test_incomplete_and_changed_parts),
+		cmocka_unit_test(test_format2_parts_are_pinned),
 		cmocka_unit_test(test_version_names),
 		cmocka_unit_test(test_checkpoint_directory),
 		cmocka_unit_test(test_write_is_all_or_nothing),

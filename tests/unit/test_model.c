@@ -2,7 +2,8 @@
  * test_model.c: unit tests of lib/model: the byte layout, write/read round
  * trips (with the file's size and record CRC), every truncation and bit
  * flip of a small file, crafted files with valid checksums but bad
- * contents, merging parts and directories, speed.
+ * contents, merging parts and directories, speed; the same for format 2
+ * (weights and optimiser state), and format 1 read as before.
  */
 #include "config.h"
 
@@ -23,6 +24,7 @@
 #include "tmpdir.h"
 
 #include "crc32c.h"
+#include "ftrl.h"
 #include "model.h"
 
 /* dir/name in a static buffer. */
@@ -145,38 +147,85 @@ test_layout_is_as_documented(void **state)
 	free(dir);
 }
 
+/* model_fill, with optimiser state: format 2, zero weights included. */
+static void
+model_fill2(struct ps_model *m, size_t n, uint64_t start, uint64_t step)
+{
+	size_t i;
+
+	model_fill(m, n, start, step);
+	m->optimizer = PS_OPT_FTRL;
+	m->epochs = 2.5;
+	m->z = calloc(n ? n : 1, sizeof *m->z);
+	m->nsq = calloc(n ? n : 1, sizeof *m->nsq);
+	assert_non_null(m->z);
+	assert_non_null(m->nsq);
+	for (i = 0; i < n; i++) {
+		m->z[i] = (double)i * 0.5 - 3;
+		m->nsq[i] = (double)i * 1.25;
+	}
+}
+
+/* Check that b, read back, is a as written, in format 2 if v2. */
+static void
+check_read_back(const struct ps_model *a, const struct ps_model *b, int v2)
+{
+	size_t i;
+
+	assert_int_equal(b->server_id, 2);
+	assert_int_equal(b->nservers, 3);
+	assert_int_equal(b->ring_version, 3);
+	assert_int_equal(b->iteration, 42);
+	assert_true(b->lambda == 0.5);
+	assert_int_equal(b->nparts, 1);
+	assert_int_equal(b->n, a->n);
+	assert_int_equal(b->format, v2 ? 2 : 1);
+	assert_int_equal(b->optimizer, v2 ? PS_OPT_ADAGRAD : 0);
+	assert_true(b->epochs == (v2 ? 2.5 : 0));
+	assert_true((b->z != NULL) == v2 && (b->nsq != NULL) == v2);
+	for (i = 0; i < a->n; i++) {
+		assert_int_equal(b->fids[i], a->fids[i]);
+		assert_true(b->w[i] == a->w[i]);
+		assert_true(!v2 || (b->z[i] == a->z[i] &&
+		    b->nsq[i] == a->nsq[i]));
+	}
+}
+
 static void
 test_round_trip(void **state)
 {
 	char *dir = test_tmp_dir("test_model"), err[256];
 	const char *path = in_dir(dir, "a.psm");
+	size_t n, len, hsize;
 	struct ps_model a, b;
 	unsigned char *bytes;
-	size_t i, n, len;
+	uint32_t crc;
+	int v2;
 
+	for (v2 = 0; v2 <= 1; v2++)
 	for (n = 0; n < 20000; n = n * 7 + 1) {
-		model_fill(&a, n, 1, 3);
+		if (v2) {
+			model_fill2(&a, n, 1, 3);
+			a.optimizer = PS_OPT_ADAGRAD;
+		} else
+			model_fill(&a, n, 1, 3);
 		a.server_id = 2;
 		a.nservers = 3;
 		assert_int_equal(ps_model_write(path, &a, err, sizeof err), 0);
 		assert_int_equal(ps_model_read(path, &b, err, sizeof err), 0);
-		assert_int_equal(b.server_id, 2);
-		assert_int_equal(b.nservers, 3);
-		assert_int_equal(b.ring_version, 3);
-		assert_int_equal(b.iteration, 42);
-		assert_true(b.lambda == 0.5);
-		assert_int_equal(b.nparts, 1);
-		assert_int_equal(b.n, n);
-		for (i = 0; i < n; i++) {
-			assert_int_equal(b.fids[i], a.fids[i]);
-			assert_true(b.w[i] == a.w[i]);
-		}
-		/* The file's size, and its trailer: the records' CRC. */
+		check_read_back(&a, &b, v2);
+		/*
+		 * The file's size, and its trailer: the records' CRC, in
+		 * format 2 following that of the header before its CRC.
+		 */
 		bytes = slurp(path, &len);
+		hsize = v2 ? 64 : 52;
+		assert_int_equal(len, hsize + 4 + n * (v2 ? 28 : 12));
 		assert_int_equal(b.file_size, len);
 		assert_memory_equal(&b.records_crc, bytes + len - 4, 4);
-		assert_int_equal(b.records_crc, ps_crc32c(0, bytes + 52,
-		    len - 56));
+		crc = v2 ? ps_crc32c(0, bytes, 60) : 0;
+		assert_int_equal(b.records_crc, ps_crc32c(crc, bytes + hsize,
+		    len - hsize - 4));
 		free(bytes);
 		ps_model_release(&a);
 		ps_model_release(&b);
@@ -492,6 +541,257 @@ test_merge_refuses_disagreement(void **state)
 	free(dir);
 }
 
+/* Recompute a format 2 file's header CRC and its trailer. */
+static void
+fix_crc2(unsigned char *b, size_t len)
+{
+	uint32_t crc = ps_crc32c(0, b, 60);
+
+	memcpy(b + 60, &crc, 4);
+	crc = ps_crc32c(crc, b + 64, len - 68);
+	memcpy(b + len - 4, &crc, 4);
+}
+
+static void
+test_format2_layout(void **state)
+{
+	char *dir = test_tmp_dir("test_model"), err[256];
+	const char *path = in_dir(dir, "a.psm");
+	struct ps_model m;
+	unsigned char *b;
+	uint32_t u32;
+	uint64_t u64;
+	double d;
+	float w;
+	size_t len;
+
+	model_fill2(&m, 2, 5, 10);
+	m.w[1] = 1.5f;
+	m.z[1] = -0.75;
+	m.nsq[1] = 9;
+	assert_int_equal(ps_model_write(path, &m, err, sizeof err), 0);
+	b = slurp(path, &len);
+	assert_int_equal(len, 68 + 2 * 28);
+	assert_memory_equal(b, "PSKMODL1", 8);
+	memcpy(&u32, b + 8, 4);
+	assert_int_equal(u32, 2);
+	memcpy(&u64, b + 40, 8);
+	assert_int_equal(u64, 2);
+	memcpy(&u32, b + 48, 4);
+	assert_int_equal(u32, PS_OPT_FTRL);
+	memcpy(&d, b + 52, 8);
+	assert_true(d == 2.5);
+	memcpy(&u32, b + 60, 4);
+	assert_int_equal(u32, ps_crc32c(0, b, 60));
+	memcpy(&u64, b + 64 + 28, 8);
+	assert_int_equal(u64, 15);
+	memcpy(&w, b + 64 + 28 + 8, 4);
+	assert_true(w == 1.5f);
+	memcpy(&d, b + 64 + 28 + 12, 8);
+	assert_true(d == -0.75);
+	memcpy(&d, b + 64 + 28 + 20, 8);
+	assert_true(d == 9);
+	/* The trailer covers the header but its CRC, then the records. */
+	memcpy(&u32, b + len - 4, 4);
+	assert_int_equal(u32, ps_crc32c(ps_crc32c(0, b, 60), b + 64, 56));
+	free(b);
+	ps_model_release(&m);
+	unlink(path);
+	rmdir(dir);
+	free(dir);
+}
+
+/* Expect writing m to fail as bad data naming why. */
+static void
+expect_write_fails(const char *path, const struct ps_model *m,
+    const char *want)
+{
+	char err[256];
+
+	assert_int_equal(ps_model_write(path, m, err, sizeof err),
+	    PS_MODEL_EDATA);
+	if (strstr(err, want) == NULL)
+		fail_msg("got '%s', want '%s'", err, want);
+}
+
+static void
+test_format2_write_rejects_bad_state(void **state)
+{
+	char *dir = test_tmp_dir("test_model");
+	const char *path = in_dir(dir, "a.psm");
+	struct ps_model m;
+	double *nsq;
+
+	model_fill2(&m, 4, 1, 1);
+	m.nsq[2] = -1;
+	expect_write_fails(path, &m, "n is not a finite number >= 0");
+	m.nsq[2] = INFINITY;
+	expect_write_fails(path, &m, "n is not a finite number >= 0");
+	m.nsq[2] = 0;
+	m.z[3] = NAN;
+	expect_write_fails(path, &m, "z is not finite");
+	m.z[3] = 0;
+	m.optimizer = 3;
+	expect_write_fails(path, &m, "unknown optimiser");
+	m.optimizer = 0;
+	expect_write_fails(path, &m, "unknown optimiser");
+	m.optimizer = PS_OPT_FTRL;
+	m.epochs = -0.5;
+	expect_write_fails(path, &m, "epochs is not");
+	m.epochs = NAN;
+	expect_write_fails(path, &m, "epochs is not");
+	m.epochs = 1;
+	nsq = m.nsq;
+	m.nsq = NULL;
+	expect_write_fails(path, &m, "needs both z and n");
+	free(m.z);
+	m.z = NULL;
+	/* Format 1 cannot carry an optimiser or epochs. */
+	expect_write_fails(path, &m, "without optimiser state");
+	m.optimizer = 0;
+	expect_write_fails(path, &m, "without optimiser state");
+	assert_int_equal(access(path, F_OK), -1);
+	free(nsq);
+	ps_model_release(&m);
+	rmdir(dir);
+	free(dir);
+}
+
+static void
+test_format2_crafted_contents_fail(void **state)
+{
+	char *dir = test_tmp_dir("test_model"), err[256], path[4096];
+	const double nan = NAN, inf = INFINITY, neg = -1;
+	const uint32_t opt = 3;
+	struct ps_model m;
+	unsigned char *good, *b;
+	size_t len, i;
+
+	snprintf(path, sizeof path, "%s/a.psm", dir);
+	model_fill2(&m, 3, 1, 1);
+	assert_int_equal(ps_model_write(path, &m, err, sizeof err), 0);
+	ps_model_release(&m);
+	good = slurp(path, &len);
+	b = malloc(len);
+	assert_non_null(b);
+	for (i = 0; i < len; i++) {	/* every truncation */
+		spit(path, good, i);
+		expect_corrupt(path, ": offset ");
+	}
+	spit(path, good, 60);
+	expect_corrupt(path, ": offset 60: truncated header");
+	memcpy(b, good, len);
+	b[60] ^= 1;
+	spit(path, b, len);
+	expect_corrupt(path, ": offset 60: header checksum mismatch");
+	memcpy(b, good, len);
+	memcpy(b + 48, &opt, 4);
+	fix_crc2(b, len);
+	spit(path, b, len);
+	expect_corrupt(path, ": offset 48: unknown optimiser 3");
+	memcpy(b, good, len);
+	memcpy(b + 52, &inf, 8);
+	fix_crc2(b, len);
+	spit(path, b, len);
+	expect_corrupt(path, ": offset 52: bad epochs");
+	memcpy(b, good, len);
+	memcpy(b + 64 + 28 + 12, &nan, 8);
+	fix_crc2(b, len);
+	spit(path, b, len);
+	expect_corrupt(path, ": offset 104: z is not finite");
+	memcpy(b, good, len);
+	memcpy(b + 64 + 56 + 20, &neg, 8);
+	fix_crc2(b, len);
+	spit(path, b, len);
+	expect_corrupt(path, ": offset 140: n is not a finite number >= 0");
+	/*
+	 * Epochs changed and the header's CRC made right: the trailer, which
+	 * covers the header, still catches it (what a MANIFEST relies on).
+	 */
+	memcpy(b, good, len);
+	memcpy(b + 52, &neg, 8);
+	b[52 + 7] &= 0x7f;	/* +1 */
+	memcpy(b + 60, &(uint32_t){ ps_crc32c(0, b, 60) }, 4);
+	spit(path, b, len);
+	expect_corrupt(path, ": offset 148: record checksum mismatch");
+	free(b);
+	free(good);
+	unlink(path);
+	rmdir(dir);
+	free(dir);
+}
+
+/* Write part sid of nsrv as write_part does, in format 2 with opt, epochs. */
+static void
+write_part2(const char *path, uint32_t sid, uint32_t nsrv, size_t n,
+    uint32_t opt, double epochs)
+{
+	struct ps_model m;
+	char err[256];
+
+	model_fill2(&m, n, sid + 1, nsrv);
+	m.server_id = sid;
+	m.nservers = nsrv;
+	m.optimizer = opt;
+	m.epochs = epochs;
+	assert_int_equal(ps_model_write(path, &m, err, sizeof err), 0);
+	ps_model_release(&m);
+}
+
+/* Expect loading the two paths to fail with want in the message. */
+static void
+expect_load_fails(const char **paths, const char *want)
+{
+	struct ps_model m;
+	char err[512];
+
+	assert_int_equal(ps_model_load(paths, 2, &m, err, sizeof err),
+	    PS_MODEL_EDATA);
+	if (strstr(err, "parts disagree: ") == NULL ||
+	    strstr(err, want) == NULL)
+		fail_msg("got '%s', want '%s'", err, want);
+	assert_null(m.fids);
+	assert_null(m.z);
+}
+
+static void
+test_format2_merge(void **state)
+{
+	char *dir = test_tmp_dir("test_model"), err[512], p0[4096], p1[4096];
+	const char *paths[2] = { p0, p1 };
+	struct ps_model m;
+	size_t i;
+
+	snprintf(p0, sizeof p0, "%s/a.psm", dir);
+	snprintf(p1, sizeof p1, "%s/b.psm", dir);
+	write_part2(p0, 0, 2, 8, PS_OPT_FTRL, 2.5);
+	write_part2(p1, 1, 2, 8, PS_OPT_FTRL, 2.5);
+	assert_int_equal(ps_model_load(paths, 2, &m, err, sizeof err), 0);
+	assert_int_equal(m.format, 2);
+	assert_int_equal(m.optimizer, PS_OPT_FTRL);
+	assert_true(m.epochs == 2.5);
+	assert_int_equal(m.n, 16);
+	/* Part 0 has fids 1, 3, 5, ...; part 1 has 2, 4, ...: interleaved. */
+	for (i = 0; i < m.n; i++) {
+		size_t j = i / 2;
+
+		assert_int_equal(m.fids[i], i + 1);
+		assert_true(m.z[i] == (double)j * 0.5 - 3);
+		assert_true(m.nsq[i] == (double)j * 1.25);
+	}
+	ps_model_release(&m);
+	write_part2(p1, 1, 2, 8, PS_OPT_ADAGRAD, 2.5);
+	expect_load_fails(paths, "optimiser ftrl but");
+	write_part2(p1, 1, 2, 8, PS_OPT_FTRL, 2.25);
+	expect_load_fails(paths, "epochs 2.5 but");
+	write_part(p1, 1, 2, 8);
+	expect_load_fails(paths, "is format 2 but");
+	unlink(p0);
+	unlink(p1);
+	rmdir(dir);
+	free(dir);
+}
+
 /* Seconds since t0. */
 static double
 since(const struct timespec *t0)
@@ -542,6 +842,10 @@ main(void)
 		cmocka_unit_test(test_crafted_contents_fail),
 		cmocka_unit_test(test_merge_parts_and_directory),
 		cmocka_unit_test(test_merge_refuses_disagreement),
+		cmocka_unit_test(test_format2_layout),
+		cmocka_unit_test(test_format2_write_rejects_bad_state),
+		cmocka_unit_test(test_format2_crafted_contents_fail),
+		cmocka_unit_test(test_format2_merge),
 		cmocka_unit_test(test_speed),
 	};
 
