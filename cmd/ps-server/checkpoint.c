@@ -23,7 +23,11 @@
  *  5. The model of -i is loaded (and verified) when the server starts;
  *     the first job takes from it the keys its ring gives this server
  *     (all keys without a ring), sends them to the replicas, and numbers
- *     its rounds on from the model's iteration (base).  It is then freed.
+ *     its rounds on from the model's iteration (base).  An online job of
+ *     the optimiser that wrote it takes its state too (z, n and the
+ *     epochs of data behind them: pskit-model(5) format 2), and goes on
+ *     as if it had run all along; from weights alone it starts as
+ *     store_online_begin() says.  The model is then freed.
  */
 #include "config.h"
 
@@ -39,6 +43,7 @@
 
 #include "atomicfile.h"
 #include "ckptdir.h"
+#include "ftrl.h"
 #include "log.h"
 #include "server.h"
 #include "xmalloc.h"
@@ -88,22 +93,52 @@ ckpt_init_load(struct server *srv, const char *path)
 	ps_ckpt_source_release(&src);
 }
 
-/* Invariant 5: the first job of the server takes the -i model. */
+/*
+ * Does an online job of optimiser opt take m's optimiser state (a model
+ * written by an online job of the same optimiser)?  opt NULL: a dbpg job.
+ */
+static int
+ckpt_init_state(const struct ps_model *m, const struct ps_ftrl *opt)
+{
+	if (m->z == NULL || opt == NULL)
+		return 0;
+	if ((int)m->optimizer != opt->opt) {
+		log_warnx("the starting model holds %s state, the job runs "
+		    "%s: it takes the weights only", ps_ftrl_name((int)
+		    m->optimizer), ps_ftrl_name(opt->opt));
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Invariant 5: the first job of the server takes the -i model; an online
+ * job of opt (NULL for dbpg) takes its optimiser state too, if it has it.
+ */
 void
-ckpt_init_apply(struct channel *ch)
+ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt)
 {
 	struct server *srv = ch->srv;
+	struct store *st = &ch->store;
 	struct ps_model *m = &srv->ckpt.init;
 	size_t i, taken = 0;
+	int state;
+	uint32_t s;
 
 	if (!srv->ckpt.have_init)
 		return;
+	if ((state = ckpt_init_state(m, opt)))
+		store_online_state(st, (int)m->optimizer, m->epochs);
 	for (i = 0; i < m->n; i++) {
 		if (srv->have_ring &&
 		    ps_ring_lookup(&srv->ring, m->fids[i]) != srv->ring_index)
 			continue;
-		store_set(&ch->store, store_slot(&ch->store, m->fids[i]),
-		    m->w[i]);
+		s = store_slot(st, m->fids[i]);
+		store_set(st, s, m->w[i]);
+		if (state) {
+			st->z[s] = m->z[i];
+			st->n[s] = m->nsq[i];
+		}
 		taken++;
 	}
 	ch->job.iter_base = m->iteration;

@@ -17,9 +17,11 @@
  *     and ends the job (peer_fail), naming the peer.
  *  3. The push's scalar is the worker's epochs of data so far (rows pushed
  *     over its shard's rows).  The penalties in force are the job's
- *     per-epoch l1 and l2 times the mean of the workers' latest epochs,
- *     which with equal shards is the epochs of the whole data set seen
- *     (ftrl.h, invariant 4); it never decreases.
+ *     per-epoch l1 and l2 times the epochs behind the state: those of the
+ *     store when the job started (a job that starts from a model goes on
+ *     from its epochs) plus the mean of the workers' latest epochs, which
+ *     with equal shards is the epochs of the whole data set seen (ftrl.h,
+ *     invariant 4); it never decreases.
  *  4. An online job's pulls name their keys with the CURRENT flag and are
  *     answered at once with the weights as they are (round_pull_current);
  *     a key no push touched yet has weight 0 and is not created.
@@ -27,6 +29,12 @@
  *     its last mini-batch.  Such pulls are answered all together once every
  *     worker of the job sent one, after every weight was recomputed under
  *     the final penalties, so what the workers score is the final model.
+ *  6. The barrier pull says the worker's mini-batches (its timestamp) and
+ *     epochs of data (aux[0]); once all are in, every server holds the
+ *     same sums, so the model parts they save agree: its iteration is the
+ *     mini-batches of all workers, its epochs (the store's, which a later
+ *     job starts from) the store's before the job plus the mean of the
+ *     workers'.  A pull without them leaves what the pushes said.
  */
 #include "config.h"
 
@@ -44,7 +52,7 @@ online_opt(const struct channel *ch)
 {
 	const struct online *on = &ch->job.online;
 	struct ps_ftrl opt = on->opt;
-	double epochs = on->epochs_sum / ch->job.nworkers;
+	double epochs = on->base + on->epochs_sum / ch->job.nworkers;
 
 	opt.l1 *= epochs;
 	opt.l2 *= epochs;
@@ -61,8 +69,10 @@ online_start(struct channel *ch)
 	on->next_t = xcalloc(ch->job.nworkers, sizeof *on->next_t);
 	on->epochs = xcalloc(ch->job.nworkers, sizeof *on->epochs);
 	on->epochs_sum = 0;
+	on->batches = xcalloc(ch->job.nworkers, sizeof *on->batches);
 	on->done = xcalloc(ch->job.nworkers, sizeof *on->done);
 	on->ndone = 0;
+	on->base = ch->store.z != NULL ? ch->store.epochs : 0;
 	opt = online_opt(ch);
 	store_online_begin(&ch->store, &opt);
 }
@@ -75,6 +85,7 @@ online_clear(struct channel *ch)
 
 	free(on->next_t);
 	free(on->epochs);
+	free(on->batches);
 	free(on->done);
 	memset(on, 0, sizeof *on);
 }
@@ -154,6 +165,41 @@ online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	ps_msg_release(m);
 }
 
+/*
+ * Invariant 6: what worker id's barrier pull says: its mini-batches (the
+ * timestamp) and its epochs of data (aux[0]), which every server then
+ * holds alike.
+ */
+static void
+online_barrier_counts(struct channel *ch, uint32_t id, const struct ps_msg *m)
+{
+	struct online *on = &ch->job.online;
+
+	on->batches[id] = m->timestamp;
+	if (m->naux >= 1 && isfinite(m->aux[0]) && m->aux[0] > on->epochs[id])
+		on->epochs[id] = m->aux[0];
+}
+
+/*
+ * Invariant 6: every worker is at the barrier: the epochs seen, summed in
+ * worker order, and the mini-batches of all, the same on every server.
+ */
+static void
+online_barrier_sums(struct channel *ch)
+{
+	struct online *on = &ch->job.online;
+	uint64_t batches = 0;
+	uint32_t i;
+
+	on->epochs_sum = 0;
+	for (i = 0; i < ch->job.nworkers; i++) {
+		on->epochs_sum += on->epochs[i];
+		batches += on->batches[i];
+	}
+	ch->store.epochs = on->base + on->epochs_sum / ch->job.nworkers;
+	ch->job.rounds_done = batches;
+}
+
 /* Invariant 5: the end barrier; the message is consumed. */
 void
 online_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
@@ -169,14 +215,17 @@ online_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 		ps_msg_release(m);
 		return;
 	}
-	ps_msg_release(m);
 	if (on->done[p->worker_id] != NULL) {
 		peer_fail(p, "worker %u reached the end twice", p->worker_id);
+		ps_msg_release(m);
 		return;
 	}
 	on->done[p->worker_id] = p;
+	online_barrier_counts(ch, p->worker_id, m);
+	ps_msg_release(m);
 	if (++on->ndone < ch->job.nworkers)
 		return;
+	online_barrier_sums(ch);
 	opt = online_opt(ch);
 	store_online_refresh(&ch->store, &opt);
 	memset(&reply, 0, sizeof reply);

@@ -64,6 +64,8 @@ struct store {
 	uint32_t		 nsent;		/* workers in sent; 0 until first used */
 	double			*z, *n;		/* optimiser state (ftrl.h); NULL unless
 						   the weights are an online job's */
+	int			 optimizer;	/* with z: whose state it is */
+	double			 epochs;	/* with z: epochs of data behind it */
 	size_t			 cap;		/* allocated entries per array */
 	double			 l1;		/* sum |w| */
 	uint64_t		 nnz;		/* count of w != 0 */
@@ -123,9 +125,11 @@ TAILQ_HEAD(round_list, round);
  */
 struct online {
 	struct ps_ftrl		 opt;		/* l1, l2 per epoch of data */
+	double			 base;		/* the store's epochs at the start */
 	uint64_t		*next_t;	/* [nworkers] */
 	double			*epochs;	/* [nworkers] */
 	double			 epochs_sum;
+	uint64_t		*batches;	/* [nworkers], said at the barrier */
 	struct peer		**done;		/* [nworkers], NULL until it finished */
 	uint32_t		 ndone;
 };
@@ -275,10 +279,11 @@ void	store_keep_prev(struct store *st);
 void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
 void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);
+void	store_online_state(struct store *st, int optimizer, double epochs);
 
 /* checkpoint.c */
 void	ckpt_init_load(struct server *srv, const char *path);
-void	ckpt_init_apply(struct channel *ch);
+void	ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt);
 int	ckpt_request(struct server *srv, char *err, size_t errlen);
 void	ckpt_round(struct channel *ch, uint64_t t);
 void	ckpt_dir_check(const struct server *srv);

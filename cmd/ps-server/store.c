@@ -215,10 +215,7 @@ store_online_begin(struct store *st, const struct ps_ftrl *opt)
 
 	if (st->z != NULL)
 		return;
-	if (st->cap == 0)
-		store_grow(st, 0);
-	st->z = xcalloc(st->cap, sizeof *st->z);
-	st->n = xcalloc(st->cap, sizeof *st->n);
+	store_online_state(st, opt->opt, 0);
 	for (i = 0; i < count; i++) {
 		st->z[i] = ps_ftrl_warm_z(opt, st->w[i]);
 		store_set(st, (uint32_t)i,
@@ -233,9 +230,25 @@ store_online_end(struct store *st)
 	free(st->z);
 	free(st->n);
 	st->z = st->n = NULL;
+	st->optimizer = 0;
+	st->epochs = 0;
 }
 
-/* qsort order of (fid, weight) records by feature id. */
+/* Give st optimiser state, all 0, of this optimiser and epochs of data. */
+void
+store_online_state(struct store *st, int optimizer, double epochs)
+{
+	if (st->cap == 0)
+		store_grow(st, 0);
+	free(st->z);
+	free(st->n);
+	st->z = xcalloc(st->cap, sizeof *st->z);
+	st->n = xcalloc(st->cap, sizeof *st->n);
+	st->optimizer = optimizer;
+	st->epochs = epochs;
+}
+
+/* qsort order of records that start with a feature id. */
 static int
 fid_cmp(const void *a, const void *b)
 {
@@ -244,25 +257,38 @@ fid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-struct fidw {
+/* A key of a model part: its slot, found by feature id. */
+struct fidslot {
 	uint64_t	fid;
-	float		w;
+	uint32_t	slot;
 };
 
+/* Does slot s go into the model part: a weight, or optimiser state? */
+static int
+store_saves(const struct store *st, size_t s)
+{
+	return st->w[s] != 0 ||
+	    (st->z != NULL && (st->z[s] != 0 || st->n[s] != 0));
+}
+
+/*
+ * Write the store as a model part (format 2, with the optimiser state, for
+ * an online job's), its keys by feature id.
+ */
 int
 store_save(const struct store *st, const struct job *job, uint64_t iteration,
     const char *path, char *err, size_t errlen)
 {
 	size_t n = ps_keytab_count(&st->keys), i, k = 0;
-	struct fidw *rec = xcalloc(n, sizeof *rec);
+	struct fidslot *rec = xcalloc(n + 1, sizeof *rec);
 	struct ps_model m;
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		if (st->w[i] == 0)
+		if (!store_saves(st, i))
 			continue;
 		rec[k].fid = st->keys.bykey[i];
-		rec[k++].w = st->w[i];
+		rec[k++].slot = (uint32_t)i;
 	}
 	qsort(rec, k, sizeof *rec, fid_cmp);
 	memset(&m, 0, sizeof m);
@@ -272,16 +298,25 @@ store_save(const struct store *st, const struct job *job, uint64_t iteration,
 	m.iteration = iteration;
 	m.lambda = job->lambda;
 	m.n = k;
-	m.fids = xcalloc(k, sizeof *m.fids);
-	m.w = xcalloc(k, sizeof *m.w);
+	m.fids = xcalloc(k + 1, sizeof *m.fids);
+	m.w = xcalloc(k + 1, sizeof *m.w);
+	if (st->z != NULL) {
+		m.optimizer = (uint32_t)st->optimizer;
+		m.epochs = st->epochs;
+		m.z = xcalloc(k + 1, sizeof *m.z);
+		m.nsq = xcalloc(k + 1, sizeof *m.nsq);
+	}
 	for (i = 0; i < k; i++) {
 		m.fids[i] = rec[i].fid;
-		m.w[i] = rec[i].w;
+		m.w[i] = st->w[rec[i].slot];
+		if (st->z != NULL) {
+			m.z[i] = st->z[rec[i].slot];
+			m.nsq[i] = st->n[rec[i].slot];
+		}
 	}
 	free(rec);
 	rc = ps_model_write(path, &m, err, errlen);
-	free(m.fids);
-	free(m.w);
+	ps_model_release(&m);
 	return rc;
 }
 

@@ -23,7 +23,9 @@
  *  c. each epoch visits every mini-batch once, in an order drawn from
  *     (seed, epoch); the test shard is scored at each epoch's end;
  *  d. after its last push the worker waits at the end barrier (a PULL
- *     without keys, answered once every worker got there), pinging the
+ *     without keys, answered once every worker got there; its timestamp
+ *     and aux[0] say the worker's mini-batches and epochs, which every
+ *     server then holds alike, cmd/ps-server/online.c), pinging the
  *     servers each second so that a hung one is still noticed, then
  *     scores the final model and says BYE.
  */
@@ -329,10 +331,13 @@ sgd_barrier(struct worker *w)
 	m.type = PS_MSG_PULL;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.sender = w->conf.id;
-	m.timestamp = sg->total;
+	m.timestamp = sg->total;	/* its mini-batches, and epochs: */
 	m.ring_version = w->ring.version;
+	m.naux = 1;
+	m.aux[0] = (double)sg->rows / (double)w->ds.nrows;
 	links_send_all(w, &m);
 	sg->barrier = (uint32_t)w->nlinks;
+	m.naux = 0;
 	m.flags = PS_MSG_F_CURRENT;
 	m.timestamp = SGD_PING_TIMESTAMP;
 	while (sg->barrier > 0) {

@@ -170,6 +170,30 @@ abs_gap() {
 	ps-ckpt info "$BATS_TEST_TMPDIR/warm" | grep -Fx "iteration	$((iter + n + 1))"
 }
 
+@test "sgd: a model keeps its optimiser state, and a warm start goes on from it" {
+	timeout 300 ps-train -q -A sgd -W '--epochs 2' -o "$BATS_TEST_TMPDIR/cold" \
+	    "$BATS_FILE_TMPDIR/a9a"
+	run ps-ckpt info "$BATS_TEST_TMPDIR/cold"
+	echo "$output"
+	assert_line "format	2"
+	assert_line "optimizer	ftrl"
+	assert_line "epochs	2"
+	iter=$(echo "$output" | awk '$1 == "iteration" { print $2 }')
+	ll=$(ps-ckpt eval "$BATS_TEST_TMPDIR/cold" "$BATS_FILE_TMPDIR/a9a" |
+	    awk '$1 == "logloss" { print $2 }')
+	timeout 300 ps-train -q -A sgd -W '--epochs 2' -I "$BATS_TEST_TMPDIR/cold" \
+	    -o "$BATS_TEST_TMPDIR/warm" "$BATS_FILE_TMPDIR/a9a"
+	run ps-ckpt info "$BATS_TEST_TMPDIR/warm"
+	assert_line "epochs	4"
+	assert_line "iteration	$((2 * iter))"
+	# The first mini-batches are scored with the starting model, whose
+	# learning rates are those it ended with (from weights alone, n = 0
+	# restarts them large and the first losses are several times this).
+	first=$(sed -n 2p "$BATS_TEST_TMPDIR/warm/progress.tsv" | cut -f 5)
+	echo "starting model's logloss $ll, warm start's first $first"
+	awk -v a="$first" -v b="$ll" 'BEGIN { exit !(a < 1.2 * b) }'
+}
+
 @test "kill -9 of every server mid-run: a restart from the latest checkpoint converges to the fault-free objective" {
 	ck=$BATS_TEST_TMPDIR/ck
 	train crash -r 0 -c "$ck" -E 100
