@@ -1,6 +1,7 @@
 /*
  * roundmsg.h: the f64 scalars (aux, wire.h) of a dbpg round's PUSH and
- * PULL_REPLY, shared by ps-worker (dbpg.c) and ps-server (round.c).
+ * PULL_REPLY, and of the SAVE that asks for an sgd checkpoint, shared by
+ * ps-worker (dbpg.c, sgd.c, ckpt.c) and ps-server (round.c, checkpoint.c).
  *
  *   PUSH        aux  field
  *                 0  the worker's loss at the push
@@ -13,6 +14,17 @@
  *                    weights before (it came back, round.c invariant 9)
  *                 7  optional: 1 asks worker 0 to flag its next push for
  *                    a checkpoint (one was requested at the server)
+ *
+ * An sgd job's pushes reach only the servers of a mini-batch's keys, so
+ * its worker 0 asks for a checkpoint with a SAVE to every server:
+ *
+ *   SAVE        aux  field
+ *                 0  1: a checkpoint (without it, SAVE writes -o's part)
+ *                 1  its iteration, worker 0's mini-batches; -1 after the
+ *                    end barrier: the mini-batches of all workers
+ *                 2  the epochs of data to record (worker 0's)
+ *   CURRENT PULL_REPLY to worker 0 of an sgd job: aux 2 is 1 when a
+ *                    checkpoint was requested at the server.
  */
 #ifndef PS_ROUNDMSG_H
 #define PS_ROUNDMSG_H
@@ -27,5 +39,14 @@ enum ps_reply_aux {
 	PS_REPLY_AGAIN = 6,
 	PS_REPLY_CKPT = 7
 };
+
+enum ps_save_aux {
+	PS_SAVE_CKPT = 0,
+	PS_SAVE_ITERATION = 1,
+	PS_SAVE_EPOCHS = 2
+};
+
+/* aux of a CURRENT pull's reply: l1, nnz, and a checkpoint request. */
+#define PS_CURRENT_CKPT	2
 
 #endif

@@ -20,6 +20,15 @@
  *  4. A request (SIGUSR1, the "checkpoint" text command) sets wanted; the
  *     next pull reply to worker 0 says so (round.c), worker 0 flags its
  *     next push, and the checkpoint of that round clears it.
+ *  6. An online job (sgd) has no rounds, and its pushes reach only the
+ *     servers of a mini-batch's keys: worker 0 sends every server a SAVE
+ *     naming the checkpoint (roundmsg.h) behind its push of mini-batch t,
+ *     and each writes its state as it is then, as version t + 1 with
+ *     worker 0's epochs of data, the same on every server; any snapshot
+ *     is one an asynchronous run could have had.  After the end barrier
+ *     the version is the mini-batches of all workers, with their epochs
+ *     (online.c, invariant 6), so it comes after every earlier one.
+ *     A request reaches worker 0 in its next CURRENT pull's reply.
  *  5. The model of -i is loaded (and verified) when the server starts;
  *     the first job takes from it the keys its ring gives this server
  *     (all keys without a ring), sends them to the replicas, and numbers
@@ -44,7 +53,9 @@
 #include "atomicfile.h"
 #include "ckptdir.h"
 #include "ftrl.h"
+#include "hello.h"
 #include "log.h"
+#include "roundmsg.h"
 #include "server.h"
 #include "xmalloc.h"
 
@@ -252,18 +263,15 @@ ckpt_try_seal(const struct server *srv, const char *vdir, uint32_t nservers)
 	ckpt_prune(srv);
 }
 
-/* Invariant 1: round t of ch was applied and flagged: write our part. */
-void
-ckpt_round(struct channel *ch, uint64_t t)
+/* Write this server's part of ch as version iteration, and seal it. */
+static void
+ckpt_write(struct channel *ch, uint64_t iteration)
 {
 	struct server *srv = ch->srv;
 	const struct job *job = &ch->job;
-	uint64_t iteration = job->iter_base + t + 1;
 	char err[1024], *vdir, *path;
 	double started = server_now();
 
-	if (srv->ckpt.dir == NULL || ch->id != 0)
-		return;
 	srv->ckpt.wanted = 0;
 	vdir = ps_ckpt_version_path(srv->ckpt.dir, iteration);
 	if (mkdir(vdir, 0777) != 0 && errno != EEXIST) {
@@ -283,6 +291,44 @@ ckpt_round(struct channel *ch, uint64_t t)
 	}
 	free(path);
 	free(vdir);
+}
+
+/* Invariant 1: round t of ch was applied and flagged: write our part. */
+void
+ckpt_round(struct channel *ch, uint64_t t)
+{
+	if (ch->srv->ckpt.dir != NULL && ch->id == 0)
+		ckpt_write(ch, ch->job.iter_base + t + 1);
+}
+
+/*
+ * Invariant 6: worker 0 of an online job asks for a checkpoint with a
+ * SAVE (roundmsg.h); 0, or -1 with the reason in err.
+ */
+int
+ckpt_sgd(struct channel *ch, const struct ps_msg *m, char *err,
+    size_t errlen)
+{
+	struct job *job = &ch->job;
+	double it = m->naux > PS_SAVE_ITERATION ? m->aux[PS_SAVE_ITERATION] : 0;
+	double epochs = m->naux > PS_SAVE_EPOCHS ? m->aux[PS_SAVE_EPOCHS] : -1;
+
+	if (job->algorithm != PS_ALG_SGD || ch->store.z == NULL ||
+	    !(it == -1 || (it >= 1 && it < 0x1p53)) ||
+	    !(epochs >= 0 && epochs < 1e15)) {
+		snprintf(err, errlen, "malformed checkpoint request");
+		return -1;
+	}
+	if (ch->srv->ckpt.dir == NULL || ch->id != 0) {
+		log_warnx("channel %u: worker 0 asked for a checkpoint, but "
+		    "this server writes none (-k, channel 0)", ch->id);
+		return 0;
+	}
+	if (it >= 0)	/* else the end barrier set both (online.c) */
+		ch->store.epochs = job->online.base + epochs;
+	ckpt_write(ch, job->iter_base +
+	    (it >= 0 ? (uint64_t)it : job->rounds_done));
+	return 0;
 }
 
 /* -k: the checkpoint directory must exist or be creatable now. */

@@ -17,6 +17,7 @@
 
 #include "hello.h"
 #include "log.h"
+#include "roundmsg.h"
 #include "server.h"
 #include "sockname.h"
 #include "xmalloc.h"
@@ -344,18 +345,31 @@ peer_bye(struct peer *p)
 	job_end(ch);
 }
 
-/* SAVE: write this server's model part now. */
+/*
+ * SAVE: write this server's model part now, or, from worker 0 of an sgd
+ * job, a checkpoint (checkpoint.c, invariant 6).
+ */
 static void
-peer_save(struct server *srv, struct peer *p)
+peer_save(struct server *srv, struct peer *p, const struct ps_msg *m)
 {
 	char err[512];
 	struct ps_msg reply;
 
-	if (srv->model_path == NULL) {
+	if (m->naux > PS_SAVE_CKPT && m->aux[PS_SAVE_CKPT] == 1) {
+		if (!p->is_worker || p->worker_id != 0 ||
+		    p->ch->id != m->channel) {
+			peer_fail(p, "a checkpoint request that is not worker "
+			    "0's of the channel's job");
+			return;
+		}
+		if (ckpt_sgd(p->ch, m, err, sizeof err) != 0) {
+			peer_fail(p, "%s", err);
+			return;
+		}
+	} else if (srv->model_path == NULL) {
 		peer_fail(p, "cannot save: server started without -o");
 		return;
-	}
-	if (channels_save(srv, err, sizeof err) != 0) {
+	} else if (channels_save(srv, err, sizeof err) != 0) {
 		log_warnx("%s", err);
 		peer_fail(p, "cannot save: %s", err);
 		return;
@@ -464,7 +478,7 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		peer_bye(p);
 		break;
 	case PS_MSG_SAVE:
-		peer_save(srv, p);
+		peer_save(srv, p, m);
 		break;
 	case PS_MSG_REPLICATE:
 		replica_apply(srv, p, m);

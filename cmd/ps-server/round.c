@@ -702,6 +702,9 @@ round_pull_current(struct channel *ch, struct peer *p, struct ps_msg *m)
 	reply.naux = 2;
 	reply.aux[0] = ch->store.l1;
 	reply.aux[1] = (double)ch->store.nnz;
+	if (srv->ckpt.wanted && p->is_worker && p->worker_id == 0 &&
+	    p->ch == ch && ch->job.algorithm == PS_ALG_SGD)
+		reply.aux[reply.naux++] = 1;	/* PS_CURRENT_CKPT */
 	for (k = 0; k < m->nkeys; k++)
 		reply.vals[k] = store_get(&ch->store, m->keys[k]);
 	srv->stats.pulls++;

@@ -286,6 +286,8 @@ void	ckpt_init_load(struct server *srv, const char *path);
 void	ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt);
 int	ckpt_request(struct server *srv, char *err, size_t errlen);
 void	ckpt_round(struct channel *ch, uint64_t t);
+int	ckpt_sgd(struct channel *ch, const struct ps_msg *m, char *err,
+	    size_t errlen);
 void	ckpt_dir_check(const struct server *srv);
 
 /* channel.c */

@@ -268,24 +268,6 @@ static void dbpg_send(struct worker *w, uint64_t t);
 static void dbpg_final_send(struct worker *w, uint64_t t);
 
 /* Push one block's selected features to every server; ask for new weights. */
-/* Rule 7: does worker 0 ask for a checkpoint after iteration t? */
-static int
-dbpg_ckpt_due(struct worker *w, uint64_t t)
-{
-	double now = worker_now();
-
-	if (w->conf.id != 0)
-		return 0;
-	if (w->ckpt_asked || (w->conf.ckpt_every > 0 &&
-	    (t + 1) % w->conf.ckpt_every == 0) || (w->conf.ckpt_secs > 0 &&
-	    now - w->ckpt_last >= w->conf.ckpt_secs)) {
-		w->ckpt_asked = 0;
-		w->ckpt_last = now;
-		return 1;
-	}
-	return 0;
-}
-
 static void
 dbpg_start(struct worker *w, uint64_t t)
 {
@@ -315,7 +297,7 @@ dbpg_start(struct worker *w, uint64_t t)
 	it->push_loss = w->lr.loss;
 	it->theta = filters_theta(w, t / pl->nblocks);
 	it->vote = (t + 1) % pl->nblocks == 0 ? dbpg_vote(w) : 0;
-	it->ckpt = dbpg_ckpt_due(w, t);
+	it->ckpt = ckpt_due(w, t);	/* rule 7 */
 	dbpg_select(w, t, it, 1);
 	dbpg_send(w, t);
 }
@@ -536,8 +518,7 @@ dbpg_final_send(struct worker *w, uint64_t t)
 		m.naux = 3;
 		m.aux[PS_PUSH_LOSS] = it->push_loss;
 		m.aux[PS_PUSH_VOTE] = 0;	/* as when it was not sent */
-		m.aux[PS_PUSH_CKPT] = w->conf.id == 0 &&
-		    (w->conf.ckpt_every > 0 || w->conf.ckpt_secs > 0);
+		m.aux[PS_PUSH_CKPT] = ckpt_periodic(w);
 		links_send(w, s, &m);
 		m.type = PS_MSG_PULL;
 		m.flags = PS_MSG_F_NOKEYS;

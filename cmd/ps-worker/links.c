@@ -78,6 +78,8 @@ link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	case PS_MSG_KEYS_MISSING:
 		link_keys_missing(w, l, m);
 		break;
+	case PS_MSG_SAVE_OK:
+		break;		/* an sgd checkpoint was written (ckpt.c) */
 	case PS_MSG_ERROR:
 		fatalx(EX_UNAVAILABLE, "server %u (%s) stopped the job: %.*s",
 		    l->index, l->addr, (int)m->bloblen,

@@ -28,6 +28,11 @@
  *     server then holds alike, cmd/ps-server/online.c), pinging the
  *     servers each second so that a hung one is still noticed, then
  *     scores the final model and says BYE.
+ *  e. worker 0 asks every server for a checkpoint after its mini-batch t
+ *     (a SAVE behind the push on each connection, ckpt.c) every
+ *     --checkpoint-every mini-batches or --checkpoint-secs seconds, when a
+ *     reply said one was requested, and, with either option, after the
+ *     end barrier, when the servers hold the final model.
  */
 #include "config.h"
 
@@ -196,6 +201,8 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	memcpy(sl->wpull + (a - base), m->vals, (z - a) * sizeof *m->vals);
 	if (m->naux >= 2)
 		sg->nnz[l->index] = m->aux[1];
+	if (m->naux > PS_CURRENT_CKPT && m->aux[PS_CURRENT_CKPT] == 1)
+		w->ckpt_asked = 1;	/* rule e */
 	sl->got[l->index] = 1;
 	sl->pending--;
 }
@@ -302,6 +309,8 @@ sgd_finish(struct worker *w, uint64_t t)
 	sg->ep_rows += sg->bt.roff[sl->batch + 1] - sg->bt.roff[sl->batch];
 	sg->rows += sg->bt.roff[sl->batch + 1] - sg->bt.roff[sl->batch];
 	sgd_push(w, sl);	/* with the epochs done, this one included */
+	if (ckpt_due(w, t))	/* rule e */
+		ckpt_sgd_save(w, t, (double)sg->rows / (double)w->ds.nrows, 0);
 	if (pos == nb || pos % every == 0)
 		sgd_print(w, t / nb + 1, t + 1, pos == nb);
 	if (pos == nb && t + 1 < sg->total) {
@@ -373,6 +382,8 @@ sgd_run(struct worker *w)
 		}
 	}
 	sgd_barrier(w);
+	if (ckpt_periodic(w))	/* rule e: the final model */
+		ckpt_sgd_save(w, sg->total, 0, 1);
 	sgd_print(w, w->conf.epochs, sg->total, 1);
 	fflush(stdout);
 	log_info("finished %llu mini-batches, %llu rows", (unsigned long long)

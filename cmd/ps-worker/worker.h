@@ -26,6 +26,7 @@
 #include "ftrl.h"
 #include "l1lr.h"
 #include "ring.h"
+#include "roundmsg.h"
 #include "wire.h"
 
 struct worker_conf {
@@ -53,8 +54,8 @@ struct worker_conf {
 	double		 l2;		/* sgd: l2 penalty in F's units */
 	uint32_t	 epochs;	/* sgd: passes over the shard */
 	uint32_t	 batch;		/* sgd: rows per mini-batch */
-	uint64_t	 ckpt_every;	/* dbpg, worker 0: a checkpoint every n
-					   iterations (checkpoint.c); 0 none */
+	uint64_t	 ckpt_every;	/* worker 0: a checkpoint every n
+					   iterations or mini-batches (ckpt.c) */
 	double		 ckpt_secs;	/* and/or every secs; 0 none */
 };
 
@@ -262,6 +263,11 @@ double	filters_theta(const struct worker *w, uint64_t pass);
 int	filters_skip(const struct worker *w, uint64_t t, uint64_t key);
 void	filters_print_header(void);
 void	filters_print(const struct worker *w);
+
+/* ckpt.c */
+int	ckpt_due(struct worker *w, uint64_t t);
+int	ckpt_periodic(const struct worker *w);
+void	ckpt_sgd_save(struct worker *w, uint64_t t, double epochs, int final);
 
 /* links.c */
 void	links_open(struct worker *w);

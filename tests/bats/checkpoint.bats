@@ -170,9 +170,22 @@ abs_gap() {
 	ps-ckpt info "$BATS_TEST_TMPDIR/warm" | grep -Fx "iteration	$((iter + n + 1))"
 }
 
-@test "sgd: a model keeps its optimiser state, and a warm start goes on from it" {
-	timeout 300 ps-train -q -A sgd -W '--epochs 2' -o "$BATS_TEST_TMPDIR/cold" \
-	    "$BATS_FILE_TMPDIR/a9a"
+@test "sgd: checkpoints and models keep the optimiser state, and a warm start goes on from it" {
+	ck=$BATS_TEST_TMPDIR/ck
+	timeout 300 ps-train -q -A sgd -W '--epochs 2' -c "$ck" -E 10 \
+	    -o "$BATS_TEST_TMPDIR/cold" "$BATS_FILE_TMPDIR/a9a"
+	# Worker 0's mini-batches 20 and 30 (of 34 over the 2 epochs), and
+	# the final state, numbered by all workers' mini-batches.
+	run ps-ckpt ls "$ck"
+	echo "$output"
+	[ "$(echo "$output" | grep -c '	complete	')" -eq 3 ]
+	ps-ckpt diff -q "$ck" "$BATS_TEST_TMPDIR/cold"
+	first=$(ls "$ck" | head -n 1)
+	run ps-ckpt info "$ck/$first"
+	assert_line "format	2"
+	e=$(echo "$output" | awk '$1 == "epochs" { print $2 }')
+	echo "$first: epochs $e"
+	awk -v e="$e" 'BEGIN { exit !(e > 0.5 && e < 2) }'
 	run ps-ckpt info "$BATS_TEST_TMPDIR/cold"
 	echo "$output"
 	assert_line "format	2"
@@ -304,7 +317,7 @@ abs_gap() {
 	assert_failure 64
 	run ps-train --init
 	assert_failure 64
-	run ps-train -A sgd -c "$BATS_TEST_TMPDIR/ck" "$SAMPLE"
+	run ps-train -c "$BATS_TEST_TMPDIR/ck" -E 2x "$SAMPLE"
 	assert_failure 64
 	run ps-worker --checkpoint-every 0 -r x y
 	assert_failure 64
