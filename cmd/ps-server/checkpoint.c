@@ -1,12 +1,12 @@
 /*
- * checkpoint.c: the server's checkpoints (pskit-ckpt(5)) and the model a
- * job starts from (-i).
+ * checkpoint.c: the server's checkpoints (pskit-ckpt(5)); the model a job
+ * starts from is startmodel.c's.
  *
  * Invariants:
  *  1. A checkpoint is taken after a round, never between its sends: a
- *     worker flags its push for round t (aux[PUSH_CKPT], round.c), and
- *     every server writes its part of channel 0 once it applied t, as
- *     CKDIR/v<base + t + 1>/part-<its server index>.psm.  Every server
+ *     worker flags its push for round t (aux[PS_PUSH_CKPT], roundmsg.h),
+ *     and every server writes its part of channel 0 once it applied t,
+ *     as CKDIR/v<base + t + 1>/part-<its server index>.psm.  Every server
  *     applies the same rounds, so the parts are of one weight vector.
  *  2. A part is written atomically (atomicfile.h); the server that finds
  *     every part of the version present writes the MANIFEST (ps_ckpt_seal),
@@ -20,7 +20,7 @@
  *  4. A request (SIGUSR1, the "checkpoint" text command) sets wanted; the
  *     next pull reply to worker 0 says so (round.c), worker 0 flags its
  *     next push, and the checkpoint of that round clears it.
- *  6. An online job (sgd) has no rounds, and its pushes reach only the
+ *  5. An online job (sgd) has no rounds, and its pushes reach only the
  *     servers of a mini-batch's keys: worker 0 sends every server a SAVE
  *     naming the checkpoint (roundmsg.h) behind its push of mini-batch t,
  *     and each writes its state as it is then, as version t + 1 with
@@ -29,14 +29,6 @@
  *     the version is the mini-batches of all workers, with their epochs
  *     (online.c, invariant 6), so it comes after every earlier one.
  *     A request reaches worker 0 in its next CURRENT pull's reply.
- *  5. The model of -i is loaded (and verified) when the server starts;
- *     the first job takes from it the keys its ring gives this server
- *     (all keys without a ring), sends them to the replicas, and numbers
- *     its rounds on from the model's iteration (base).  An online job of
- *     the optimiser that wrote it takes its state too (z, n and the
- *     epochs of data behind them: pskit-model(5) format 2), and goes on
- *     as if it had run all along; from weights alone it starts as
- *     store_online_begin() says.  The model is then freed.
  */
 #include "config.h"
 
@@ -52,115 +44,11 @@
 
 #include "atomicfile.h"
 #include "ckptdir.h"
-#include "ftrl.h"
 #include "hello.h"
 #include "log.h"
 #include "roundmsg.h"
 #include "server.h"
 #include "xmalloc.h"
-
-/* Warn when a checkpoint directory's newest version was not the one loaded. */
-static void
-ckpt_init_skipped(const char *ckdir, const char *loaded)
-{
-	struct ps_ckpt_version *v;
-	const char *base = strrchr(loaded, '/');
-	char err[512];
-	size_t n;
-
-	if (ps_ckpt_kind(ckdir) != PS_CKPT_CKDIR ||
-	    ps_ckpt_list(ckdir, &v, &n, err, sizeof err) != 0)
-		return;
-	base = base != NULL ? base + 1 : loaded;
-	if (n > 0 && strcmp(v[n - 1].name, base) != 0)
-		log_warnx("'%s': the newer %s is incomplete or damaged (see "
-		    "ps-ckpt ls); starting from %s", ckdir, v[n - 1].name,
-		    base);
-	ps_ckpt_list_free(v, n);
-}
-
-/* Load the -i model at start; exit with the loader's message if bad. */
-void
-ckpt_init_load(struct server *srv, const char *path)
-{
-	struct ps_ckpt_source src;
-	char err[1024];
-	int rc;
-
-	double started = server_now();
-
-	memset(&src, 0, sizeof src);
-	rc = ps_ckpt_load(&path, 1, &srv->ckpt.init, &src, err, sizeof err);
-	if (rc != 0)
-		fatalx(rc == PS_MODEL_ESYS ? EX_NOINPUT : EX_DATAERR,
-		    "cannot start from '%s': %s", path, err);
-	srv->ckpt.have_init = 1;
-	if (src.version != NULL)
-		ckpt_init_skipped(path, src.version);
-	log_info("starting model %s: iteration %llu, %zu weights, read and "
-	    "checked in %.3f s", src.version != NULL ? src.version : path,
-	    (unsigned long long)srv->ckpt.init.iteration, srv->ckpt.init.n,
-	    server_now() - started);
-	ps_ckpt_source_release(&src);
-}
-
-/*
- * Does an online job of optimiser opt take m's optimiser state (a model
- * written by an online job of the same optimiser)?  opt NULL: a dbpg job.
- */
-static int
-ckpt_init_state(const struct ps_model *m, const struct ps_ftrl *opt)
-{
-	if (m->z == NULL || opt == NULL)
-		return 0;
-	if ((int)m->optimizer != opt->opt) {
-		log_warnx("the starting model holds %s state, the job runs "
-		    "%s: it takes the weights only", ps_ftrl_name((int)
-		    m->optimizer), ps_ftrl_name(opt->opt));
-		return 0;
-	}
-	return 1;
-}
-
-/*
- * Invariant 5: the first job of the server takes the -i model; an online
- * job of opt (NULL for dbpg) takes its optimiser state too, if it has it.
- */
-void
-ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt)
-{
-	struct server *srv = ch->srv;
-	struct store *st = &ch->store;
-	struct ps_model *m = &srv->ckpt.init;
-	size_t i, taken = 0;
-	int state;
-	uint32_t s;
-
-	if (!srv->ckpt.have_init)
-		return;
-	if ((state = ckpt_init_state(m, opt)))
-		store_online_state(st, (int)m->optimizer, m->epochs);
-	for (i = 0; i < m->n; i++) {
-		if (srv->have_ring &&
-		    ps_ring_lookup(&srv->ring, m->fids[i]) != srv->ring_index)
-			continue;
-		s = store_slot(st, m->fids[i]);
-		store_set(st, s, m->w[i]);
-		if (state) {
-			st->z[s] = m->z[i];
-			st->n[s] = m->nsq[i];
-		}
-		taken++;
-	}
-	ch->job.iter_base = m->iteration;
-	log_info("channel %u starts from the model of iteration %llu: %zu of "
-	    "its %zu weights are this server's", ch->id,
-	    (unsigned long long)m->iteration, taken, m->n);
-	if (srv->have_ring && srv->ring.replicas > 0)
-		replica_resync(ch);
-	ps_model_release(m);
-	srv->ckpt.have_init = 0;
-}
 
 /* Invariant 4: ask for a checkpoint of channel 0's job. */
 int
@@ -302,7 +190,7 @@ ckpt_round(struct channel *ch, uint64_t t)
 }
 
 /*
- * Invariant 6: worker 0 of an online job asks for a checkpoint with a
+ * Invariant 5: worker 0 of an online job asks for a checkpoint with a
  * SAVE (roundmsg.h); 0, or -1 with the reason in err.
  */
 int

@@ -10,7 +10,8 @@
  * before any worker sees it, and the copies other servers send are kept
  * apart (replica.c).  It takes connections and dispatches their messages
  * (peer.c); a worker that went away may come back and resume (rejoin.c).
- * It writes checkpoints and starts from a model (checkpoint.c).
+ * It writes checkpoints (checkpoint.c) and starts from a model
+ * (startmodel.c).
  * All of it runs on one libevent loop in one thread.
  */
 #ifndef PS_SERVER_H
@@ -281,9 +282,11 @@ void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);
 void	store_online_state(struct store *st, int optimizer, double epochs);
 
-/* checkpoint.c */
+/* startmodel.c */
 void	ckpt_init_load(struct server *srv, const char *path);
 void	ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt);
+
+/* checkpoint.c */
 int	ckpt_request(struct server *srv, char *err, size_t errlen);
 void	ckpt_round(struct channel *ch, uint64_t t);
 int	ckpt_sgd(struct channel *ch, const struct ps_msg *m, char *err,
