@@ -90,12 +90,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# last_of TSV NAME: NAME's column on the last progress line.
-last_of() {
-	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	    { v = $c[n] } END { print v }' "$1"
-}
-
 # ratio A B: A / B with 3 decimals, "-" when either is not a number.
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {
@@ -125,8 +119,8 @@ while [ $i -le "$rounds" ]; do
 			{ tail -n 20 "$d.err" >&2; bench_die "ps-train ($v) failed"; }
 		tsv=$d.model/progress.tsv
 		printf '%s\t%s\t%s\t%s\n' "$(cat "$d.secs")" \
-		    "$(last_of "$tsv" secs)" "$(last_of "$tsv" iter)" \
-		    "$(last_of "$tsv" objective)" >>"$work/train-$v.tsv"
+		    "$(bench_last_of "$tsv" secs)" "$(bench_last_of "$tsv" iter)" \
+		    "$(bench_last_of "$tsv" objective)" >>"$work/train-$v.tsv"
 		printf 'run %d %s\twall %s\tsecs %s\titer %s\tobjective %s\n' \
 		    "$i" "$v" $(tail -n 1 "$work/train-$v.tsv") >&2
 	done
@@ -272,8 +266,8 @@ while [ $i -le "$rounds" ]; do
 		train_pids=
 		wall=$(bench_elapsed "$t0" "$(bench_now)")
 		tsv=$d.model/progress.tsv
-		printf '%s\t%s\t%s\t%s\n' "$first" "$wall" "$(last_of "$tsv" iter)" \
-		    "$(last_of "$tsv" objective)" >>"$work/start-$v.tsv"
+		printf '%s\t%s\t%s\t%s\n' "$first" "$wall" "$(bench_last_of "$tsv" iter)" \
+		    "$(bench_last_of "$tsv" objective)" >>"$work/start-$v.tsv"
 		printf 'run %d %s\tfirst %s\twall %s\titer %s\tobjective %s\n' \
 		    "$i" "$v" $(tail -n 1 "$work/start-$v.tsv") >&2
 		rm -rf "$d" "$d.model"
