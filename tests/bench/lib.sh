@@ -131,6 +131,13 @@ bench_file_bytes() {
 	wc -c <"$1" | tr -d ' '
 }
 
+# bench_last_of TSV NAME: NAME's column on the last line of a progress TSV
+# (ps-train's progress.tsv, a ps-worker's output).
+bench_last_of() {
+	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	    { v = $c[n] } END { print v }' "$1"
+}
+
 # bench_auc TEST PRED: the AUC (ties count half) of liblinear-predict -b 1
 # output PRED against the labels of TEST (positive: label > 0).
 bench_auc() {

@@ -62,12 +62,6 @@ trap '[ $keep -eq 1 ] && echo "$prog: work files kept in $work" >&2 || rm -rf "$
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# last_of TSV NAME: NAME's column on the last progress line.
-last_of() {
-	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	    { v = $c[n] } END { print v }' "$1"
-}
-
 i=1
 while [ $i -le "$repeats" ]; do
 	for k in 0 1 2; do
@@ -75,9 +69,9 @@ while [ $i -le "$repeats" ]; do
 		    -w "$workers" -R "$k" -o "$work/k$k.$i.model" "$train" ||
 			{ tail -n 20 "$work/k$k.$i.err" >&2; bench_die "ps-train -R $k failed"; }
 		tsv=$work/k$k.$i.model/progress.tsv
-		printf '%s\t%s\t%s\t%s\n' "$(last_of "$tsv" secs)" \
-		    "$(last_of "$tsv" iter)" "$(cat "$work/k$k.$i.secs")" \
-		    "$(last_of "$tsv" objective)" >>"$work/k$k.tsv"
+		printf '%s\t%s\t%s\t%s\n' "$(bench_last_of "$tsv" secs)" \
+		    "$(bench_last_of "$tsv" iter)" "$(cat "$work/k$k.$i.secs")" \
+		    "$(bench_last_of "$tsv" objective)" >>"$work/k$k.tsv"
 		printf 'run %d k=%d\tsecs %s\titer %s\twall %s\tobjective %s\n' \
 		    "$i" "$k" $(tail -n 1 "$work/k$k.tsv") >&2
 	done

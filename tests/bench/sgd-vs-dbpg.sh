@@ -95,12 +95,6 @@ time_to_auc() {
 	    END { if (!found) print "never" }' "$1"
 }
 
-# last_of TSV NAME: NAME's column on the last progress line.
-last_of() {
-	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	    { v = $c[n] } END { print v }' "$1"
-}
-
 # run_one ALG I OPTIONS: one ps-train run; appends "to_auc final_auc secs
 # nnz" to $work/ALG.tsv.
 run_one() {
@@ -112,8 +106,8 @@ run_one() {
 	    "$@" "$train" || { tail -n 20 "$work/$_alg.$_i.err" >&2;
 		bench_die "ps-train -A $_alg failed"; }
 	_tsv=$work/$_alg.$_i.model/progress.tsv
-	set -- "$(time_to_auc "$_tsv")" "$(last_of "$_tsv" test_auc)" \
-	    "$(cat "$work/$_alg.$_i.secs")" "$(last_of "$_tsv" nnz)"
+	set -- "$(time_to_auc "$_tsv")" "$(bench_last_of "$_tsv" test_auc)" \
+	    "$(cat "$work/$_alg.$_i.secs")" "$(bench_last_of "$_tsv" nnz)"
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$work/$_alg.tsv"
 	printf 'run %s %s\tsecs_to_auc %s\tfinal_auc %s\tsecs %s\tnnz %s\n' \
 	    "$_i" "$_alg" "$1" "$2" "$3" "$4" >&2
