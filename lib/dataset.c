@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dataset.h"
+#include "radix.h"
 #include "xmalloc.h"
 
 #define DENSE_MIN	(UINT64_C(1) << 24)	/* a dense table is always fine */
@@ -98,36 +99,6 @@ remap_dense(const struct ps_dataset_builder *b, struct ps_dataset *ds)
 	free(map);
 }
 
-/* Sort n ids in place, least significant byte first. */
-static void
-radix_sort(uint64_t *a, size_t n)
-{
-	uint64_t *tmp = xcalloc(n + 1, sizeof *tmp), *src = a, *dst = tmp, *t;
-	size_t count[256], i, sum, c;
-	int shift;
-
-	for (shift = 0; shift < 64; shift += 8) {
-		memset(count, 0, sizeof count);
-		for (i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xff]++;
-		if (n == 0 || count[(src[0] >> shift) & 0xff] == n)
-			continue;
-		for (i = 0, sum = 0; i < 256; i++) {
-			c = count[i];
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != a)
-		memcpy(a, src, n * sizeof *a);
-	free(tmp);
-}
-
 /* Index of id in the sorted array a of n ids (id is known to be there). */
 static uint32_t
 find_id(const uint64_t *a, size_t n, uint64_t id)
@@ -154,7 +125,7 @@ remap_sorted(const struct ps_dataset_builder *b, struct ps_dataset *ds,
 
 	if (b->nnz > 0)
 		memcpy(ids, b->gid, b->nnz * sizeof *ids);
-	radix_sort(ids, b->nnz);
+	ps_radix_sort(ids, NULL, b->nnz);
 	for (k = 0; k < b->nnz; k++)
 		if (j == 0 || ids[k] != ids[j - 1])
 			ids[j++] = ids[k];

@@ -13,6 +13,7 @@
 #include "ftrl.h"
 #include "model.h"
 #include "prox.h"
+#include "radix.h"
 #include "server.h"
 #include "xmalloc.h"
 
@@ -248,21 +249,6 @@ store_online_state(struct store *st, int optimizer, double epochs)
 	st->epochs = epochs;
 }
 
-/* qsort order of records that start with a feature id. */
-static int
-fid_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* A key of a model part: its slot, found by feature id. */
-struct fidslot {
-	uint64_t	fid;
-	uint32_t	slot;
-};
-
 /* Does slot s go into the model part: a weight, or optimiser state? */
 static int
 store_saves(const struct store *st, size_t s)
@@ -280,25 +266,25 @@ store_save(const struct store *st, const struct job *job, uint64_t iteration,
     const char *path, char *err, size_t errlen)
 {
 	size_t n = ps_keytab_count(&st->keys), i, k = 0;
-	struct fidslot *rec = xcalloc(n + 1, sizeof *rec);
+	uint32_t *slot = xcalloc(n + 1, sizeof *slot);
 	struct ps_model m;
 	int rc;
 
+	memset(&m, 0, sizeof m);
+	m.fids = xcalloc(n + 1, sizeof *m.fids);
 	for (i = 0; i < n; i++) {
 		if (!store_saves(st, i))
 			continue;
-		rec[k].fid = st->keys.bykey[i];
-		rec[k++].slot = (uint32_t)i;
+		m.fids[k] = st->keys.bykey[i];
+		slot[k++] = (uint32_t)i;
 	}
-	qsort(rec, k, sizeof *rec, fid_cmp);
-	memset(&m, 0, sizeof m);
+	ps_radix_sort(m.fids, slot, k);
 	m.server_id = job->server_index;
 	m.nservers = job->nservers ? job->nservers : 1;
 	m.ring_version = job->ring_version;
 	m.iteration = iteration;
 	m.lambda = job->lambda;
 	m.n = k;
-	m.fids = xcalloc(k + 1, sizeof *m.fids);
 	m.w = xcalloc(k + 1, sizeof *m.w);
 	if (st->z != NULL) {
 		m.optimizer = (uint32_t)st->optimizer;
@@ -307,14 +293,13 @@ store_save(const struct store *st, const struct job *job, uint64_t iteration,
 		m.nsq = xcalloc(k + 1, sizeof *m.nsq);
 	}
 	for (i = 0; i < k; i++) {
-		m.fids[i] = rec[i].fid;
-		m.w[i] = st->w[rec[i].slot];
+		m.w[i] = st->w[slot[i]];
 		if (st->z != NULL) {
-			m.z[i] = st->z[rec[i].slot];
-			m.nsq[i] = st->n[rec[i].slot];
+			m.z[i] = st->z[slot[i]];
+			m.nsq[i] = st->n[slot[i]];
 		}
 	}
-	free(rec);
+	free(slot);
 	rc = ps_model_write(path, &m, err, errlen);
 	ps_model_release(&m);
 	return rc;

@@ -1,6 +1,7 @@
 /*
  * test_core.c: unit tests of the algorithm core: soft thresholding and the
- * trust-region proximal step, the key hash and key table, AUC and log loss.
+ * trust-region proximal step, the key hash and key table, AUC and log loss,
+ * and the radix sort of feature ids.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "logistic.h"
 #include "metrics.h"
 #include "prox.h"
+#include "radix.h"
 
 static void
 test_soft_threshold(void **state)
@@ -180,6 +182,58 @@ test_logistic(void **state)
 	}
 }
 
+/* The radix sort agrees with a simple check: ascending, values carried. */
+static void
+radix_check(uint64_t *keys, size_t n)
+{
+	uint64_t *orig = malloc((n + 1) * sizeof *orig);
+	uint32_t *vals = malloc((n + 1) * sizeof *vals);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		orig[i] = keys[i];
+		vals[i] = (uint32_t)i;
+	}
+	ps_radix_sort(keys, vals, n);
+	for (i = 0; i < n; i++) {
+		assert_true(keys[i] == orig[vals[i]]);
+		if (i > 0) {
+			assert_true(keys[i - 1] <= keys[i]);
+			/* Stable: equal keys keep their order. */
+			if (keys[i - 1] == keys[i])
+				assert_true(vals[i - 1] < vals[i]);
+		}
+	}
+	free(orig);
+	free(vals);
+}
+
+static void
+test_radix_sort(void **state)
+{
+	uint64_t one[1] = { 7 }, same[4] = { 5, 5, 5, 5 };
+	uint64_t high[4] = { 3ULL << 56, 1ULL << 56, 2ULL << 56, 1 };
+	uint64_t *many = malloc(100000 * sizeof *many), x = 88172645463325252ULL;
+	size_t i;
+
+	radix_check(one, 0);
+	radix_check(one, 1);
+	radix_check(same, 4);
+	radix_check(high, 4);
+	assert_true(high[0] == 1 && high[3] == 3ULL << 56);
+	for (i = 0; i < 100000; i++) {		/* xorshift64 */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		many[i] = i % 3 == 0 ? x % 1000 : x;	/* with repeats */
+	}
+	radix_check(many, 100000);
+	ps_radix_sort(many, NULL, 100000);
+	for (i = 1; i < 100000; i++)
+		assert_true(many[i - 1] <= many[i]);
+	free(many);
+}
+
 int
 main(void)
 {
@@ -191,6 +245,7 @@ main(void)
 		cmocka_unit_test(test_keytab),
 		cmocka_unit_test(test_auc),
 		cmocka_unit_test(test_logistic),
+		cmocka_unit_test(test_radix_sort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
