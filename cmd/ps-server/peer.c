@@ -509,7 +509,7 @@ peer_text_cb(struct ps_conn *c, const char *line, void *arg)
 
 		reply = ckpt_request(p->srv, err, sizeof err) == 0 ?
 		    xstrdup("checkpoint requested\r\nEND\r\n") :
-		    xasprintf("CLIENT_ERROR %s\r\n", err);
+		    xasprintf("CLIENT_ERROR %s: %s\r\n", p->srv->bound, err);
 		ps_conn_send_text(c, reply);
 		free(reply);
 	} else if (strcmp(line, "quit") == 0) {

@@ -127,7 +127,7 @@ abs_gap() {
 	start_servers 1
 	run ps-ring checkpoint "$BATS_TEST_TMPDIR/ring"
 	assert_failure 1
-	assert_output --partial "no checkpoint directory"
+	assert_output --partial "${SERVER_ADDRS# }: no checkpoint directory"
 }
 
 @test "-E 1s writes a checkpoint about every second, and one at the end" {
