@@ -18,8 +18,11 @@
  *     MANIFEST first (unlinked and the directory synced), so a kill while
  *     removing leaves an incomplete version.
  *  4. A request (SIGUSR1, the "checkpoint" text command) sets wanted; the
- *     next pull reply to worker 0 says so (round.c), worker 0 flags its
- *     next push, and the checkpoint of that round clears it.
+ *     next pull reply to worker 0 of channel 0's job says so and clears
+ *     it (ckpt_tell, round.c); worker 0 flags its next push, unless it
+ *     flagged one after the round replied to (ps-worker's ckpt.c), and
+ *     any checkpoint written here clears it too.  So one request to
+ *     every server makes one checkpoint, whatever rounds are in flight.
  *  5. An online job (sgd) has no rounds, and its pushes reach only the
  *     servers of a mini-batch's keys: worker 0 sends every server a SAVE
  *     naming the checkpoint (roundmsg.h) behind its push of mini-batch t,
@@ -67,6 +70,22 @@ ckpt_request(struct server *srv, char *err, size_t errlen)
 	srv->ckpt.wanted = 1;
 	log_info("checkpoint requested: it follows worker 0's next round");
 	return 0;
+}
+
+/*
+ * Invariant 4: does this reply to p carry the request to worker 0 of
+ * channel 0's job?  Once it does, the request is passed on.
+ */
+int
+ckpt_tell(struct channel *ch, const struct peer *p)
+{
+	struct server *srv = ch->srv;
+
+	if (!srv->ckpt.wanted || ch->id != 0 || !p->is_worker ||
+	    p->ch != ch || p->worker_id != 0)
+		return 0;
+	srv->ckpt.wanted = 0;
+	return 1;
 }
 
 /*
@@ -160,7 +179,7 @@ ckpt_write(struct channel *ch, uint64_t iteration)
 	char err[1024], *vdir, *path;
 	double started = server_now();
 
-	srv->ckpt.wanted = 0;
+	srv->ckpt.wanted = 0;	/* a request waiting here is served too */
 	vdir = ps_ckpt_version_path(srv->ckpt.dir, iteration);
 	if (mkdir(vdir, 0777) != 0 && errno != EEXIST) {
 		log_warn("checkpoint: cannot create '%s'", vdir);

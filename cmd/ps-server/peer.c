@@ -347,7 +347,7 @@ peer_bye(struct peer *p)
 
 /*
  * SAVE: write this server's model part now, or, from worker 0 of an sgd
- * job, a checkpoint (checkpoint.c, invariant 6).
+ * job, a checkpoint (checkpoint.c, invariant 5).
  */
 static void
 peer_save(struct server *srv, struct peer *p, const struct ps_msg *m)

@@ -323,7 +323,7 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	struct store *st = &ch->store;
 	const struct ps_msg *push = &r->pushes[p->worker_id];
 	double theta = r->theta[p->worker_id];
-	int filter = !isnan(theta);
+	int filter = !isnan(theta), ckpt;
 	struct ps_msg reply;
 	size_t k, n = 0;
 
@@ -337,10 +337,11 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	reply.ring_version = ch->job.ring_version;
 	reply.naux = ROUND_RESULTS;
 	memcpy(reply.aux, r->result, sizeof r->result);
-	if (r->again[p->worker_id] || (srv->ckpt.wanted && p->worker_id == 0))
+	ckpt = ckpt_tell(ch, p);	/* checkpoint.c, invariant 4 */
+	if (r->again[p->worker_id] || ckpt)
 		reply.aux[reply.naux++] = r->again[p->worker_id]; /* inv. 9 */
-	if (srv->ckpt.wanted && p->worker_id == 0)
-		reply.aux[reply.naux++] = 1;	/* checkpoint.c, invariant 4 */
+	if (ckpt)
+		reply.aux[reply.naux++] = 1;
 	reply.vals = xcalloc(push->nkeys + 1, sizeof *reply.vals);
 	if (filter)
 		reply.keys = xcalloc(push->nkeys + 1, sizeof *reply.keys);
@@ -702,8 +703,7 @@ round_pull_current(struct channel *ch, struct peer *p, struct ps_msg *m)
 	reply.naux = 2;
 	reply.aux[0] = ch->store.l1;
 	reply.aux[1] = (double)ch->store.nnz;
-	if (srv->ckpt.wanted && p->is_worker && p->worker_id == 0 &&
-	    p->ch == ch && ch->job.algorithm == PS_ALG_SGD)
+	if (ch->job.algorithm == PS_ALG_SGD && ckpt_tell(ch, p))
 		reply.aux[reply.naux++] = 1;	/* PS_CURRENT_CKPT */
 	for (k = 0; k < m->nkeys; k++)
 		reply.vals[k] = store_get(&ch->store, m->keys[k]);

@@ -288,6 +288,7 @@ void	ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt);
 
 /* checkpoint.c */
 int	ckpt_request(struct server *srv, char *err, size_t errlen);
+int	ckpt_tell(struct channel *ch, const struct peer *p);
 void	ckpt_round(struct channel *ch, uint64_t t);
 int	ckpt_sgd(struct channel *ch, const struct ps_msg *m, char *err,
 	    size_t errlen);

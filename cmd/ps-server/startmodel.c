@@ -53,9 +53,8 @@ ckpt_init_load(struct server *srv, const char *path)
 {
 	struct ps_ckpt_source src;
 	char err[1024];
-	int rc;
-
 	double started = server_now();
+	int rc;
 
 	memset(&src, 0, sizeof src);
 	rc = ps_ckpt_load(&path, 1, &srv->ckpt.init, &src, err, sizeof err);

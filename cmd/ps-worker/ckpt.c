@@ -26,9 +26,23 @@ ckpt_due(struct worker *w, uint64_t t)
 	    now - w->ckpt_last >= w->conf.ckpt_secs)) {
 		w->ckpt_asked = 0;
 		w->ckpt_last = now;
+		w->ckpt_after = t + 1;
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * A server's reply to iteration or mini-batch t passed on a request made
+ * there.  A checkpoint already asked for after a later one is after the
+ * request at that server too, and serves it: one request sent to every
+ * server makes one checkpoint.
+ */
+void
+ckpt_requested(struct worker *w, uint64_t t)
+{
+	if (t + 1 >= w->ckpt_after)
+		w->ckpt_asked = 1;
 }
 
 /* Does worker 0 write checkpoints at all (and so one at the end)? */

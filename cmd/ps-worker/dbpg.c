@@ -78,7 +78,6 @@
 /* Passes between two resets of the KKT active set. */
 #define PASSES_PER_RESET	10
 
-
 static struct iter *
 dbpg_slot(struct worker *w, uint64_t t)
 {
@@ -433,7 +432,7 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	it->l1 += m->aux[1];
 	it->nnz += m->aux[2];
 	if (m->naux > PS_REPLY_CKPT && m->aux[PS_REPLY_CKPT] == 1)
-		w->ckpt_asked = 1;	/* rule 7 */
+		ckpt_requested(w, m->timestamp);	/* rule 7 */
 	if (--it->pending > 0)
 		return;
 	if (it->block != UINT32_MAX) {

@@ -202,7 +202,7 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	if (m->naux >= 2)
 		sg->nnz[l->index] = m->aux[1];
 	if (m->naux > PS_CURRENT_CKPT && m->aux[PS_CURRENT_CKPT] == 1)
-		w->ckpt_asked = 1;	/* rule e */
+		ckpt_requested(w, m->timestamp);	/* rule e */
 	sl->got[l->index] = 1;
 	sl->pending--;
 }

@@ -233,6 +233,7 @@ struct worker {
 	double			 started, last_progress;
 	int			 ckpt_asked;	/* a server asked worker 0 for one */
 	double			 ckpt_last;	/* when the last one was asked */
+	uint64_t		 ckpt_after;	/* and after which iteration, + 1 */
 	int			 have_test;
 	int			 closing;	/* BYE sent: closes are expected */
 	struct evaltest		 test;
@@ -267,6 +268,7 @@ void	filters_print(const struct worker *w);
 /* ckpt.c */
 int	ckpt_due(struct worker *w, uint64_t t);
 int	ckpt_periodic(const struct worker *w);
+void	ckpt_requested(struct worker *w, uint64_t t);
 void	ckpt_sgd_save(struct worker *w, uint64_t t, double epochs, int final);
 
 /* links.c */
