@@ -102,13 +102,10 @@ online_check_push(struct peer *p, const struct ps_msg *m)
 		    (unsigned long long)m->timestamp);
 		return -1;
 	}
-	if (m->width != 1 || (m->flags & PS_MSG_F_NOKEYS) ||
-	    m->timestamp == UINT64_MAX || m->naux < 1 ||
-	    !(m->aux[0] >= 0 && m->aux[0] < 1e15)) {
-		peer_fail(p, "malformed sgd push: width %u (expected 1), "
-		    "timestamp %llu, %u scalars%s", m->width,
-		    (unsigned long long)m->timestamp, m->naux,
-		    (m->flags & PS_MSG_F_NOKEYS) ? ", no keys" : "");
+	if (m->timestamp == UINT64_MAX || !(m->aux[0] >= 0 &&
+	    m->aux[0] < 1e15)) {
+		peer_fail(p, "malformed sgd push: timestamp %llu, epochs %g",
+		    (unsigned long long)m->timestamp, m->aux[0]);
 		return -1;
 	}
 	for (k = 0; k < m->nkeys; k++) {
@@ -209,12 +206,6 @@ online_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 	struct ps_msg reply;
 	uint32_t i;
 
-	if (!(m->flags & PS_MSG_F_NOKEYS) || m->nkeys != 0) {
-		peer_fail(p, "malformed sgd pull: name the keys with the "
-		    "CURRENT flag, or none at the end");
-		ps_msg_release(m);
-		return;
-	}
 	if (on->done[p->worker_id] != NULL) {
 		peer_fail(p, "worker %u reached the end twice", p->worker_id);
 		ps_msg_release(m);

@@ -276,7 +276,7 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		return;
 	}
 	job = &ch->job;
-	if (m->naux < 6 || m->aux[0] < 0 || m->aux[1] < 1 ||
+	if (m->aux[0] < 0 || m->aux[1] < 1 ||
 	    m->aux[1] > 65536 || m->aux[0] >= m->aux[1] || !(m->aux[5] >= 0) ||
 	    (m->naux >= 7 && !(m->aux[6] >= 0 && m->aux[6] <= 1)) ||
 	    (m->naux > PS_HELLO_REJOIN &&
@@ -403,57 +403,10 @@ peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
 	round_pull_current(ch, p, m);
 }
 
+/* Hand an admitted message to its handler, which releases it. */
 static void
-peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 {
-	struct peer *p = arg;
-	struct server *srv = p->srv;
-	char why[512];
-	int worker_only = m->type == PS_MSG_PUSH ||
-	    (m->type == PS_MSG_PULL && !(m->flags & PS_MSG_F_CURRENT)) ||
-	    m->type == PS_MSG_BYE;
-	int keyed = m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL;
-
-	if ((m->flags & PS_MSG_F_KEYSIG) && m->type != PS_MSG_PUSH) {
-		/* The conn asked for the keys; the peer sends it again. */
-		log_info("%s: %s named an unknown key list; asked for its "
-		    "keys", ps_conn_peer(p->conn), ps_msg_type_name(m->type));
-		ps_msg_release(m);
-		return;
-	}
-	if (keyed && p->ch != NULL && owner_stale(srv, m)) {
-		/*
-		 * Sent by a worker (of this job, or of one that ended here
-		 * when this server left the ring) before it took the new
-		 * ring: it comes again, where the new ring says.
-		 */
-		srv->stats.stale_dropped++;
-		log_debug("%s: dropped a %s of ring version %u",
-		    ps_conn_peer(p->conn), ps_msg_type_name(m->type),
-		    m->ring_version);
-		ps_msg_release(m);
-		return;
-	}
-	if (worker_only && !p->is_worker) {
-		peer_fail(p, "%s before hello", ps_msg_type_name(m->type));
-		ps_msg_release(m);
-		return;
-	}
-	if (worker_only && m->channel != p->ch->id) {
-		peer_fail(p, "%s for channel %u, but the worker joined "
-		    "channel %u", ps_msg_type_name(m->type), m->channel,
-		    p->ch->id);
-		ps_msg_release(m);
-		return;
-	}
-	if (((m->type == PS_MSG_HELLO || keyed) &&
-	    owner_fence(srv, m, why, sizeof why) != 0) ||
-	    (keyed && owner_check(srv, m->keys, m->nkeys, why,
-	    sizeof why) != 0)) {
-		peer_fail(p, "%s", why);
-		ps_msg_release(m);
-		return;
-	}
 	switch (m->type) {
 	case PS_MSG_HELLO:
 		peer_hello(srv, p, m);
@@ -483,11 +436,67 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	case PS_MSG_REPLICATE:
 		replica_apply(srv, p, m);
 		break;
-	default:
-		peer_fail(p, "unexpected %s message", ps_msg_type_name(m->type));
-		break;
 	}
 	ps_msg_release(m);
+}
+
+/*
+ * Every message is first admitted (rules.c): one that p may not send now,
+ * or that is not shaped as its kind must be, fails p; the handlers below
+ * rely on what admit.h guarantees.
+ */
+static void
+peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	struct peer *p = arg;
+	struct server *srv = p->srv;
+	char why[512];
+	int keyed = m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL;
+	int job_only = m->type == PS_MSG_PUSH || m->type == PS_MSG_BYE ||
+	    (m->type == PS_MSG_PULL && !(m->flags & PS_MSG_F_CURRENT));
+
+	if (peer_admit(p, m, why, sizeof why) != 0) {
+		srv->stats.frames_rejected++;
+		peer_fail(p, "%s", why);
+		ps_msg_release(m);
+		return;
+	}
+	if ((m->flags & PS_MSG_F_KEYSIG) && m->type != PS_MSG_PUSH) {
+		/* The conn asked for the keys; the peer sends it again. */
+		log_info("%s: %s named an unknown key list; asked for its "
+		    "keys", ps_conn_peer(p->conn), ps_msg_type_name(m->type));
+		ps_msg_release(m);
+		return;
+	}
+	if (keyed && p->ch != NULL && owner_stale(srv, m)) {
+		/*
+		 * Sent by a worker (of this job, or of one that ended here
+		 * when this server left the ring) before it took the new
+		 * ring: it comes again, where the new ring says.
+		 */
+		srv->stats.stale_dropped++;
+		log_debug("%s: dropped a %s of ring version %u",
+		    ps_conn_peer(p->conn), ps_msg_type_name(m->type),
+		    m->ring_version);
+		ps_msg_release(m);
+		return;
+	}
+	if (job_only && m->channel != p->ch->id) {
+		peer_fail(p, "%s for channel %u, but the worker joined "
+		    "channel %u", ps_msg_type_name(m->type), m->channel,
+		    p->ch->id);
+		ps_msg_release(m);
+		return;
+	}
+	if (((m->type == PS_MSG_HELLO || keyed) &&
+	    owner_fence(srv, m, why, sizeof why) != 0) ||
+	    (keyed && owner_check(srv, m->keys, m->nkeys, why,
+	    sizeof why) != 0)) {
+		peer_fail(p, "%s", why);
+		ps_msg_release(m);
+		return;
+	}
+	peer_dispatch(srv, p, m);
 }
 
 /*

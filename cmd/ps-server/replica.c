@@ -47,7 +47,6 @@
 #include "xmalloc.h"
 
 #define REPLICA_CONNECT_TIMEOUT	2.0
-#define REPLICA_WIDTH		3
 #define REPLICA_CHUNK		65536	/* keys a frame, well below the limit */
 
 /* One key's copy bound for one replica server. */
@@ -433,10 +432,9 @@ replica_apply(struct server *srv, struct peer *p, struct ps_msg *m)
 	struct channel *ch = channel_get(srv, m->channel, 1);
 	char err[512];
 
-	if (ch == NULL || m->width != REPLICA_WIDTH ||
-	    (m->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYSIG))) {
-		peer_fail(p, "malformed replicate: channel %u, width %u",
-		    m->channel, m->width);
+	if (ch == NULL) {
+		peer_fail(p, "replicate for channel %u (channels are 0 to %d)",
+		    m->channel, SERVER_CHANNELS_MAX - 1);
 		return;
 	}
 	if (replica_other_ring(srv, p, m))

@@ -563,12 +563,6 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	uint64_t *below = ch->job.pushed_below;
 	struct round *r;
 
-	if (m->width != 2 || m->naux < 1 || (m->flags & PS_MSG_F_NOKEYS)) {
-		peer_fail(p, "malformed push: width %u, %u scalars", m->width,
-		    m->naux);
-		ps_msg_release(m);
-		return;
-	}
 	if (below != NULL && m->timestamp >= below[p->worker_id])
 		below[p->worker_id] = m->timestamp + 1;
 	if (round_push_again(ch, p, m))

@@ -182,6 +182,9 @@ struct channel {
 	struct job		 job;
 };
 
+/* replica.c: a REPLICATE's values per key: weight, trust radius, last G. */
+#define REPLICA_WIDTH	3
+
 /* replica.c: what a REPLICATE carries (its aux[0]). */
 enum replicate_kind {
 	REPLICATE_ROUND = 0,		/* a round's result, acknowledged */
@@ -308,6 +311,10 @@ int	peer_send(struct peer *p, const struct ps_msg *m);
 void	server_free_peers(struct server *srv);
 void	job_abort(struct channel *ch, const char *why);
 void	job_end(struct channel *ch);
+
+/* rules.c */
+int	peer_admit(const struct peer *p, const struct ps_msg *m, char *err,
+	    size_t errlen);
 
 /* ps-server.c */
 char	*server_stats_text(struct server *srv);

@@ -235,7 +235,7 @@ bad_push() {
 }
 
 @test "an sgd push of width 2 is refused, naming the peer" {
-	bad_push 'PUSH ts=1 aux=1 keys=3 vals=1,2' 'malformed sgd push: width 2'
+	bad_push 'PUSH ts=1 aux=1 keys=3 vals=1,2' 'sgd push: width 2, expected 1'
 }
 
 @test "an sgd push with a non-finite gradient is refused before any key moves" {
@@ -243,7 +243,7 @@ bad_push() {
 }
 
 @test "an sgd push without its epochs scalar is refused" {
-	bad_push 'PUSH ts=1 keys=3 vals=1' 'malformed sgd push: .*0 scalars'
+	bad_push 'PUSH ts=1 keys=3 vals=1' 'sgd push: aux count 0, expected 1'
 }
 
 @test "a HELLO with a bad optimiser is refused with the reason" {

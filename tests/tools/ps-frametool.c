@@ -12,8 +12,8 @@
  *
  * KIND is one of good-hello, bad-magic, bad-version, bad-header-crc,
  * bad-payload-crc, oversize, truncated, unknown-type, bad-keycache (3 keys
- * to cache, with NOKEYS), garbage, script, stats (the text "stats" and
- * "quit" lines), silent (nothing).  Each bad
+ * to cache, with NOKEYS), garbage, script, hex, stats (the text "stats"
+ * and "quit" lines), silent (nothing).  Each bad
  * kind starts from a valid HELLO frame and breaks one thing, recomputing
  * the header checksum where needed so that only that one thing is wrong.
  * "oversize" sends just a header announcing a payload over the limit (or
@@ -25,6 +25,9 @@
  *   TYPE[,nokeys][,current][,keysig][,keycache][,fp16][,lz4] [ts=N] [ch=N]
  *        [rv=N] [aux=X,...] [keys=K,...] [vals=V,...] [sig=keys] [size=N]
  *
+ * "hex" sends the bytes written in hexadecimal on standard input, as they
+ * are (whitespace and line ends between them are ignored): the frames a
+ * fuzzer found, say.  "script" lines are
  * with TYPE a message type as ps_msg_type_name() names it (HELLO, PUSH,
  * PULL, BYE, SAVE, REPLICATE, ...); ,lz4 compresses the payload when that
  * makes it smaller, the other words set the flags of that name; the width is
@@ -91,7 +94,7 @@ usage(FILE *f, int status)
 	    "host:port|- kind\n"
 	    "kinds: good-hello bad-magic bad-version bad-header-crc "
 	    "bad-payload-crc\n       oversize truncated unknown-type "
-	    "bad-keycache garbage script stats silent\n");
+	    "bad-keycache garbage script hex stats silent\n");
 	exit(status);
 }
 
@@ -306,6 +309,29 @@ ft_script(struct ft_frame *fr)
 	evbuffer_free(eb);
 }
 
+/* Read the hex digits on stdin into fr's bytes (whitespace ignored). */
+static void
+ft_hex(struct ft_frame *fr)
+{
+	size_t cap = 4096, n = 0;
+	unsigned byte;
+	int c;
+
+	free(fr->buf);
+	if ((fr->buf = malloc(cap)) == NULL)
+		exit(EX_OSERR);
+	while (scanf(" %2x", &byte) == 1) {
+		if (n == cap && (fr->buf = realloc(fr->buf, cap *= 2)) == NULL)
+			exit(EX_OSERR);
+		fr->buf[n++] = (uint8_t)byte;
+	}
+	if ((c = getchar()) != EOF) {
+		fprintf(stderr, "ps-frametool: not a hex digit: '%c'\n", c);
+		exit(EX_USAGE);
+	}
+	fr->len = fr->send_len = n;
+}
+
 /*
  * Build the frame of the given kind, an oversize one announcing a payload
  * of over bytes; -1 for an unknown kind.
@@ -349,6 +375,8 @@ ft_build(const char *kind, uint32_t over, struct ft_frame *fr)
 		ft_garbage(fr);
 	} else if (strcmp(kind, "script") == 0) {
 		ft_script(fr);
+	} else if (strcmp(kind, "hex") == 0) {
+		ft_hex(fr);
 	} else if (strcmp(kind, "stats") == 0) {
 		strcpy((char *)fr->buf, "stats\r\nquit\r\n");
 		fr->len = fr->send_len = strlen((char *)fr->buf);

@@ -1,0 +1,81 @@
+/*
+ * rules.c: what ps-server takes from a peer, as admit.h's rules, checked
+ * once on every message before peer.c dispatches it.
+ *
+ * A connection is in one of three states: anonymous (no HELLO yet, or its
+ * job ended: a client reading weights, another server replicating), a
+ * worker of a dbpg job, a worker of an sgd job.  The shapes are those
+ * ps-worker and replica.c send (hello.h, roundmsg.h, online.c, rejoin.c).
+ */
+#include "config.h"
+
+#include "admit.h"
+#include "hello.h"
+#include "roundmsg.h"
+#include "server.h"
+
+enum {
+	PEER_ANON = 1,
+	PEER_DBPG = 2,
+	PEER_SGD = 4,
+	PEER_WORKER = PEER_DBPG | PEER_SGD,
+	PEER_ANY = PEER_ANON | PEER_WORKER
+};
+
+#define CUR	PS_MSG_F_CURRENT
+#define SIG	PS_MSG_F_KEYSIG
+#define FP16	PS_MSG_F_FP16
+
+static const struct ps_msg_rule server_rules[] = {
+	/* what, type, states, pick_mask, pick, flags, keys, width, naux, blob */
+	{ "hello", PS_MSG_HELLO, PEER_ANY, 0, 0, 0, PS_KEYS_NONE,
+	    0, 0, 6, PS_HELLO_REJOIN + 1, 0 },
+	{ "dbpg push", PS_MSG_PUSH, PEER_DBPG, 0, 0, FP16 | SIG, PS_KEYS_LIST,
+	    2, 2, 1, PS_PUSH_CKPT + 1, 0 },
+	{ "sgd push", PS_MSG_PUSH, PEER_SGD, 0, 0, FP16 | SIG, PS_KEYS_LIST,
+	    1, 1, 1, 1, 0 },
+	/* Current weights (round.c), or a resume pull (rejoin.c). */
+	{ "current pull", PS_MSG_PULL, PEER_ANY, CUR, CUR, SIG, PS_KEYS_LIST,
+	    0, 0, 0, 2, 0 },
+	/* Round t's weights: the keys of the worker's push for t. */
+	{ "round pull", PS_MSG_PULL, PEER_DBPG, CUR, 0, 0, PS_KEYS_COUNT,
+	    0, 0, 0, 1, 0 },
+	{ "end-barrier pull", PS_MSG_PULL, PEER_SGD, CUR, 0, 0, PS_KEYS_NONE,
+	    0, 0, 0, 1, 0 },
+	{ "bye", PS_MSG_BYE, PEER_WORKER, 0, 0, 0, PS_KEYS_NONE,
+	    0, 0, 0, 0, 0 },
+	{ "save", PS_MSG_SAVE, PEER_ANY, 0, 0, 0, PS_KEYS_NONE,
+	    0, 0, 0, PS_SAVE_EPOCHS + 1, 0 },
+	{ "replicate", PS_MSG_REPLICATE, PEER_ANON, 0, 0, 0, PS_KEYS_LIST,
+	    REPLICA_WIDTH, REPLICA_WIDTH, 1, 1, 0 },
+};
+
+/* p's state, as the rules name it, and its name for errors. */
+static unsigned
+peer_state(const struct peer *p, const char **name)
+{
+	if (!p->is_worker) {
+		*name = "before hello";
+		return PEER_ANON;
+	}
+	if (p->ch->job.algorithm == PS_ALG_SGD) {
+		*name = "from a worker of an sgd job";
+		return PEER_SGD;
+	}
+	*name = "from a worker of a dbpg job";
+	return PEER_DBPG;
+}
+
+/* 0 when m is a message p may send now, else -1 with the reason. */
+int
+peer_admit(const struct peer *p, const struct ps_msg *m, char *err,
+    size_t errlen)
+{
+	const char *name;
+	unsigned state = peer_state(p, &name);
+
+	if (ps_msg_admit(server_rules, sizeof server_rules /
+	    sizeof server_rules[0], state, name, m, err, errlen) == NULL)
+		return -1;
+	return 0;
+}
