@@ -30,6 +30,7 @@
 #include <event2/bufferevent.h>
 
 #include "conn_priv.h"
+#include "crash.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -41,12 +42,16 @@ static void	conn_process(struct ps_conn *);
 static void
 conn_destroy(struct ps_conn *c)
 {
+	size_t peak = c->held_peak;
+
+	conn_pool_leave(c);
 	conn_auth_release(c);
 	bufferevent_free(c->bev);
 	ps_keycache_release(&c->sent_lists);
 	ps_keycache_release(&c->recv_lists);
 	free(c->peer);
 	free(c);
+	conn_pool_trim(peak);
 }
 
 /* Leave one of our callbacks: free the conn if the owner asked for it. */
@@ -67,6 +72,7 @@ conn_fail(struct ps_conn *c, int proto, const char *fmt, ...)
 		return;
 	c->dead = 1;
 	c->proto_error = proto;
+	conn_pool_leave(c);
 	va_start(ap, fmt);
 	vsnprintf(c->reason, sizeof c->reason, fmt, ap);
 	va_end(ap);
@@ -210,6 +216,7 @@ conn_read_frame(struct ps_conn *c, struct evbuffer *in)
 		return 1;
 	}
 	conn_keys_in(c, &m, flen - PS_FRAME_HDR_LEN);
+	ps_crash_note(m.type, m.flags, c->peer);
 	c->msg_cb(c, &m, c->arg);
 	return 1;
 }
@@ -307,6 +314,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 
 	c->busy++;
 	conn_process(c);
+	conn_pool_account(c);
 	conn_leave(c);
 }
 
@@ -503,6 +511,7 @@ ps_conn_free(struct ps_conn *c)
 	if (c->busy > 0) {
 		c->free_pending = 1;
 		c->dead = 1;
+		conn_pool_leave(c);
 		bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 		return;
 	}

@@ -165,6 +165,24 @@ int		 ps_conn_is_auth_refused(const struct ps_conn *c);
  */
 int		 ps_conn_set_unacked_timeout(struct ps_conn *c,
 		    unsigned int ms);
+/*
+ * A cap on what a set of conns hold between them (a server's peers): the
+ * bytes read and not yet handled (unfinished frames) plus 8 a key of the
+ * lists they cached.  Each read counts its conn again; while the sum is
+ * over max_bytes the conn holding most is closed as a protocol error,
+ * "memory limit: connections hold N bytes ... (limit M), this one K", and
+ * when it is freed, memory it held (1 MiB or more) goes back to the
+ * system.  A conn joins with ps_conn_set_pool() and leaves when it fails
+ * or is freed; free the pool after its conns.
+ */
+struct ps_conn_pool;
+struct ps_conn_pool *ps_conn_pool_new(size_t max_bytes);
+void		 ps_conn_pool_free(struct ps_conn_pool *pool);
+void		 ps_conn_set_pool(struct ps_conn *c, struct ps_conn_pool *pool);
+/* Bytes its conns hold now; conns it closed so far. */
+size_t		 ps_conn_pool_held(const struct ps_conn_pool *pool);
+size_t		 ps_conn_pool_evicted(const struct ps_conn_pool *pool);
+
 /* Counters so far; the pointer stays valid until ps_conn_free(). */
 const struct ps_conn_stats *ps_conn_stats(const struct ps_conn *c);
 /* Bytes queued for sending and not yet written to the socket. */

@@ -5,6 +5,8 @@
 #ifndef PS_CONN_PRIV_H
 #define PS_CONN_PRIV_H
 
+#include <sys/queue.h>
+
 #include <stdint.h>
 
 #include <event2/buffer.h>
@@ -45,6 +47,14 @@ struct conn_auth {
 	char			 why[160];	/* its own reason, if any */
 };
 
+/* conn_pool.c: the memory a set of conns hold, and its cap (conn.h). */
+struct ps_conn_pool {
+	size_t			 max;		/* bytes */
+	size_t			 held;		/* sum of the members' held */
+	size_t			 evicted;	/* conns closed for the cap */
+	TAILQ_HEAD(, ps_conn)	 conns;
+};
+
 struct ps_conn {
 	struct bufferevent	*bev;
 	char			*peer;
@@ -68,6 +78,10 @@ struct ps_conn {
 	struct ps_keycache	 sent_lists;	/* signatures the peer holds */
 	struct ps_keycache	 recv_lists;	/* lists the peer sent */
 	struct conn_auth	 auth;
+	struct ps_conn_pool	*pool;		/* or NULL */
+	TAILQ_ENTRY(ps_conn)	 pool_entry;
+	size_t			 held;		/* bytes counted in the pool */
+	size_t			 held_peak;
 };
 
 /* conn.c */
@@ -75,6 +89,11 @@ void	conn_fail(struct ps_conn *c, int proto, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 void	conn_leave(struct ps_conn *c);
 void	conn_start_closing(struct ps_conn *c, const char *reason);
+
+/* conn_pool.c */
+void	conn_pool_account(struct ps_conn *c);
+void	conn_pool_leave(struct ps_conn *c);
+void	conn_pool_trim(size_t peak);
 
 /* conn_auth.c */
 int	conn_auth_pending(const struct ps_conn *c);

@@ -18,6 +18,7 @@
 
 #include <event2/event.h>
 
+#include "crash.h"
 #include "log.h"
 #include "ps-ring.h"
 #include "serve.h"
@@ -262,6 +263,7 @@ cmd_serve(int argc, char **argv)
 	log_init("ps-ring", PS_LOG_INFO);
 	log_route_libevent();
 	signal(SIGPIPE, SIG_IGN);
+	ps_crash_init("ps-ring serve");
 	co.started = coord_now();
 	serve_load(&co, vnodes, replicas);
 	members_load(&co);

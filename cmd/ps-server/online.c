@@ -12,9 +12,11 @@
  *     older timestamp is refused with a logged reason, counted
  *     (pushes_refused) and not applied, so no push is applied twice.  The
  *     connection stays open: a resent push harms nothing once refused.
- *  2. A push is checked whole (width 1, keys present, finite values, one
- *     scalar) before any key is touched: a malformed one changes nothing
- *     and ends the job (peer_fail), naming the peer.
+ *  2. A push is checked whole (its shape by rules.c; its timestamp,
+ *     epochs and finite values here) before any key is touched: a
+ *     malformed one changes nothing and ends the job (peer_fail), naming
+ *     the peer.  So does one that would take the store over --max-keys,
+ *     naming the limit.
  *  3. The push's scalar is the worker's epochs of data so far (rows pushed
  *     over its shard's rows).  The penalties in force are the job's
  *     per-epoch l1 and l2 times the epochs behind the state: those of the
@@ -129,10 +131,17 @@ online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	uint64_t *next = &on->next_t[p->worker_id];
 	double *epochs = &on->epochs[p->worker_id];
 	struct ps_ftrl opt;
+	char err[256];
 	uint32_t k, s;
 
 	if (online_check_push(p, m) != 0) {
 		ps_msg_release(m);
+		return;
+	}
+	if (store_room(st, m->keys, m->nkeys, ch->srv->max_keys, err,
+	    sizeof err) != 0) {
+		ps_msg_release(m);
+		job_abort(ch, err);
 		return;
 	}
 	if (m->timestamp < *next) {

@@ -50,6 +50,7 @@ peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	    peer_close_cb, p);
 	ps_conn_set_keycache_recv(p->conn, srv->key_cache);
 	ps_conn_set_max_frame(p->conn, srv->max_frame);
+	ps_conn_set_pool(p->conn, srv->pool);
 	srv->nconns++;
 	TAILQ_INSERT_TAIL(&srv->peers, p, entry);
 	log_debug("%s: connected", name);

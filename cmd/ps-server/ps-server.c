@@ -17,6 +17,7 @@
 #include <event2/event.h>
 
 #include "blas.h"
+#include "crash.h"
 #include "hello.h"
 #include "log.h"
 #include "server.h"
@@ -25,7 +26,8 @@
 static const char usage_text[] =
 "usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [-i model]\n"
 "                 [-K keys] [-k ckdir [--keep n]] [-l addr:port]\n"
-"                 [-m max-frame] [-o model.psm]\n"
+"                 [-m max-frame] [--max-buffered bytes] [--max-keys n]\n"
+"                 [-o model.psm]\n"
 "                 [-C host:port [--standby] | -r ring]\n";
 
 static void
@@ -56,6 +58,11 @@ usage(int status)
 		    "                          payload is larger (4096 to 67108864; default 67108864)\n"
 		    "  -K, --key-cache n       keys of cached key lists kept per connection\n"
 		    "                          (default 4194304; 0 keeps none)\n"
+		    "      --max-buffered bytes  close the connection holding most when all\n"
+		    "                          together hold more in unfinished frames and\n"
+		    "                          cached keys (default: 1 GiB, at most 1/4 of RAM)\n"
+		    "      --max-keys n        end a job whose push would make a channel hold\n"
+		    "                          more keys (default: 1/2 of RAM at 192 bytes a key)\n"
 		    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
 		    "  -V, --version           print the version and exit\n"
 		    "  -h, --help              print this help and exit\n"
@@ -233,6 +240,24 @@ server_save_cb(evutil_socket_t sig, short what, void *arg)
 		log_info("saved %s", srv->model_path);
 }
 
+/*
+ * The defaults of the memory limits: --max-buffered 1 GiB but at most a
+ * quarter of the physical memory, --max-keys half of it at
+ * SERVER_KEY_BYTES a key.
+ */
+static void
+server_mem_defaults(struct server *srv)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t mem = pages > 0 && size > 0 ?
+	    (uint64_t)pages * (uint64_t)size : (uint64_t)4 << 30;
+
+	srv->max_buffered = (size_t)1 << 30;
+	if (srv->max_buffered > mem / 4)
+		srv->max_buffered = (size_t)(mem / 4);
+	srv->max_keys = mem / 2 / SERVER_KEY_BYTES;
+}
+
 /* A decimal number in [lo, hi] for the option named what, or exit 64. */
 static long
 server_parse_num(const char *s, const char *what, long lo, long hi)
@@ -268,6 +293,8 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "checkpoint-dir", required_argument, NULL, 'k' },
 		{ "keep", required_argument, NULL, 2 },
 		{ "init", required_argument, NULL, 'i' },
+		{ "max-buffered", required_argument, NULL, 3 },
+		{ "max-keys", required_argument, NULL, 4 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -284,6 +311,14 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		case 2:
 			srv->ckpt.keep = (unsigned)server_parse_num(optarg,
 			    "number of checkpoints kept", 1, 1000000);
+			break;
+		case 3:
+			srv->max_buffered = (size_t)server_parse_num(optarg,
+			    "buffer limit", 1L << 20, 1L << 48);
+			break;
+		case 4:
+			srv->max_keys = (uint64_t)server_parse_num(optarg,
+			    "key limit", 1, 1L << 40);
 			break;
 		case 'i':
 			*init = optarg;
@@ -388,6 +423,7 @@ main(int argc, char **argv)
 	srv.max_frame = PS_FRAME_MAX_PAYLOAD;
 	srv.key_cache = PS_KEYCACHE_DEFAULT;
 	srv.ckpt.keep = 3;
+	server_mem_defaults(&srv);
 	server_parse_args(&srv, argc, argv, &listen, &secret, &init, &verbose);
 	log_init("ps-server", verbose);
 	server_auth_setup(&srv, listen, secret);
@@ -397,7 +433,9 @@ main(int argc, char **argv)
 	log_route_libevent();
 	ps_blas_init();
 	signal(SIGPIPE, SIG_IGN);
+	ps_crash_init("ps-server");
 	srv.started = time(NULL);
+	srv.pool = ps_conn_pool_new(srv.max_buffered);
 	TAILQ_INIT(&srv.peers);
 	channel_get(&srv, 0, 1);
 	if ((srv.base = event_base_new()) == NULL)
@@ -427,6 +465,7 @@ main(int argc, char **argv)
 	}
 	coordlink_stop(&srv);
 	server_free_peers(&srv);
+	ps_conn_pool_free(srv.pool);
 	replica_free(&srv);
 	channels_free(&srv);
 	ps_model_release(&srv.ckpt.init);

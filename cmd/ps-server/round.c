@@ -562,7 +562,14 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	struct server *srv = ch->srv;
 	uint64_t *below = ch->job.pushed_below;
 	struct round *r;
+	char err[256];
 
+	if (store_room(&ch->store, m->keys, m->nkeys, srv->max_keys, err,
+	    sizeof err) != 0) {
+		ps_msg_release(m);
+		job_abort(ch, err);
+		return;
+	}
 	if (below != NULL && m->timestamp >= below[p->worker_id])
 		below[p->worker_id] = m->timestamp + 1;
 	if (round_push_again(ch, p, m))

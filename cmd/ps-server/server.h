@@ -172,6 +172,8 @@ struct job {
  * another is trained, say).  Created by the first HELLO or SAVE naming it.
  */
 #define SERVER_CHANNELS_MAX	16
+/* What a key costs a server, roughly (store.c's arrays, the key table). */
+#define SERVER_KEY_BYTES	192
 #define SERVER_EARLY_MAX	65536
 
 struct channel {
@@ -257,6 +259,10 @@ struct server {
 	int			 have_secret;
 	int			 exit_status;	/* why the loop was ended, or 0 */
 	size_t			 key_cache;	/* keys cached per connection */
+	size_t			 max_buffered;	/* --max-buffered: bytes all
+						   peers hold (conn.h pool) */
+	struct ps_conn_pool	*pool;
+	uint64_t		 max_keys;	/* --max-keys: a channel's store */
 	int			 nconns;
 	time_t			 started;
 	struct channel		*channels[SERVER_CHANNELS_MAX];
@@ -284,6 +290,8 @@ void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
 void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);
 void	store_online_state(struct store *st, int optimizer, double epochs);
+int	store_room(const struct store *st, const uint64_t *keys, size_t n,
+	    uint64_t max_keys, char *err, size_t errlen);
 
 /* startmodel.c */
 void	ckpt_init_load(struct server *srv, const char *path);

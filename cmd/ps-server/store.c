@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -319,4 +320,29 @@ void
 store_sort_by_mark(const struct store *st, uint32_t *slots, size_t n)
 {
 	qsort_r(slots, n, sizeof *slots, store_mark_cmp, (void *)st->mark);
+}
+
+/*
+ * 0 when st may take the keys not in it yet without holding more than
+ * max_keys keys, else -1 with the reason.  Keys are looked up only when
+ * the count alone does not settle it.
+ */
+int
+store_room(const struct store *st, const uint64_t *keys, size_t n,
+    uint64_t max_keys, char *err, size_t errlen)
+{
+	uint64_t have = ps_keytab_count(&st->keys), fresh = 0;
+	size_t k;
+
+	if (have + n <= max_keys)
+		return 0;
+	for (k = 0; k < n; k++)
+		fresh += ps_keytab_find(&st->keys, keys[k]) < 0;
+	if (have + fresh <= max_keys)
+		return 0;
+	snprintf(err, errlen, "key limit: this server holds %llu keys and a "
+	    "push would add %llu, over its limit of %llu (ps-server "
+	    "--max-keys)", (unsigned long long)have,
+	    (unsigned long long)fresh, (unsigned long long)max_keys);
+	return -1;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "blas.h"
+#include "crash.h"
 #include "hello.h"
 #include "log.h"
 #include "shard.h"
@@ -352,6 +353,7 @@ main(int argc, char **argv)
 	log_route_libevent();
 	ps_blas_init();
 	signal(SIGPIPE, SIG_IGN);
+	ps_crash_init("ps-worker");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	w.started = w.last_progress = worker_now();
 	if ((w.base = event_base_new()) == NULL)

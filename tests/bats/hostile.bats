@@ -56,3 +56,32 @@ CURRENT_NOKEYS=50534b31010506000000000000000000010000000000000001000000010000000
 @test "the same frame after a correct handshake is refused, not a crash" {
 	survives -a 'current pull: flag NOKEYS not expected' "$CURRENT_NOKEYS"
 }
+
+# child_pid PARENT PATTERN: the child of PARENT whose command line has
+# PATTERN (a path unique to this test).
+child_pid() {
+	local pid
+	for pid in $(pgrep -P "$1"); do
+		if tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$2"; then
+			echo "$pid"
+			return 0
+		fi
+	done
+	return 1
+}
+
+@test "a server that crashes leaves one line naming the signal, and ps-train names it" {
+	local job=$BATS_TEST_TMPDIR/job pid i
+	ps_start_daemon "$BATS_TEST_TMPDIR/train.out" ps-train -q -e 0 \
+	    -m 1000000 -j "$job" -o "$BATS_TEST_TMPDIR/model" \
+	    "$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
+	ps_wait_line "$job/worker-0.tsv" '^[0-9]' 20
+	pid=$(child_pid "$PS_LAST_PID" "$job/model/part-0.psm")
+	kill -SEGV "$pid"
+	ps_wait_pid "$PS_LAST_PID" 20
+	[ "$PS_WAIT_STATUS" -ne 0 ]
+	run cat "$BATS_TEST_TMPDIR/train.out.err"
+	assert_line 'ps-train: server 0 killed by SIGSEGV'
+	assert_line --regexp '^server-0.err: ps-server: fatal signal SIGSEGV; last message: (PUSH|PULL) flags 0x[0-9a-f]{2} from 127\.0\.0\.1:[0-9]+$'
+	[ ! -e "$BATS_TEST_TMPDIR/model" ]
+}

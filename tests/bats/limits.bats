@@ -54,7 +54,6 @@ fd_stats() {
 	assert_success
 	refute_output --partial 'PULL_REPLY'
 	# The connection opened before is still served.
-	run fd_stats 5
 	assert_success
 	assert_line 'STAT rejected_frames 4'
 	assert_line 'STAT rejected_connections 0'
@@ -80,7 +79,6 @@ fd_stats() {
 	[ $((SECONDS - start)) -le 2 ]	# ...at once
 	ps_wait_line "$BATS_TEST_TMPDIR/server.out.err" \
 	    '^ps-server: 127\.0\.0\.1:[0-9]+: refused: 2 connections already$' 5
-	run fd_stats 5
 	assert_success
 	assert_line 'STAT curr_connections 2'
 	assert_line 'STAT total_connections 3'
@@ -88,4 +86,54 @@ fd_stats() {
 	run fd_stats 6
 	assert_success
 	assert_line 'STAT rejected_connections 1'
+}
+
+# half_frame FD BYTES: on the connection open on FD, the header of a
+# 1000000-byte frame and then only BYTES of its payload (the server may
+# close it before it has all).
+half_frame() {
+	"$FRAMETOOL" -s 1000000 - oversize >&"$1"
+	head -c "$2" /dev/zero >&"$1" 2>/dev/null || true
+}
+
+@test "--max-buffered: the connection holding most of the unfinished frames is closed, naming the limit" {
+	start_server --max-buffered 1048576
+	exec 5<>"/dev/tcp/$HOST/$PORT" 6<>"/dev/tcp/$HOST/$PORT"
+	half_frame 5 500000
+	sleep 0.2
+	half_frame 6 600000
+	ps_wait_line "$BATS_TEST_TMPDIR/server.out.err" \
+	    '^ps-server: 127\.0\.0\.1:[0-9]+: memory limit: connections hold [0-9]+ bytes of unfinished frames and cached keys \(limit 1048576\), this one 5[0-9]{5}$' 5
+	run timeout 5 cat <&6		# closed by the server (or reset)
+	[ "$status" -ne 124 ]
+	exec 6>&-
+	# The other one is still open, and a new one is served.
+	run timeout 1 cat <&5
+	[ "$status" -eq 124 ]
+	run "$FRAMETOOL" "$ADDR" stats
+	assert_output --partial $'STAT rejected_frames 1\r'
+}
+
+@test "--max-keys: a push that would hold more keys ends the job with the limit named" {
+	local sgd='HELLO,nokeys aux=0,1,0,1,0,1,0,1,2,0.1,1,0,0'
+	start_server --max-keys 4
+	run "$FRAMETOOL" "$ADDR" script <<-EOF
+	$sgd
+	PUSH ts=1 aux=0.1 keys=3,5 vals=1,1
+	PUSH ts=2 aux=0.2 keys=3,5,7,9,11 vals=1,1,1,1,1
+	EOF
+	assert_success
+	assert_line --regexp '^ERROR .*key limit: this server holds 2 keys and a push would add 3, over its limit of 4 \(ps-server --max-keys\)$'
+	ps_wait_line "$BATS_TEST_TMPDIR/server.out.err" 'aborting the job on channel 0: key limit' 5
+	run "$FRAMETOOL" "$ADDR" stats
+	assert_output --partial $'STAT keys 2\r'
+}
+
+@test "--max-buffered and --max-keys outside their ranges are usage errors" {
+	run ps-server --max-buffered 1000
+	assert_failure 64
+	assert_output --partial "bad buffer limit '1000'"
+	run ps-server --max-keys 0
+	assert_failure 64
+	assert_output --partial "bad key limit '0'"
 }

@@ -79,7 +79,7 @@ one_table() {
 	train killed
 	kill_worker killed 1 500
 	finish killed
-	grep -q 'worker 1 failed (exit 137); starting it again' \
+	grep -q 'worker 1 killed by SIGKILL; starting it again' \
 	    "$BATS_TEST_TMPDIR/killed.out.err"
 	got=$(final_objective "$BATS_TEST_TMPDIR/killed.model/progress.tsv")
 	gap=$(rel_gap "$got" "$want")
@@ -104,7 +104,7 @@ one_table() {
 	kill_worker killed 0 300
 	kill_worker killed 0 1200
 	finish killed
-	[ "$(grep -c 'worker 0 failed (exit 137); starting it again' \
+	[ "$(grep -c 'worker 0 killed by SIGKILL; starting it again' \
 	    "$BATS_TEST_TMPDIR/killed.out.err")" -eq 2 ]
 	tsv="$BATS_TEST_TMPDIR/killed.model/progress.tsv"
 	got=$(final_objective "$tsv")
