@@ -42,16 +42,14 @@ static void	conn_process(struct ps_conn *);
 static void
 conn_destroy(struct ps_conn *c)
 {
-	size_t peak = c->held_peak;
-
 	conn_pool_leave(c);
+	conn_pool_trim(c);
 	conn_auth_release(c);
 	bufferevent_free(c->bev);
 	ps_keycache_release(&c->sent_lists);
 	ps_keycache_release(&c->recv_lists);
 	free(c->peer);
 	free(c);
-	conn_pool_trim(peak);
 }
 
 /* Leave one of our callbacks: free the conn if the owner asked for it. */

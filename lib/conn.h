@@ -172,11 +172,13 @@ int		 ps_conn_set_unacked_timeout(struct ps_conn *c,
  * over max_bytes the conn holding most is closed as a protocol error,
  * "memory limit: connections hold N bytes ... (limit M), this one K", and
  * when it is freed, memory it held (1 MiB or more) goes back to the
- * system.  A conn joins with ps_conn_set_pool() and leaves when it fails
- * or is freed; free the pool after its conns.
+ * system (a little later, on base's loop).  A conn joins with
+ * ps_conn_set_pool() and leaves when it fails or is freed; free the pool
+ * after its conns.
  */
 struct ps_conn_pool;
-struct ps_conn_pool *ps_conn_pool_new(size_t max_bytes);
+struct ps_conn_pool *ps_conn_pool_new(struct event_base *base,
+		    size_t max_bytes);
 void		 ps_conn_pool_free(struct ps_conn_pool *pool);
 void		 ps_conn_set_pool(struct ps_conn *c, struct ps_conn_pool *pool);
 /* Bytes its conns hold now; conns it closed so far. */

@@ -13,19 +13,24 @@
 #endif
 #include <stdlib.h>
 
+#include <event2/event.h>
+
 #include "conn_priv.h"
 #include "xmalloc.h"
 
 /* A conn that held this much returns freed memory to the system. */
 #define CONN_POOL_TRIM_MIN	(1u << 20)
 
+static void conn_pool_trim_cb(evutil_socket_t fd, short what, void *arg);
+
 struct ps_conn_pool *
-ps_conn_pool_new(size_t max_bytes)
+ps_conn_pool_new(struct event_base *base, size_t max_bytes)
 {
 	struct ps_conn_pool *pool = xcalloc(1, sizeof *pool);
 
 	pool->max = max_bytes;
 	TAILQ_INIT(&pool->conns);
+	pool->trim = evtimer_new(base, conn_pool_trim_cb, pool);
 	return pool;
 }
 
@@ -38,6 +43,8 @@ ps_conn_pool_free(struct ps_conn_pool *pool)
 		return;
 	while ((c = TAILQ_FIRST(&pool->conns)) != NULL)
 		conn_pool_leave(c);
+	if (pool->trim != NULL)
+		event_free(pool->trim);
 	free(pool);
 }
 
@@ -58,6 +65,7 @@ ps_conn_set_pool(struct ps_conn *c, struct ps_conn_pool *pool)
 {
 	conn_pool_leave(c);
 	c->pool = pool;
+	c->pooled = 1;
 	TAILQ_INSERT_TAIL(&pool->conns, c, pool_entry);
 }
 
@@ -81,7 +89,7 @@ conn_pool_account(struct ps_conn *c)
 	struct ps_conn *big;
 	size_t now;
 
-	if (pool == NULL || c->dead)
+	if (pool == NULL || !c->pooled || c->dead)
 		return;
 	now = evbuffer_get_length(bufferevent_get_input(c->bev)) +
 	    c->recv_lists.nkeys * sizeof(uint64_t);
@@ -98,29 +106,42 @@ conn_pool_account(struct ps_conn *c)
 	}
 }
 
-/* c holds nothing more (it failed, or is freed); give its memory back. */
+/*
+ * c holds nothing more (it failed, or is freed): its share leaves the
+ * sum; c keeps its pool to trim for it (conn_pool_trim).
+ */
 void
 conn_pool_leave(struct ps_conn *c)
 {
-	if (c->pool == NULL)
+	if (c->pool == NULL || !c->pooled)
 		return;
 	c->pool->held -= c->held;
 	TAILQ_REMOVE(&c->pool->conns, c, pool_entry);
-	c->pool = NULL;
+	c->pooled = 0;
 	c->held = 0;
 }
 
-/*
- * A conn that held peak bytes at most was freed: give the pages of a
- * large share back to the system (glibc keeps freed heap pages).
- */
-void
-conn_pool_trim(size_t peak)
+/* Give freed heap pages back to the system (glibc keeps them). */
+static void
+conn_pool_trim_cb(evutil_socket_t fd, short what, void *arg)
 {
 #ifdef HAVE_MALLOC_TRIM
-	if (peak >= CONN_POOL_TRIM_MIN)
-		malloc_trim(0);
-#else
-	(void)peak;
+	malloc_trim(0);
 #endif
+}
+
+/*
+ * c, which is being freed, held peak bytes at most: when that is much,
+ * trim the heap a little later, once libevent finalized its buffers (it
+ * frees them after the running callback), and once for many conns.
+ */
+void
+conn_pool_trim(struct ps_conn *c)
+{
+	struct timeval soon = { 0, 20000 };
+
+	if (c->pool != NULL && c->pool->trim != NULL &&
+	    c->held_peak >= CONN_POOL_TRIM_MIN &&
+	    !evtimer_pending(c->pool->trim, NULL))
+		evtimer_add(c->pool->trim, &soon);
 }

@@ -52,6 +52,7 @@ struct ps_conn_pool {
 	size_t			 max;		/* bytes */
 	size_t			 held;		/* sum of the members' held */
 	size_t			 evicted;	/* conns closed for the cap */
+	struct event		*trim;		/* malloc_trim a little later */
 	TAILQ_HEAD(, ps_conn)	 conns;
 };
 
@@ -79,6 +80,7 @@ struct ps_conn {
 	struct ps_keycache	 recv_lists;	/* lists the peer sent */
 	struct conn_auth	 auth;
 	struct ps_conn_pool	*pool;		/* or NULL */
+	int			 pooled;	/* counted in pool's sum */
 	TAILQ_ENTRY(ps_conn)	 pool_entry;
 	size_t			 held;		/* bytes counted in the pool */
 	size_t			 held_peak;
@@ -93,7 +95,7 @@ void	conn_start_closing(struct ps_conn *c, const char *reason);
 /* conn_pool.c */
 void	conn_pool_account(struct ps_conn *c);
 void	conn_pool_leave(struct ps_conn *c);
-void	conn_pool_trim(size_t peak);
+void	conn_pool_trim(struct ps_conn *c);
 
 /* conn_auth.c */
 int	conn_auth_pending(const struct ps_conn *c);

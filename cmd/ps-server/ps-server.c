@@ -435,11 +435,11 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ps_crash_init("ps-server");
 	srv.started = time(NULL);
-	srv.pool = ps_conn_pool_new(srv.max_buffered);
 	TAILQ_INIT(&srv.peers);
 	channel_get(&srv, 0, 1);
 	if ((srv.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
+	srv.pool = ps_conn_pool_new(srv.base, srv.max_buffered);
 	if (ps_listen(srv.base, listen, peer_accept_cb, &srv, &srv.listener,
 	    srv.bound, sizeof srv.bound, err, sizeof err) != 0)
 		fatalx(EX_UNAVAILABLE, "%s", err);

@@ -54,6 +54,7 @@ fd_stats() {
 	assert_success
 	refute_output --partial 'PULL_REPLY'
 	# The connection opened before is still served.
+	run fd_stats 5
 	assert_success
 	assert_line 'STAT rejected_frames 4'
 	assert_line 'STAT rejected_connections 0'
@@ -79,6 +80,7 @@ fd_stats() {
 	[ $((SECONDS - start)) -le 2 ]	# ...at once
 	ps_wait_line "$BATS_TEST_TMPDIR/server.out.err" \
 	    '^ps-server: 127\.0\.0\.1:[0-9]+: refused: 2 connections already$' 5
+	run fd_stats 5
 	assert_success
 	assert_line 'STAT curr_connections 2'
 	assert_line 'STAT total_connections 3'
