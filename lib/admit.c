@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "admit.h"
@@ -157,4 +158,10 @@ ps_msg_admit(const struct ps_msg_rule *rules, size_t n, unsigned state,
 	    admit_counts(r, m, err, errlen) != 0)
 		return NULL;
 	return r;
+}
+
+int
+ps_aux_whole(double v, double lo, double hi)
+{
+	return v >= lo && v <= hi && v == floor(v);
 }

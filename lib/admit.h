@@ -70,4 +70,11 @@ const struct ps_msg_rule *ps_msg_admit(const struct ps_msg_rule *rules,
 	    size_t n, unsigned state, const char *state_name,
 	    const struct ps_msg *m, char *err, size_t errlen);
 
+/*
+ * True when the scalar v is a whole number in [lo, hi]: then it converts
+ * to an integer type that holds lo and hi (NaN, infinities and fractions
+ * do not), and may count or index.
+ */
+int	ps_aux_whole(double v, double lo, double hi);
+
 #endif

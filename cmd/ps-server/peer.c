@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 
 #include <event2/util.h>
 
+#include "admit.h"
+#include "errbuf.h"
 #include "hello.h"
 #include "log.h"
 #include "roundmsg.h"
@@ -133,6 +136,7 @@ peer_fail(struct peer *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
+	p->srv->stats.frames_rejected++;
 	log_warnx("%s: %s", ps_conn_peer(p->conn), why);
 	peer_send_error(p, why);
 	if (p->is_worker && p->ch->job.active) {
@@ -258,6 +262,35 @@ peer_job_match(const struct job *job, const struct ps_msg *m, int alg,
 	return 0;
 }
 
+/*
+ * 0 when a HELLO's scalars 0 to 6 and 14 (hello.h) are in range, whole
+ * where they count or index, else -1 and why.
+ */
+static int
+peer_hello_check(const struct ps_msg *m, char *err, size_t errlen)
+{
+	const double *a = m->aux;
+
+	if (!ps_aux_whole(a[1], 1, 65536) || !ps_aux_whole(a[0], 0, a[1] - 1))
+		return ps_errbuf(err, errlen, -1, "worker %g of %g", a[0], a[1]);
+	if (!ps_aux_whole(a[2], 0, UINT32_MAX) ||
+	    !ps_aux_whole(a[3], 0, UINT32_MAX) ||
+	    !ps_aux_whole(a[4], 0, UINT32_MAX))
+		return ps_errbuf(err, errlen, -1, "server %g of %g, ring "
+		    "version %g", a[2], a[3], a[4]);
+	if (!(a[5] >= 0 && isfinite(a[5])))
+		return ps_errbuf(err, errlen, -1, "lambda %g", a[5]);
+	if (m->naux > PS_HELLO_KKT && !(a[PS_HELLO_KKT] >= 0 &&
+	    a[PS_HELLO_KKT] <= 1))
+		return ps_errbuf(err, errlen, -1, "KKT factor %g",
+		    a[PS_HELLO_KKT]);
+	if (m->naux > PS_HELLO_REJOIN && !(a[PS_HELLO_REJOIN] >= 0 &&
+	    a[PS_HELLO_REJOIN] <= PS_HELLO_REJOIN_MAX))
+		return ps_errbuf(err, errlen, -1, "rejoin wait %g",
+		    a[PS_HELLO_REJOIN]);
+	return 0;
+}
+
 /* Check a HELLO against the job, starting the job with the first one. */
 static void
 peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
@@ -277,16 +310,8 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		return;
 	}
 	job = &ch->job;
-	if (m->aux[0] < 0 || m->aux[1] < 1 ||
-	    m->aux[1] > 65536 || m->aux[0] >= m->aux[1] || !(m->aux[5] >= 0) ||
-	    (m->naux >= 7 && !(m->aux[6] >= 0 && m->aux[6] <= 1)) ||
-	    (m->naux > PS_HELLO_REJOIN &&
-	    !(m->aux[PS_HELLO_REJOIN] >= 0 &&
-	    m->aux[PS_HELLO_REJOIN] <= PS_HELLO_REJOIN_MAX))) {
-		peer_fail(p, "malformed hello");
-		return;
-	}
-	if (ps_hello_job(m, &alg, &opt, err, sizeof err) != 0) {
+	if (peer_hello_check(m, err, sizeof err) != 0 ||
+	    ps_hello_job(m, &alg, &opt, err, sizeof err) != 0) {
 		peer_fail(p, "malformed hello: %s", err);
 		return;
 	}
@@ -457,7 +482,6 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	    (m->type == PS_MSG_PULL && !(m->flags & PS_MSG_F_CURRENT));
 
 	if (peer_admit(p, m, why, sizeof why) != 0) {
-		srv->stats.frames_rejected++;
 		peer_fail(p, "%s", why);
 		ps_msg_release(m);
 		return;

@@ -57,6 +57,21 @@ CURRENT_NOKEYS=50534b31010506000000000000000000010000000000000001000000010000000
 	survives -a 'current pull: flag NOKEYS not expected' "$CURRENT_NOKEYS"
 }
 
+# HELLOs whose worker count is a fraction or NaN (aux 0 and 1: worker 1 of
+# 1.5, worker 2 of NaN) passed the range checks, and the server wrote past
+# the job's array of workers: a heap overflow that ASan reports and a
+# plain build silently survives.
+HELLO_FRACTION=50534b3101010200000000000000000000000000000000000000000000000000060000003000000030000000abceb77c569b5261000000000000f03f000000000000f83f0000000000000000000000000000f03f0000000000000000000000000000f03f
+HELLO_NAN=50534b31010102000000000000000000000000000000000000000000000000000600000030000000300000009c148f11786e790e0000000000000040000000000000f87f0000000000000000000000000000f03f0000000000000000000000000000f03f
+
+@test "a HELLO for worker 1 of 1.5 is refused, not a heap overflow" {
+	survives 'malformed hello: worker 1 of 1.5' "$HELLO_FRACTION"
+}
+
+@test "a HELLO for worker 2 of NaN is refused, not a heap overflow" {
+	survives 'malformed hello: worker 2 of nan' "$HELLO_NAN"
+}
+
 # child_pid PARENT PATTERN: the child of PARENT whose command line has
 # PATTERN (a path unique to this test).
 child_pid() {
