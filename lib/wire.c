@@ -24,6 +24,9 @@
 #include "varint.h"
 #include "wire.h"
 
+/* An LZ4 block decompresses to at most about 255 times its size. */
+#define WIRE_LZ4_RATIO_MAX	255
+
 /* The fields of a frame header, in host order. */
 struct wire_hdr {
 	uint32_t	magic;
@@ -425,6 +428,11 @@ peek_limits(const struct wire_hdr *h, size_t max_payload, char *err,
 		    "bytes on the wire, %u raw)", h->wire_len, h->raw_len);
 	if ((h->flags & PS_MSG_F_LZ4) && h->wire_len == 0)
 		return wire_fail(err, errlen, "bad lz4 payload");
+	/* No LZ4 block expands more: raw_len is not allocated on its word. */
+	if ((h->flags & PS_MSG_F_LZ4) &&
+	    h->raw_len > (uint64_t)h->wire_len * WIRE_LZ4_RATIO_MAX + 64)
+		return wire_fail(err, errlen, "lz4 payload of %u bytes cannot "
+		    "expand to %u", h->wire_len, h->raw_len);
 	if ((h->flags & PS_MSG_F_KEYSIG) &&
 	    (h->flags & (PS_MSG_F_NOKEYS | PS_MSG_F_KEYCACHE)))
 		return wire_fail(err, errlen, "key signature with flags 0x%02x",

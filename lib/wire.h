@@ -50,7 +50,8 @@
  *
  * Limits, checked from the header before anything is allocated: raw_len
  * and wire_len <= PS_FRAME_MAX_PAYLOAD (or a receiver's lower limit, such
- * as ps-server --max-frame); width <= PS_MSG_WIDTH_MAX; naux <=
+ * as ps-server --max-frame); an LZ4 raw_len at most 255 * wire_len + 64,
+ * what an LZ4 block can expand to; width <= PS_MSG_WIDTH_MAX; naux <=
  * PS_MSG_AUX_MAX; the fixed-size sections (a key takes at least one byte)
  * fit in raw_len.
  */

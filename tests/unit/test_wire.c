@@ -462,6 +462,13 @@ test_reject_header_fields(void **state)
 	reseal(&f);
 	expect_reject(&f, "payload too short for 1000000 keys");
 	free(f.buf);
+	/* An LZ4 payload claiming more than a block can expand to. */
+	f = good_frame(0);
+	f.buf[6] |= PS_MSG_F_LZ4;
+	put32(f.buf + 36, (f.len - PS_FRAME_HDR_LEN) * 255 + 65);
+	reseal(&f);
+	expect_reject(&f, "cannot expand to");
+	free(f.buf);
 }
 
 static void
