@@ -3,8 +3,9 @@
 # a local peer (bench-attack), with its memory limits, and with another
 # ps-server binary for comparison (an older build, say):
 #
-#  halfframes  CONNS connections each send half of a 64 MiB frame and stop
-#              (default 1000; the server's -c is raised to match)
+#  halfframes  CONNS connections each send BYTES of a 64 MiB frame and stop
+#              (default 1000 and 32 MiB, half of it; the server's -c is
+#              raised to match)
 #  freshkeys   an sgd worker pushes TOTAL fresh keys, PER_PUSH at a time
 #              (default 100000000 and 1000000), against --max-keys KEYS
 #              (default 10000000)
@@ -12,8 +13,8 @@
 # For each it prints the server's peak RSS (VmHWM, polled), its RSS once
 # the attack ended, and what bench-attack saw.
 #
-#   tests/bench/attack.sh [-b other-ps-server] [-c conns] [-k keys]
-#       [-t total] [-p per-push] [halfframes|freshkeys ...]
+#   tests/bench/attack.sh [-b other-ps-server] [-c conns] [-m bytes]
+#       [-k keys] [-t total] [-p per-push] [halfframes|freshkeys ...]
 #
 # The other binary gets no limit options (an older one has none), so run
 # it only with sizes this machine's memory can take: 24 connections and
@@ -23,15 +24,17 @@ prog=attack.sh
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-other= conns=1000 maxkeys=10000000 total=100000000 per=1000000
-while getopts b:c:k:p:t: opt; do
+other= conns=1000 bytes=$((32 << 20)) maxkeys=10000000 total=100000000
+per=1000000
+while getopts b:c:k:m:p:t: opt; do
 	case $opt in
 	b) other=$OPTARG ;;
 	c) conns=$OPTARG ;;
+	m) bytes=$OPTARG ;;
 	k) maxkeys=$OPTARG ;;
 	p) per=$OPTARG ;;
 	t) total=$OPTARG ;;
-	*) echo "usage: $prog [-b ps-server] [-c conns] [-k keys] [-t total] [-p per-push] [attack ...]" >&2; exit 64 ;;
+	*) echo "usage: $prog [-b ps-server] [-c conns] [-m bytes] [-k keys] [-t total] [-p per-push] [attack ...]" >&2; exit 64 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -49,13 +52,13 @@ run_one() {
 	"$bin" -c $((conns + 16)) "$@" >"$tmp/out" 2>"$tmp/err" &
 	spid=$!
 	i=0
-	until addr=$(sed -n 's/^listening //p' "$tmp/out") && [ -n "$addr" ]; do
+	until addr=$(sed -n 's/^listening //p' "$tmp/out" 2>/dev/null) && [ -n "$addr" ]; do
 		[ $i -ge 100 ] && bench_die "$label: the server did not start"
 		sleep 0.05; i=$((i + 1))
 	done
 	start=$(bench_now)
 	if [ "$what" = halfframes ]; then
-		"$attack" halfframes "$addr" "$conns" $((32 << 20)) >"$tmp/res" &
+		"$attack" halfframes "$addr" "$conns" "$bytes" >"$tmp/res" &
 	else
 		"$attack" freshkeys "$addr" "$total" "$per" >"$tmp/res" &
 	fi
