@@ -43,6 +43,9 @@ int	cmd_diff(int argc, char **argv);
 int	cmd_reshard(int argc, char **argv);
 int	cmd_merge(int argc, char **argv);
 
+/* install.c: putting a model directory in place */
+int	cmd_install(int argc, char **argv);
+
 /* score.c: scoring libsvm rows */
 int	cmd_predict(int argc, char **argv);
 int	cmd_eval(int argc, char **argv);

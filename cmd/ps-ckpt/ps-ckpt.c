@@ -29,6 +29,7 @@ static const char usage_text[] =
 "       ps-ckpt export [-f liblinear | tsv] [-n nr_feature] [-o file] model ...\n"
 "       ps-ckpt reshard {-n nparts | -r ringfile} -o outdir model ...\n"
 "       ps-ckpt merge -o outdir model ...\n"
+"       ps-ckpt install model_dir dest | -n dest\n"
 "       ps-ckpt predict [-l] [-o file] [-p positive] model [data ...]\n"
 "       ps-ckpt eval [-j] [-p positive] model [data ...]\n";
 
@@ -56,6 +57,8 @@ usage(int status)
 		    "           -o file        write here atomically (default stdout)\n"
 		    "  reshard  split into nparts by key hash, or by a ring's servers\n"
 		    "  merge    one part; both write a new version directory outdir\n"
+		    "  install  copy model_dir's model files to dest, a new directory or\n"
+		    "           one pskit wrote (replaced atomically); -n only check\n"
 		    "  predict  P(y = +1) of each libsvm row (stdin without data);\n"
 		    "           -l as liblinear-predict -b 1; -o file atomically;\n"
 		    "           -p label  the positive class's label\n"
@@ -138,6 +141,7 @@ static const struct ps_subcmd commands[] = {
 	{ "export", cmd_export },
 	{ "reshard", cmd_reshard },
 	{ "merge", cmd_merge },
+	{ "install", cmd_install },
 	{ "predict", cmd_predict },
 	{ "eval", cmd_eval },
 };

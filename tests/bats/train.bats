@@ -136,7 +136,7 @@ liblinear_ref() {
 @test "ps-train and ps-worker reject bad command lines with 64" {
 	run ps-train -s x foo
 	assert_failure 64
-	assert_output --partial 'usage: ps-train'
+	assert_output "ps-train: bad -s 'x': a whole number from 1 to 4096"
 	run ps-worker -t -1 -r ring shard
 	assert_failure 64
 	assert_output --partial 'usage: ps-worker'

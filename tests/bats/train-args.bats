@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# train-args.bats: what a new user of ps-train hits first: every option
+# checked before any work (one line naming it, exit 64, 66 or 73, in well
+# under a second), long options, -o that never destroys a user's files and
+# replaces only a model ps-train wrote, and progress for a person or a
+# program.
+
+load helper
+
+SAMPLE="$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+teardown() {
+	ps_reap
+}
+
+# quick CMD...: run CMD; it must end within a second (no job started).
+quick() {
+	local start
+	start=$(date +%s%N)
+	run "$@"
+	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 1000 ]
+}
+
+@test "-o naming a directory of the user's is refused before any work, and its files stay" {
+	mkdir precious
+	echo notes >precious/notes.txt
+	quick ps-train -o precious "$SAMPLE"
+	assert_failure 73
+	assert_output "ps-train: -o: 'precious' is not a pskit model directory (it holds 'notes.txt'); not replacing it"
+	[ "$(cat precious/notes.txt)" = notes ]
+	[ "$(ls -A)" = precious ]		# nothing else was made
+}
+
+@test "-o in a missing directory, -o . and -o naming a file are refused at once" {
+	echo data >somefile
+	quick ps-train -o somefile/m "$SAMPLE"
+	assert_failure 73
+	assert_output --partial "cannot write a model to 'somefile/m'"
+	quick ps-train -o . "$SAMPLE"
+	assert_failure 73
+	assert_output --partial "cannot write a model to '.'"
+	quick ps-train -o somefile "$SAMPLE"
+	assert_failure 73
+	assert_output --partial "'somefile' is not a pskit model directory"
+	[ "$(ls -A)" = somefile ]
+}
+
+@test "a model ps-train wrote is replaced whole, and nothing is left beside it" {
+	ps-train -q -m 5 -o m "$SAMPLE" 2>err1
+	ps-train -q -m 9 -o m "$SAMPLE" 2>err2
+	run ps-ckpt info m
+	assert_line $'iteration\t10'		# and the final round
+	run ls -A
+	assert_output $'err1\nerr2\nm'
+	run ls m
+	assert_output $'part-0.psm\npart-1.psm\nprogress.tsv\nring'
+	run awk -F'\t' '$1 == "iterations" { print $2 }' err2
+	assert_output 10		# as ps-ckpt info counts them
+}
+
+@test "--help and --version succeed; an unknown option is named as such" {
+	run ps-train --help
+	assert_success
+	assert_line --partial '-o, --output dir'
+	run ps-train --version
+	assert_success
+	assert_output --regexp '^ps-train [0-9]+\.[0-9]+\.[0-9]+$'
+	quick ps-train --bogus "$SAMPLE"
+	assert_failure 64
+	assert_line "ps-train: unrecognized option '--bogus'"
+}
+
+@test "each bad value is one line naming the option, exit 64, before any work" {
+	local args
+	for args in '-l -1' '-l abc' '-e abc' '-m 0' '-b 0' '-s 0' \
+	    '-w x' '-t 1.5' '-R 2' '-E 0' '-F kkt,bogus' '-A newton' \
+	    '--lambda=-3' '--max-iter 0'; do
+		# shellcheck disable=SC2086
+		quick ps-train $args "$SAMPLE"
+		echo "$args: $output"
+		assert_failure 64
+		[ "${#lines[@]}" -eq 1 ]
+		assert_output --regexp "^ps-train: bad (-[a-zA-Z]|--[a-z-]+) "
+	done
+	[ -z "$(ls -A)" ]
+}
+
+@test "inputs that cannot be read exit 66, a job directory that cannot be made 73" {
+	quick ps-train -o m no-such-file
+	assert_failure 66
+	assert_output "ps-train: cannot read 'no-such-file'"
+	quick ps-train -T no-such-test -o m "$SAMPLE"
+	assert_failure 66
+	quick ps-train -I no-such-model -o m "$SAMPLE"
+	assert_failure 66
+	quick ps-train -j no/such/dir -o m "$SAMPLE"
+	assert_failure 73
+	[ -z "$(ls -A)" ]
+}
+
+@test "every option has a long form that works" {
+	ps-train --quiet --servers 1 --workers 1 --lambda 2 --tau 0 \
+	    --blocks 4 --epsilon 1e-3 --max-iter 50 --seed 3 --lz4 \
+	    --filters kkt --test "$PSKIT_SRCDIR/scripts/sample/a9a-sample.t.libsvm" \
+	    --output m --job-dir job --algorithm dbpg --replicas 0 \
+	    --restarts 0 "$SAMPLE" 2>err
+	run ps-ckpt info m
+	assert_line $'lambda\t2'
+	assert_line $'servers\t1'
+	[ -f job/train-0.pss ]
+}
+
+@test "labels 1 and 2 train with --positive" {
+	sed 's/^+1/1/; s/^-1/2/' "$SAMPLE" >labels12
+	run ps-train -q -o m labels12
+	assert_failure 65
+	ps-train -q --positive 1 -o m labels12 2>err
+	grep -q '^objective' err
+}
+
+@test "--tsv prints worker 0's TSV; --human a line a second, the last, and a short summary" {
+	ps-train --tsv -m 30 -o m "$SAMPLE" >tsv 2>err
+	head -n 1 tsv | grep -q $'^iter\tsecs\tobjective'
+	[ "$(wc -l <tsv)" -eq 32 ]	# the header, iterations 0 to 30
+	grep -q $'^objective\t' err
+	ps-train --human -m 30 -o m "$SAMPLE" >human 2>err
+	run cat human
+	assert_line --index 0 --regexp '^ +iter +time +objective +change +nnz'
+	assert_line --regexp '^ +30 +[0-9.]+s +[0-9.]+ '
+	[ "${#lines[@]}" -le 4 ]
+	run cat err
+	assert_line --regexp '^objective +[0-9.]+$'
+	assert_line --regexp '^iterations +31$'
+}
