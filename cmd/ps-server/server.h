@@ -309,7 +309,7 @@ void	server_free_peers(struct server *srv);
 void	job_abort(struct channel *ch, const char *why);
 void	job_end(struct channel *ch);
 
-/* ps-server.c */
+/* stats.c */
 char	*server_stats_text(struct server *srv);
 double	server_now(void);
 
