@@ -42,6 +42,10 @@ replay() {
 	replay server
 }
 
+@test "the coordinator dispatch corpus replays clean" {
+	replay ring
+}
+
 @test "a replay of a missing file exits 66" {
 	run "$PSKIT_BUILDDIR/tests/fuzz/replay-wire" "$BATS_TEST_TMPDIR/none"
 	assert_failure 66
@@ -52,7 +56,7 @@ replay() {
 	run "$PSKIT_SRCDIR/tests/fuzz/run" -h
 	assert_success
 	assert_line --partial 'usage: tests/fuzz/run'
-	assert_line --partial 'model manifest shard libsvm wire conn server'
+	assert_line --partial 'model manifest shard libsvm wire conn server ring'
 	run "$PSKIT_SRCDIR/tests/fuzz/run" nosuch
 	assert_failure 64
 	assert_line "run: unknown target 'nosuch'"

@@ -5,8 +5,10 @@
 
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 
 #include <event2/buffer.h>
 #include <event2/event.h>
+#include <event2/listener.h>
 
 void
 fuzz_fail(const char *file, int line, const char *what)
@@ -187,8 +190,34 @@ fuzz_sink_new(struct event_base *base, int fd)
 }
 
 void
-fuzz_sink_free(struct event *ev)
+fuzz_sinks_free(struct event **ev, int n)
 {
-	close(event_get_fd(ev));
-	event_free(ev);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		close(event_get_fd(ev[i]));
+		event_free(ev[i]);
+	}
+}
+
+void
+fuzz_daemon_base(struct event_base **base)
+{
+	if (*base != NULL)
+		return;
+	signal(SIGPIPE, SIG_IGN);
+	FUZZ_CHECK((*base = event_base_new()) != NULL);
+}
+
+struct event *
+fuzz_accept(struct event_base *base, evconnlistener_cb accept, void *arg,
+    struct evbuffer *prefix, const uint8_t *data, size_t size)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int sv[2];
+
+	fuzz_socketpair(sv);
+	fuzz_feed_after(sv[1], prefix, data, size);
+	accept(NULL, sv[0], (struct sockaddr *)&sun, sizeof sun, arg);
+	return fuzz_sink_new(base, sv[1]);
 }

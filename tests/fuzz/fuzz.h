@@ -64,11 +64,13 @@ int	fuzz_starts(const char *s, const char *prefix);
  * puts first) and a stream of frames or text lines, fed to the daemon's
  * real connection code on a socketpair.
  */
+#include <event2/listener.h>
+
 struct evbuffer;
-struct event;
-struct event_base;
 struct ps_msg;
 
+/* The first time (*base NULL): ignore SIGPIPE, make *base. */
+void	fuzz_daemon_base(struct event_base **base);
 /* fuzz_fix_frames on all but the first byte (the selector). */
 void	fuzz_fix_after_first(uint8_t *p, size_t size);
 /* A connected AF_UNIX stream pair; aborts if it cannot be made. */
@@ -82,9 +84,18 @@ void	fuzz_feed_after(int fd, struct evbuffer *prefix, const uint8_t *data,
 void	fuzz_put_msg(struct evbuffer *out, const struct ps_msg *m);
 /*
  * Read and drop whatever arrives on fd while base runs, so that a daemon
- * writing to it never waits; fuzz_sink_free closes fd and frees the event.
+ * writing to it never waits; fuzz_sinks_free closes the n sinks' fds and
+ * frees their events.
  */
 struct event *fuzz_sink_new(struct event_base *base, int fd);
-void	fuzz_sink_free(struct event *ev);
+void	fuzz_sinks_free(struct event **ev, int n);
+/*
+ * Make a socketpair, write prefix's bytes (emptied) and then data's to one
+ * end and give the other to accept as if a listener had accepted it (an
+ * AF_UNIX address, no listener); return the sink of the first end.
+ */
+struct event *fuzz_accept(struct event_base *base, evconnlistener_cb accept,
+	    void *arg, struct evbuffer *prefix, const uint8_t *data,
+	    size_t size);
 
 #endif

@@ -22,10 +22,6 @@
  */
 #include "config.h"
 
-#include <sys/socket.h>
-#include <sys/un.h>
-
-#include <signal.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,55 +114,37 @@ server_teardown(struct server *srv)
 	ps_model_release(&srv->ckpt.init);
 }
 
-/* Accept server end sv0 as a peer; its opening, then data, on sv1. */
-static struct event *
-connect_peer(struct server *srv, const struct opening *o, uint32_t id,
-    int sv[2], const uint8_t *data, size_t size)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct evbuffer *pre = evbuffer_new();
-
-	FUZZ_CHECK(pre != NULL);
-	if (o->hello)
-		put_hello(pre, o, id);
-	fuzz_feed_after(sv[1], pre, data, size);
-	evbuffer_free(pre);
-	peer_accept_cb(NULL, sv[0], (struct sockaddr *)&sun, sizeof sun, srv);
-	return fuzz_sink_new(base, sv[1]);
-}
-
 static void
 run(const uint8_t *data, size_t size)
 {
 	const struct opening *o;
 	struct event *sink[FUZZ_CONNS_MAX];
+	struct evbuffer *pre;
 	struct server srv;
-	int sv[2];
 	int i;
 
 	if (size == 0)
 		return;
 	o = &openings[data[0] % NOPENINGS];
 	server_setup(&srv);
+	FUZZ_CHECK((pre = evbuffer_new()) != NULL);
 	for (i = 0; i < o->nconns; i++) {
-		fuzz_socketpair(sv);
-		sink[i] = connect_peer(&srv, o, (uint32_t)i, sv, data + 1,
-		    size - 1);
+		if (o->hello)
+			put_hello(pre, o, (uint32_t)i);
+		sink[i] = fuzz_accept(base, peer_accept_cb, &srv, pre,
+		    data + 1, size - 1);
 	}
+	evbuffer_free(pre);
 	while (srv.nconns > 0)
 		FUZZ_CHECK(event_base_loop(base, EVLOOP_ONCE) == 0);
-	for (i = 0; i < o->nconns; i++)
-		fuzz_sink_free(sink[i]);
+	fuzz_sinks_free(sink, o->nconns);
 	server_teardown(&srv);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (base == NULL) {
-		signal(SIGPIPE, SIG_IGN);
-		FUZZ_CHECK((base = event_base_new()) != NULL);
-	}
+	fuzz_daemon_base(&base);
 	fuzz_twice(data, size, run, fuzz_fix_after_first);
 	return 0;
 }
