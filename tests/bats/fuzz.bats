@@ -42,6 +42,10 @@ replay() {
 	replay server
 }
 
+@test "the ps-worker receiving side corpus replays clean" {
+	replay worker
+}
+
 @test "the coordinator dispatch corpus replays clean" {
 	replay ring
 }
@@ -56,7 +60,7 @@ replay() {
 	run "$PSKIT_SRCDIR/tests/fuzz/run" -h
 	assert_success
 	assert_line --partial 'usage: tests/fuzz/run'
-	assert_line --partial 'model manifest shard libsvm wire conn server ring'
+	assert_line --partial 'model manifest shard libsvm wire conn server worker ring'
 	run "$PSKIT_SRCDIR/tests/fuzz/run" nosuch
 	assert_failure 64
 	assert_line "run: unknown target 'nosuch'"

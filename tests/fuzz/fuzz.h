@@ -98,4 +98,13 @@ struct event *fuzz_accept(struct event_base *base, evconnlistener_cb accept,
 	    void *arg, struct evbuffer *prefix, const uint8_t *data,
 	    size_t size);
 
+/*
+ * fuzzlog.c, which the worker harness links in place of lib/log.c: while
+ * fuzz_fatal_armed, fatal() and fatalx() disarm it and longjmp to
+ * fuzz_fatal_jmp instead of exiting.
+ */
+#include <setjmp.h>
+extern jmp_buf	fuzz_fatal_jmp;
+extern int	fuzz_fatal_armed;
+
 #endif
