@@ -66,6 +66,14 @@ links_recv(struct link *l, struct ps_msg *m)
 		ps_msg_release(m);
 		return;
 	}
+	/*
+	 * Servers send no key signatures: the conn could not resolve this
+	 * one (conn.h), so m has no keys for the reply code to read.
+	 */
+	if (m->flags & PS_MSG_F_KEYSIG)
+		fatalx(EX_PROTOCOL, "server %u (%s) sent a %s naming a key "
+		    "list this worker does not hold", l->index, l->addr,
+		    ps_msg_type_name(m->type));
 	l->last_rx = l->w->last_progress = worker_now();
 	failover_heard(w, m);
 	switch (m->type) {
