@@ -401,11 +401,13 @@ dbpg_settle_slack(struct worker *w, struct iter *it)
 void
 dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
-	struct iter *it = dbpg_slot(w, m->timestamp);
+	struct iter *it = NULL;
 	size_t a, z;
 
-	if (m->timestamp < w->t_done || m->timestamp >= w->t_next ||
-	    it->t != m->timestamp || it->pending == 0)
+	/* No slot before the run began: inflight is NULL, t_next 0. */
+	if (m->timestamp >= w->t_done && m->timestamp < w->t_next)
+		it = dbpg_slot(w, m->timestamp);
+	if (it == NULL || it->t != m->timestamp || it->pending == 0)
 		fatalx(EX_PROTOCOL, "server %u (%s) answered iteration %llu, "
 		    "which is not in flight", l->index, l->addr,
 		    (unsigned long long)m->timestamp);

@@ -176,7 +176,7 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct sgd *sg = &w->sgd;
 	const struct batches *bt = &sg->bt;
-	struct sgd_slot *sl = sgd_slot(w, m->timestamp);
+	struct sgd_slot *sl = NULL;
 	size_t base, a, z;
 
 	if (!(m->flags & PS_MSG_F_CURRENT)) {
@@ -185,8 +185,10 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	}
 	if (m->timestamp == SGD_PING_TIMESTAMP)
 		return;
-	if (m->timestamp < sg->t_done || m->timestamp >= sg->t_next ||
-	    sl->t != m->timestamp || sl->got[l->index])
+	/* No slot before the run began: slots is NULL, t_next 0. */
+	if (m->timestamp >= sg->t_done && m->timestamp < sg->t_next)
+		sl = sgd_slot(w, m->timestamp);
+	if (sl == NULL || sl->t != m->timestamp || sl->got[l->index])
 		fatalx(EX_PROTOCOL, "server %u (%s) answered mini-batch %llu, "
 		    "which it was not asked for", l->index, l->addr,
 		    (unsigned long long)m->timestamp);
