@@ -73,6 +73,7 @@ struct fuzz_worker {
 	struct worker	 w;
 	struct ps_msg	 queue[FUZZ_QUEUE_MAX];
 	size_t		 head, tail;
+	size_t		 end;		/* queued before the first close */
 	int		 open;		/* conns not closed */
 	int		 started;	/* the algorithm began */
 };
@@ -93,13 +94,18 @@ queue_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	memset(m, 0, sizeof *m);
 }
 
-/* A server went away: the worker would exit; it hears nothing more. */
+/*
+ * A server went away: the worker exits once it handled what came before
+ * (link_close_cb; no coordinator, no failover).
+ */
 static void
 queue_close_cb(struct ps_conn *c, const char *reason, void *arg)
 {
 	struct fuzz_worker *fw = arg;
 	size_t i;
 
+	if (fw->end > fw->tail)
+		fw->end = fw->tail;
 	for (i = 0; i < fw->w.nlinks; i++)
 		if (fw->w.links[i]->conn == c)
 			fw->w.links[i]->conn = NULL;
@@ -213,6 +219,7 @@ worker_setup(struct fuzz_worker *fw, const struct opening *o)
 	uint32_t i;
 
 	memset(fw, 0, sizeof *fw);
+	fw->end = SIZE_MAX;
 	worker_conf(&w->conf, o);
 	w->base = base;
 	w->started = w->last_progress = worker_now();
@@ -289,7 +296,7 @@ worker_drain(struct fuzz_worker *fw)
 	struct worker *w = &fw->w;
 	struct ps_msg *m;
 
-	while (fw->head < fw->tail) {
+	while (fw->head < fw->tail && fw->head < fw->end) {
 		m = &fw->queue[fw->head++];
 		links_recv(w->links[m->sender % w->nlinks], m);
 		if (worker_advance(fw))
@@ -356,7 +363,8 @@ worker_run(struct fuzz_worker *fw, const struct opening *o,
 	}
 	if (setjmp(fuzz_fatal_jmp) == 0) {
 		fuzz_fatal_armed = 1;
-		while (fw->open > 0 || fw->head < fw->tail) {
+		while (fw->head < fw->end &&
+		    (fw->open > 0 || fw->head < fw->tail)) {
 			if (fw->head == fw->tail)
 				FUZZ_CHECK(event_base_loop(base,
 				    EVLOOP_ONCE) == 0);
