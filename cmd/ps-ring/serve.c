@@ -1,20 +1,17 @@
 /*
  * serve.c: ps-ring serve, the coordinator daemon: options, the secret, the
- * ring store, the listening socket, signals, the failure-detection tick,
- * and each accepted connection with its handshake and dispatch (frames to
- * members.c, text lines to textcmd.c).
+ * ring store, the listening socket, signals and the failure-detection
+ * tick (each accepted connection: accept.c).
  */
 #include "config.h"
 
 #include <err.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 
 #include <event2/event.h>
 
@@ -22,109 +19,8 @@
 #include "log.h"
 #include "ps-ring.h"
 #include "serve.h"
-#include "sockname.h"
-#include "xmalloc.h"
 
 #define SERVE_TICK_MS	20	/* how often timeouts are checked */
-
-double
-coord_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void
-client_free(struct client *cl)
-{
-	TAILQ_REMOVE(&cl->co->clients, cl, entry);
-	ps_conn_free(cl->conn);
-	free(cl);
-}
-
-/* Send an ERROR with the reason, then close once it is flushed. */
-void
-client_refuse(struct client *cl, const char *fmt, ...)
-{
-	char why[512];
-	struct ps_msg m;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
-	va_end(ap);
-	log_warnx("%s: %s", ps_conn_peer(cl->conn), why);
-	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_ERROR;
-	m.flags = PS_MSG_F_NOKEYS;
-	m.blob = why;
-	m.bloblen = strlen(why);
-	ps_conn_send(cl->conn, &m);
-	ps_conn_close_after_flush(cl->conn);
-}
-
-static void
-client_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
-{
-	struct client *cl = arg;
-
-	if (m->type == PS_MSG_REGISTER)
-		member_register(cl, m);
-	else if (m->type == PS_MSG_HEARTBEAT && cl->member != NULL)
-		member_heartbeat(cl->member, m);
-	else if (m->type == PS_MSG_BYE && cl->member != NULL)
-		member_bye(cl->co, cl->member);
-	else
-		client_refuse(cl, "unexpected %s%s", ps_msg_type_name(m->type),
-		    cl->member == NULL ? " before REGISTER" : "");
-	ps_msg_release(m);
-}
-
-static void
-client_text_cb(struct ps_conn *c, const char *line, void *arg)
-{
-	text_command(arg, line);
-}
-
-/*
- * A node's connection dropped: it is dead at once.  A client that failed
- * the handshake (it never registered) is logged with the reason.
- */
-static void
-client_close_cb(struct ps_conn *c, const char *reason, void *arg)
-{
-	struct client *cl = arg;
-
-	if (ps_conn_is_auth_error(c))
-		log_warnx("%s: %s", ps_conn_peer(c), reason);
-	if (cl->member != NULL)
-		member_dead(cl->co, cl->member, "%s", reason);
-	else
-		client_free(cl);
-}
-
-/* A new connection; with -a it must first prove the secret. */
-static void
-client_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
-    struct sockaddr *sa, int salen, void *arg)
-{
-	struct coord *co = arg;
-	struct client *cl = xcalloc(1, sizeof *cl);
-	char name[128], err[256];
-
-	ps_sockaddr_name(sa, name, sizeof name);
-	cl->co = co;
-	cl->conn = ps_conn_new(co->base, fd, name, client_msg_cb,
-	    client_text_cb, client_close_cb, cl);
-	TAILQ_INSERT_TAIL(&co->clients, cl, entry);
-	if (co->have_secret && ps_conn_set_auth(cl->conn, &co->secret,
-	    PS_AUTH_ACCEPTOR, err, sizeof err) != 0) {
-		log_warnx("%s", err);
-		client_free(cl);
-	}
-}
 
 /* Every SERVE_TICK_MS: heartbeat timeouts and acknowledgement timeouts. */
 static void
@@ -231,15 +127,7 @@ serve_args(struct coord *co, int argc, char **argv, const char **listen,
 static void
 serve_release(struct coord *co)
 {
-	struct client *cl;
-
-	while ((cl = TAILQ_FIRST(&co->clients)) != NULL)
-		client_free(cl);
-	members_free(co);
-	co->store->ops->close(co->store);
-	ps_ring_release(&co->ring);
-	free(co->text);
-	free(co->pub_text);
+	coord_release(co);
 	evconnlistener_free(co->listener);
 	ps_secret_release(&co->secret);
 }

@@ -4,7 +4,7 @@
  *
  * The coordinator holds the authoritative ring (saved through a ring store,
  * ringstore.h) and one record per node it has heard of (members.c).  Every
- * accepted connection is a client (serve.c): a node once it sent REGISTER,
+ * accepted connection is a client (accept.c): a node once it sent REGISTER,
  * else a user of the text commands (textcmd.c); with a secret (-a), only
  * after it passed the handshake (auth.h).  A change of the server set
  * is saved and then published in two phases (publish.c).  One thread, one
@@ -85,11 +85,14 @@ struct coord {
 	struct member_list	 members;
 };
 
-/* serve.c */
+/* accept.c */
 double	coord_now(void);
 void	client_free(struct client *cl);
 void	client_refuse(struct client *cl, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+void	client_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
+	    struct sockaddr *sa, int salen, void *arg);
+void	coord_release(struct coord *co);
 
 /* members.c */
 void	members_load(struct coord *co);

@@ -320,11 +320,16 @@ void	server_free_peers(struct server *srv);
 void	job_abort(struct channel *ch, const char *why);
 void	job_end(struct channel *ch);
 
+/* lifecycle.c */
+void	server_defaults(struct server *srv);
+void	server_open(struct server *srv, struct event_base *base);
+void	server_close(struct server *srv);
+
 /* rules.c */
 int	peer_admit(const struct peer *p, const struct ps_msg *m, char *err,
 	    size_t errlen);
 
-/* ps-server.c */
+/* stats.c */
 char	*server_stats_text(struct server *srv);
 double	server_now(void);
 

@@ -401,11 +401,13 @@ dbpg_settle_slack(struct worker *w, struct iter *it)
 void
 dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
-	struct iter *it = dbpg_slot(w, m->timestamp);
+	struct iter *it = NULL;
 	size_t a, z;
 
-	if (m->timestamp < w->t_done || m->timestamp >= w->t_next ||
-	    it->t != m->timestamp || it->pending == 0)
+	/* No slot before the run began: inflight is NULL, t_next 0. */
+	if (m->timestamp >= w->t_done && m->timestamp < w->t_next)
+		it = dbpg_slot(w, m->timestamp);
+	if (it == NULL || it->t != m->timestamp || it->pending == 0)
 		fatalx(EX_PROTOCOL, "server %u (%s) answered iteration %llu, "
 		    "which is not in flight", l->index, l->addr,
 		    (unsigned long long)m->timestamp);
@@ -589,14 +591,16 @@ dbpg_max_block(const struct plan *pl)
 	return max;
 }
 
-int
-dbpg_run(struct worker *w)
+/*
+ * The run's state; then it starts from the resume point, or from the
+ * servers' model (rule 8) with the progress header.
+ */
+void
+dbpg_begin(struct worker *w)
 {
-	uint64_t t_final, resume;
+	uint64_t resume;
 	size_t maxb;
 	uint32_t b;
-	struct iter *last;
-	char what[64];
 
 	w->gu = xcalloc(2 * (w->ds.nfeat + 1), sizeof *w->gu);
 	if (w->conf.filters & FILTER_SIGMOD)
@@ -625,23 +629,36 @@ dbpg_run(struct worker *w)
 		filters_print_header();
 		putchar('\n');
 	}
-	for (;;) {
-		dbpg_report(w);
-		while (!w->stopping && dbpg_may_start(w, w->t_next)) {
-			if (w->t_next >= w->conf.max_iter ||
-			    (w->t_next % w->plan.nblocks == 0 &&
-			    dbpg_pass_start(w, w->t_next))) {
-				w->stopping = 1;
-				break;
-			}
-			dbpg_start(w, w->t_next++);
-		}
-		if (w->stopping && w->t_done == w->t_next)
+}
+
+/*
+ * Report what finished and start every iteration that may start now;
+ * 1 once the last one finished, 0 while replies are awaited.
+ */
+int
+dbpg_advance(struct worker *w)
+{
+	dbpg_report(w);
+	while (!w->stopping && dbpg_may_start(w, w->t_next)) {
+		if (w->t_next >= w->conf.max_iter ||
+		    (w->t_next % w->plan.nblocks == 0 &&
+		    dbpg_pass_start(w, w->t_next))) {
+			w->stopping = 1;
 			break;
-		snprintf(what, sizeof what, "iteration %llu",
-		    (unsigned long long)w->t_done);
-		links_step(w, what);
+		}
+		dbpg_start(w, w->t_next++);
 	}
+	return w->stopping && w->t_done == w->t_next;
+}
+
+int
+dbpg_run(struct worker *w)
+{
+	uint64_t t_final;
+	struct iter *last;
+
+	dbpg_begin(w);
+	links_run(w, dbpg_advance, "iteration", &w->t_done);
 	dbpg_report(w);
 	t_final = w->t_next;
 	dbpg_final(w);
@@ -655,4 +672,27 @@ dbpg_run(struct worker *w)
 	    last->nnz);
 	links_bye(w);
 	return 0;
+}
+
+/* What the DBPG run allocated (nothing for sgd). */
+void
+dbpg_release(struct worker *w)
+{
+	plan_release(&w->plan);
+	ps_l1lr_release(&w->lr);
+	free(w->gu);
+	free(w->drift);
+	free(w->keybuf);
+	free(w->gubuf);
+	free(w->fullpass);
+	free(w->order);
+	for (uint32_t k = 0; w->inflight != NULL && k <= w->conf.tau; k++) {
+		free(w->inflight[k].wnew);
+		free(w->inflight[k].slack);
+		free(w->inflight[k].drop);
+		free(w->inflight[k].actpos);
+		free(w->inflight[k].actoff);
+	}
+	free(w->inflight);
+	free(w->objective);
 }

@@ -1,8 +1,9 @@
 /*
  * links.c: the worker's connections to the servers of the ring: connect,
  * authenticate (with -a; the HELLO waits in the conn until it is done),
- * HELLO, sending, and routing what comes back.  A server that answers
- * ERROR ends the worker at once with a message naming it.  One that goes
+ * HELLO, sending, and routing what comes back (links_recv).  A server
+ * that answers ERROR ends the worker at once with a message naming it,
+ * and so does one that breaks the protocol.  One that goes
  * away does too, unless a coordinator (-C) can publish a ring without it:
  * then what is sent to it is dropped until the new ring comes (failover.c)
  * and the links are rebuilt for it (links_rebuild), for at most the
@@ -12,14 +13,26 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <time.h>
 
 #include "hello.h"
 #include "log.h"
 #include "worker.h"
 #include "xmalloc.h"
+
+/* Seconds on the monotonic clock. */
+double
+worker_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* Seconds allowed for connecting to one server. */
 #define LINK_CONNECT_TIMEOUT	10.0
@@ -39,10 +52,10 @@ link_keys_missing(struct worker *w, struct link *l, const struct ps_msg *m)
 		    "this worker cannot send again", l->index, l->addr);
 }
 
-static void
-link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+/* What a server sent on link l: route it by type; m is released. */
+void
+links_recv(struct link *l, struct ps_msg *m)
 {
-	struct link *l = arg;
 	struct worker *w = l->w;
 
 	if (m->ring_version != w->ring.version &&
@@ -53,6 +66,14 @@ link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		ps_msg_release(m);
 		return;
 	}
+	/*
+	 * Servers send no key signatures: the conn could not resolve this
+	 * one (conn.h), so m has no keys for the reply code to read.
+	 */
+	if (m->flags & PS_MSG_F_KEYSIG)
+		fatalx(EX_PROTOCOL, "server %u (%s) sent a %s naming a key "
+		    "list this worker does not hold", l->index, l->addr,
+		    ps_msg_type_name(m->type));
 	l->last_rx = l->w->last_progress = worker_now();
 	failover_heard(w, m);
 	switch (m->type) {
@@ -91,7 +112,11 @@ link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	ps_msg_release(m);
 }
 
-static int links_all_hello(const struct worker *w);
+static void
+link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	links_recv(arg, m);
+}
 
 /* Add a conn's counters to sum. */
 static void
@@ -418,7 +443,7 @@ links_bye(struct worker *w)
 }
 
 /* True when every server answered HELLO. */
-static int
+int
 links_all_hello(const struct worker *w)
 {
 	size_t i;
@@ -427,4 +452,21 @@ links_all_hello(const struct worker *w)
 		if (!w->links[i]->hello_ok)
 			return 0;
 	return 1;
+}
+
+/*
+ * Run the loop until advance says the run is over; a timeout names what
+ * it waited for: unit and *t, the oldest one unfinished.
+ */
+void
+links_run(struct worker *w, int (*advance)(struct worker *),
+    const char *unit, const uint64_t *t)
+{
+	char what[64];
+
+	while (!advance(w)) {
+		snprintf(what, sizeof what, "%s %llu", unit,
+		    (unsigned long long)*t);
+		links_step(w, what);
+	}
 }

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 
 #include "blas.h"
 #include "crash.h"
@@ -93,15 +92,6 @@ usage(int status)
 		    "skip_out sigmod_in sigmod_out keycache_in keycache_out fp16_in fp16_out\n"
 		    "lz4_in lz4_out.\n", stdout);
 	exit(status);
-}
-
-double
-worker_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Parse a number in [lo, hi] or exit with usage. */
@@ -295,29 +285,6 @@ worker_load(struct worker *w)
 	    w->plan.boff, w->plan.feats);
 }
 
-/* What the DBPG run allocated (nothing for sgd). */
-static void
-dbpg_free(struct worker *w)
-{
-	plan_release(&w->plan);
-	ps_l1lr_release(&w->lr);
-	free(w->gu);
-	free(w->drift);
-	free(w->keybuf);
-	free(w->gubuf);
-	free(w->fullpass);
-	free(w->order);
-	for (uint32_t k = 0; w->inflight != NULL && k <= w->conf.tau; k++) {
-		free(w->inflight[k].wnew);
-		free(w->inflight[k].slack);
-		free(w->inflight[k].drop);
-		free(w->inflight[k].actpos);
-		free(w->inflight[k].actoff);
-	}
-	free(w->inflight);
-	free(w->objective);
-}
-
 /* The tick wakes the loop every second so that waits can time out. */
 static void
 worker_tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -373,7 +340,7 @@ main(int argc, char **argv)
 	if (w.have_test)
 		evaltest_release(&w.test);
 	sgd_release(&w.sgd);
-	dbpg_free(&w);
+	dbpg_release(&w);
 	ps_dataset_release(&w.ds);
 	ps_ring_release(&w.ring);
 	ps_secret_release(&w.secret);

@@ -176,7 +176,7 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct sgd *sg = &w->sgd;
 	const struct batches *bt = &sg->bt;
-	struct sgd_slot *sl = sgd_slot(w, m->timestamp);
+	struct sgd_slot *sl = NULL;
 	size_t base, a, z;
 
 	if (!(m->flags & PS_MSG_F_CURRENT)) {
@@ -185,8 +185,10 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	}
 	if (m->timestamp == SGD_PING_TIMESTAMP)
 		return;
-	if (m->timestamp < sg->t_done || m->timestamp >= sg->t_next ||
-	    sl->t != m->timestamp || sl->got[l->index])
+	/* No slot before the run began: slots is NULL, t_next 0. */
+	if (m->timestamp >= sg->t_done && m->timestamp < sg->t_next)
+		sl = sgd_slot(w, m->timestamp);
+	if (sl == NULL || sl->t != m->timestamp || sl->got[l->index])
 		fatalx(EX_PROTOCOL, "server %u (%s) answered mini-batch %llu, "
 		    "which it was not asked for", l->index, l->addr,
 		    (unsigned long long)m->timestamp);
@@ -359,28 +361,44 @@ sgd_barrier(struct worker *w)
 	}
 }
 
-int
-sgd_run(struct worker *w)
+/* The run's state and the progress header. */
+void
+sgd_begin(struct worker *w)
 {
-	struct sgd *sg = &w->sgd;
-	char what[64];
-
 	sgd_init(w);
 	printf("epoch\tbatch\tsecs\trows\tprogressive_logloss\tnnz\t"
 	    "test_logloss\ttest_auc\tbytes_sent\tbytes_recv");
 	filters_print_header();
 	putchar('\n');
+}
+
+/*
+ * Start the mini-batches that may start and finish the answered ones;
+ * 1 once every one finished, 0 while replies are awaited.
+ */
+int
+sgd_advance(struct worker *w)
+{
+	struct sgd *sg = &w->sgd;
+
 	while (sg->t_done < sg->total) {
-		if (sgd_may_start(w)) {
+		if (sgd_may_start(w))
 			sgd_start(w, sg->t_next++);
-		} else if (sgd_slot(w, sg->t_done)->pending == 0) {
+		else if (sgd_slot(w, sg->t_done)->pending == 0)
 			sgd_finish(w, sg->t_done++);
-		} else {
-			snprintf(what, sizeof what, "mini-batch %llu",
-			    (unsigned long long)sg->t_done);
-			links_step(w, what);
-		}
+		else
+			return 0;
 	}
+	return 1;
+}
+
+int
+sgd_run(struct worker *w)
+{
+	struct sgd *sg = &w->sgd;
+
+	sgd_begin(w);
+	links_run(w, sgd_advance, "mini-batch", &sg->t_done);
 	sgd_barrier(w);
 	if (ckpt_periodic(w))	/* rule e: the final model */
 		ckpt_sgd_save(w, sg->total, 0, 1);

@@ -285,15 +285,25 @@ void	links_bytes(const struct worker *w, uint64_t *sent, uint64_t *recv);
 void	links_step(struct worker *w, const char *what);
 void	links_check_each(struct worker *w, const char *what);
 void	links_bye(struct worker *w);
+void	links_recv(struct link *l, struct ps_msg *m);
+int	links_all_hello(const struct worker *w);
+void	links_run(struct worker *w, int (*advance)(struct worker *),
+	    const char *unit, const uint64_t *t);
+double	worker_now(void);
 
 /* dbpg.c */
 int	dbpg_run(struct worker *w);
+void	dbpg_begin(struct worker *w);
+int	dbpg_advance(struct worker *w);
+void	dbpg_release(struct worker *w);
 void	dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	dbpg_push(struct worker *w, uint64_t t, size_t server);
 void	dbpg_ring_changed(struct worker *w);
 
 /* sgd.c */
 int	sgd_run(struct worker *w);
+void	sgd_begin(struct worker *w);
+int	sgd_advance(struct worker *w);
 void	sgd_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	sgd_release(struct sgd *sg);
 
@@ -327,8 +337,5 @@ int	failover_possible(const struct worker *w);
 void	failover_check(struct worker *w);
 void	failover_heard(struct worker *w, const struct ps_msg *m);
 void	failover_release(struct worker *w);
-
-/* ps-worker.c */
-double	worker_now(void);
 
 #endif

@@ -37,6 +37,19 @@ replay() {
 	replay conn
 }
 
+# The daemon harnesses: a sequence of frames through a daemon's dispatch.
+@test "the ps-server dispatch corpus replays clean" {
+	replay server
+}
+
+@test "the ps-worker receiving side corpus replays clean" {
+	replay worker
+}
+
+@test "the coordinator dispatch corpus replays clean" {
+	replay ring
+}
+
 @test "a replay of a missing file exits 66" {
 	run "$PSKIT_BUILDDIR/tests/fuzz/replay-wire" "$BATS_TEST_TMPDIR/none"
 	assert_failure 66
@@ -47,7 +60,7 @@ replay() {
 	run "$PSKIT_SRCDIR/tests/fuzz/run" -h
 	assert_success
 	assert_line --partial 'usage: tests/fuzz/run'
-	assert_line --partial 'model manifest shard libsvm wire conn'
+	assert_line --partial 'model manifest shard libsvm wire conn server worker ring'
 	run "$PSKIT_SRCDIR/tests/fuzz/run" nosuch
 	assert_failure 64
 	assert_line "run: unknown target 'nosuch'"

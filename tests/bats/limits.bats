@@ -114,6 +114,8 @@ half_frame() {
 	[ "$status" -eq 124 ]
 	run "$FRAMETOOL" "$ADDR" stats
 	assert_output --partial $'STAT rejected_frames 1\r'
+	assert_output --partial $'STAT buffered_closed 1\r'
+	assert_output --partial $'STAT max_buffered 1048576\r'
 }
 
 @test "--max-keys: a push that would hold more keys ends the job with the limit named" {

@@ -58,4 +58,53 @@ void	fuzz_fix_frames(uint8_t *p, size_t size);
 /* Whether s starts with prefix. */
 int	fuzz_starts(const char *s, const char *prefix);
 
+/*
+ * The daemon harnesses (fuzz_server.c, fuzz_worker.c, fuzz_ring.c) and
+ * fuzz_conn.c: their input is a selector byte (which opening the harness
+ * puts first) and a stream of frames or text lines, fed to the daemon's
+ * real connection code on a socketpair.
+ */
+#include <event2/listener.h>
+
+struct evbuffer;
+struct ps_msg;
+
+/* The first time (*base NULL): ignore SIGPIPE, make *base. */
+void	fuzz_daemon_base(struct event_base **base);
+/* fuzz_fix_frames on all but the first byte (the selector). */
+void	fuzz_fix_after_first(uint8_t *p, size_t size);
+/* A connected AF_UNIX stream pair; aborts if it cannot be made. */
+void	fuzz_socketpair(int sv[2]);
+/* Write as much of data as fd takes at once, then shut down writing. */
+void	fuzz_feed(int fd, const uint8_t *data, size_t size);
+/* fuzz_feed of prefix's bytes and then data's; prefix is left empty. */
+void	fuzz_feed_after(int fd, struct evbuffer *prefix, const uint8_t *data,
+	    size_t size);
+/* Append m as one frame to out (no LZ4); aborts if it cannot be. */
+void	fuzz_put_msg(struct evbuffer *out, const struct ps_msg *m);
+/*
+ * Read and drop whatever arrives on fd while base runs, so that a daemon
+ * writing to it never waits; fuzz_sinks_free closes the n sinks' fds and
+ * frees their events.
+ */
+struct event *fuzz_sink_new(struct event_base *base, int fd);
+void	fuzz_sinks_free(struct event **ev, int n);
+/*
+ * Make a socketpair, write prefix's bytes (emptied) and then data's to one
+ * end and give the other to accept as if a listener had accepted it (an
+ * AF_UNIX address, no listener); return the sink of the first end.
+ */
+struct event *fuzz_accept(struct event_base *base, evconnlistener_cb accept,
+	    void *arg, struct evbuffer *prefix, const uint8_t *data,
+	    size_t size);
+
+/*
+ * fuzzlog.c, which the worker harness links in place of lib/log.c: while
+ * fuzz_fatal_armed, fatal() and fatalx() disarm it and longjmp to
+ * fuzz_fatal_jmp instead of exiting.
+ */
+#include <setjmp.h>
+extern jmp_buf	fuzz_fatal_jmp;
+extern int	fuzz_fatal_armed;
+
 #endif

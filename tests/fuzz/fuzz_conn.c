@@ -15,9 +15,6 @@
  */
 #include "config.h"
 
-#include <sys/socket.h>
-
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -73,20 +70,6 @@ fuzz_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	ps_conn_free(c);
 }
 
-/* Write as much of data as the socket takes at once; then end the input. */
-static void
-feed(int fd, const uint8_t *data, size_t size)
-{
-	ssize_t n;
-
-	FUZZ_CHECK(fcntl(fd, F_SETFL, O_NONBLOCK) == 0);
-	while (size > 0 && (n = write(fd, data, size)) > 0) {
-		data += n;
-		size -= (size_t)n;
-	}
-	shutdown(fd, SHUT_WR);
-}
-
 /* Give data to a new conn on base and run it until it closes. */
 static void
 run(const uint8_t *data, size_t size)
@@ -94,8 +77,8 @@ run(const uint8_t *data, size_t size)
 	struct seen s = { 0 };
 	int sv[2];
 
-	FUZZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	feed(sv[1], data, size);
+	fuzz_socketpair(sv);
+	fuzz_feed(sv[1], data, size);
 	ps_conn_new(base, sv[0], "fuzz", fuzz_msg_cb, fuzz_text_cb,
 	    fuzz_close_cb, &s);
 	while (!s.closed)
