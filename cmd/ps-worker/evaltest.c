@@ -92,10 +92,14 @@ void
 evaltest_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct evaltest *ev = &w->test;
-	size_t a = ev->off[l->index], z = ev->off[l->index + 1], k;
+	size_t a, z, k;
 
-	if (!w->have_test || ev->pending == 0 || m->width != 1 ||
-	    m->nkeys != z - a)
+	if (!w->have_test || ev->pending == 0 || m->width != 1)
+		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected "
+		    "weights reply", l->index, l->addr);
+	a = ev->off[l->index];
+	z = ev->off[l->index + 1];
+	if (m->nkeys != z - a)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected "
 		    "weights reply", l->index, l->addr);
 	for (k = a; k < z; k++)
