@@ -135,15 +135,10 @@ cmd_ls(int argc, char **argv)
 	struct ls_row row;
 	size_t n, i;
 	char msg[1024];
-	int ch, rc;
+	int rc;
 
-	while ((ch = getopt(argc, argv, "+hj")) != -1) {
-		if (ch == 'h')
-			usage(0);
-		if (ch != 'j')
-			usage(EX_USAGE);
+	while (ckpt_getopt(argc, argv, "+hj", NULL) != -1)
 		show = ls_json;
-	}
 	if (argc - optind != 1)
 		usage(EX_USAGE);
 	if ((rc = ps_ckpt_list(argv[optind], &v, &n, msg, sizeof msg)) != 0)

@@ -5,6 +5,7 @@
 # parts; bad command lines.
 
 load helper
+bats_require_minimum_version 1.5.0
 
 MKMODEL="$PSKIT_BUILDDIR/tests/tools/ps-mkmodel"
 
@@ -229,6 +230,21 @@ format\t2\noptimizer\tftrl\nepochs\t2.5')"
 	run ps-ckpt --version
 	assert_success
 	assert_output --regexp '^ps-ckpt [0-9]+\.[0-9]+\.[0-9]+$'
+}
+
+@test "every subcommand takes -h and --help: the usage on stdout, exit 0" {
+	for c in ls info verify seal dump diff export reshard merge install predict eval; do
+		for h in -h --help; do
+			run --separate-stderr ps-ckpt "$c" "$h"
+			echo "ps-ckpt $c $h: $status"
+			assert_success
+			assert_line --index 0 'usage: ps-ckpt [-hV] command [argument ...]'
+			[ -z "$stderr" ]
+		done
+		run ps-ckpt "$c" --bogus
+		assert_failure 64
+		assert_output --partial "unrecognized option '--bogus'"
+	done
 }
 
 @test "the usage text matches the SYNOPSIS of ps-ckpt(1)" {
