@@ -59,8 +59,6 @@ usage(int status)
 		    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
 		    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
 		    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
-		    "  -S, --seed n           seed of block assignment and order (default 1)\n"
-		    "  -T, --test file        score this test shard at the end of each pass\n"
 		    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
 		    "                         skip[=p] keycache lz4 fp16, or all or none\n"
 		    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
