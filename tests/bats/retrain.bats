@@ -265,3 +265,14 @@ history_last() {
 	assert_failure 64
 	[ ! -e "$D" ]
 }
+
+@test "-h lists every exit status that ps-retrain(1) lists" {
+	codes=$(sed -n '/^\.Sh EXIT STATUS/,/^\.Sh/p' "$PSKIT_SRCDIR/man/ps-retrain.1" |
+	    sed -n 's/^\.It //p' | tr -c '0-9\n' ' ')
+	help=$(ps-retrain -h | sed -n '/^Exit status/,/^$/p')
+	echo "man: $codes"; echo "help: $help"
+	[ -n "$codes" ]
+	for c in $codes; do
+		[[ $help =~ (^|[^0-9])$c([^0-9]|$) ]] || { echo "$c missing"; return 1; }
+	done
+}
