@@ -127,6 +127,21 @@ history_last() {
 	[[ $stderr =~ "ps-retrain: kept models/".*", not promoted: auc 0.5 is below" ]]
 }
 
+@test "-v names the path the candidate is kept at, or says it was not kept" {
+	run --separate-stderr retrain -v
+	assert_success
+	m=$(printf '%s\n' "$stderr" | awk -F'\t' '$1 == "model" { print $2 }')
+	echo "$stderr"
+	[ "$m" = "$D/$(target)" ]
+	[ -d "$m" ]
+	run --separate-stderr retrain -v -k 0 -l 1e9
+	assert_success
+	echo "$stderr"
+	[ "$(printf '%s\n' "$stderr" | awk -F'\t' '$1 == "model" { print $2 }')" = - ]
+	[[ $stderr =~ "ps-retrain: not promoted, not kept (-k 0): auc 0.5 is below" ]]
+	[ "$(ls "$D/models")" = "$(basename "$(target)")" ]
+}
+
 @test "-k keeps the newest model directories besides the current one" {
 	retrain
 	retrain -l 1e9	# rejected
