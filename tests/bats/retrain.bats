@@ -291,3 +291,25 @@ history_last() {
 		[[ $help =~ (^|[^0-9])$c([^0-9]|$) ]] || { echo "$c missing"; return 1; }
 	done
 }
+
+@test "long options for every option; an unknown one exits 64 naming the program" {
+	run ps-retrain --bogus -d "$D" -T "$HELD" "$TRAIN"
+	assert_failure 64
+	assert_line --index 0 "ps-retrain: unrecognized option '--bogus'"
+	assert_line --index 1 --partial 'usage: ps-retrain [-hVv]'
+	[ ! -e "$D" ]
+	run --separate-stderr ps-retrain --help
+	assert_success
+	assert_line --index 0 --partial 'usage: ps-retrain [-hVv]'
+	run ps-retrain --version
+	assert_output 'ps-retrain 0.1.0'
+	run --separate-stderr ps-retrain --dir "$D" --heldout "$HELD" --keep 3 \
+	    --lambda 2 --positive 1 --threshold 0.5 --train-options '-s 1' \
+	    --verbose "$TRAIN"
+	assert_success
+	[[ $stderr == *"ps-retrain: promoted models/"* ]]
+	grep -q -- '^-s 1 -l 2 ' train.args
+	run ps-retrain --dir="$D" --heldout="$HELD" --keep=x "$TRAIN"
+	assert_failure 64
+	assert_line --index 0 "ps-retrain: bad count 'x'"
+}
