@@ -147,6 +147,18 @@ worker_sgd_option(struct worker_conf *c, int ch, const char *arg)
 	}
 }
 
+/* A malformed -C address is a usage error, not a server to retry. */
+static void
+worker_check_coord(const char *addr)
+{
+	char msg[512];
+
+	if (ps_hostport_check(addr, msg, sizeof msg) != 0) {
+		fprintf(stderr, "ps-worker: %s\n", msg);
+		usage(EX_USAGE);
+	}
+}
+
 static void
 worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 {
@@ -239,6 +251,8 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		    "worker count %u\n", c->id, c->nworkers);
 		usage(EX_USAGE);
 	}
+	if (c->coord_addr != NULL)
+		worker_check_coord(c->coord_addr);
 	c->shard_path = argv[optind];
 	worker_check_filters(c, given, lz4);
 	/* F's penalties per epoch of data; the servers scale them (ftrl.h). */
