@@ -259,3 +259,13 @@ bad_ring() {
 		assert_line --index 0 "ps-ring: bad address '$a': expected host:port or [v6addr]:port, port 0-65535"
 	done
 }
+
+@test "serve on an address in use exits 69 and writes no ring file" {
+	ps_start_daemon "$BATS_TEST_TMPDIR/first.out" ps-ring serve "$BATS_TEST_TMPDIR/first"
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/first.out" '^listening ' 10)
+	run timeout 10 ps-ring serve -l "${line#listening }" "$BATS_TEST_TMPDIR/second"
+	assert_failure 69
+	assert_output --partial "cannot listen on '${line#listening }'"
+	[ ! -e "$BATS_TEST_TMPDIR/second" ]
+	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep second)" ]
+}
