@@ -118,7 +118,7 @@ write_text(struct sd_out *out, const struct ps_libsvm_row *row)
 		fprintf(fp, " %" PRIu64 ":%.9g", row->fid[k],
 		    (double)row->val[k]);
 	if (putc('\n', fp) == EOF) {
-		warn("cannot write '%s'", out->af->tmppath);
+		warn("cannot write '%s'", out->path);
 		return EX_IOERR;
 	}
 	return 0;
@@ -149,8 +149,7 @@ write_bin(struct sd_out *out)
 		warnx("%s: %s", out->path, err);
 		return EX_DATAERR;
 	}
-	rc = ps_shard_write_fp(out->af->fp, out->af->tmppath, &ds, err,
-	    sizeof err);
+	rc = ps_shard_write_fp(out->af->fp, out->path, &ds, err, sizeof err);
 	ps_dataset_release(&ds);
 	ps_dataset_builder_release(&out->b);
 	if (rc != 0) {

@@ -203,6 +203,21 @@ format\t2\noptimizer\tftrl\nepochs\t2.5')"
 	[ ! -e "$BATS_TEST_TMPDIR/ok.ll" ]
 }
 
+@test "a full disk: export -o and predict -o name the output, and leave nothing" {
+	F=$BATS_TEST_TMPDIR/full
+	run on_full_fs "$F" ps-ckpt export -o "$F/x.ll" "$M"
+	assert_failure 73
+	assert_output "ps-ckpt: cannot write '$F/x.ll': No space left on device"
+	refute_output --partial 'left:'
+	printf '+1 1:1 2:1\n-1 3:1\n' >"$BATS_TEST_TMPDIR/rows"
+	run on_full_fs "$F" ps-ckpt predict -o "$F/p.txt" "$M" "$BATS_TEST_TMPDIR/rows"
+	assert_failure 73
+	assert_output "ps-ckpt: cannot write '$F/p.txt': No space left on device"
+	run ps-ckpt export -o "$BATS_TEST_TMPDIR/m.ll/x.ll" "$M"
+	assert_failure 73
+	assert_output "ps-ckpt: cannot create '$BATS_TEST_TMPDIR/m.ll/x.ll': No such file or directory"
+}
+
 @test "bad command lines exit 64 with the usage on stderr" {
 	run ps-ckpt
 	assert_failure 64

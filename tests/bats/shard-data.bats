@@ -189,3 +189,19 @@ bad_input() {
 	assert_failure 73
 	assert_output --partial "cannot create"
 }
+
+@test "a full disk: the message names the output, not its temporary, and nothing is left" {
+	F=$BATS_TEST_TMPDIR/full
+	a9a=$(ps_data a9a) || skip "no a9a in $PSKIT_DATA"
+	head -n 2000 "$a9a" >"$D/in.libsvm"
+	run on_full_fs "$F" ps-shard-data -q -n 2 -o "$F/s" "$D/in.libsvm"
+	assert_failure 74
+	assert_output --regexp "^ps-shard-data: cannot write '$F/s-[01]\.pss'"
+	refute_output --partial '.tmp.'
+	refute_output --partial 'left:'
+	run on_full_fs "$F" ps-shard-data -q -f libsvm -o "$F/s" "$D/in.libsvm"
+	assert_failure 74
+	assert_output --regexp "^ps-shard-data: cannot write '$F/s-0\.libsvm'"
+	refute_output --partial '.tmp.'
+	refute_output --partial 'left:'
+}
