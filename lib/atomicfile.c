@@ -26,7 +26,7 @@ ps_atomic_open(const char *path, char *err, size_t errlen)
 	af->tmppath = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	fd = open(af->tmppath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd == -1 || (af->fp = fdopen(fd, "w")) == NULL) {
-		snprintf(err, errlen, "cannot create '%s': %s", af->tmppath,
+		snprintf(err, errlen, "cannot create '%s': %s", af->path,
 		    strerror(errno));
 		if (fd != -1)
 			close(fd);
@@ -68,29 +68,37 @@ atomic_free(struct ps_atomic *af)
 	free(af);
 }
 
+/* Remove the temporary, free af, and return -1 with "what 'path': e". */
+static int
+atomic_fail(struct ps_atomic *af, const char *what, int e, char *err,
+    size_t errlen)
+{
+	snprintf(err, errlen, "cannot %s '%s': %s", what, af->path,
+	    strerror(e));
+	unlink(af->tmppath);
+	atomic_free(af);
+	return -1;
+}
+
+/*
+ * Messages name the user's path, never the temporary, whose name means
+ * nothing to the user and which is gone when they read the message.
+ */
 int
 ps_atomic_commit(struct ps_atomic *af, char *err, size_t errlen)
 {
-	int bad;
+	int e = 0;
 
-	bad = fflush(af->fp) != 0 || ferror(af->fp) || fsync(fileno(af->fp)) != 0;
-	if (fclose(af->fp) != 0)
-		bad = 1;
+	errno = 0;
+	if (fflush(af->fp) != 0 || ferror(af->fp) || fsync(fileno(af->fp)) != 0)
+		e = errno != 0 ? errno : EIO;
+	if (fclose(af->fp) != 0 && e == 0)
+		e = errno;
 	af->fp = NULL;
-	if (bad) {
-		snprintf(err, errlen, "cannot write '%s': %s", af->tmppath,
-		    strerror(errno));
-		unlink(af->tmppath);
-		atomic_free(af);
-		return -1;
-	}
-	if (rename(af->tmppath, af->path) != 0) {
-		snprintf(err, errlen, "cannot rename '%s' to '%s': %s",
-		    af->tmppath, af->path, strerror(errno));
-		unlink(af->tmppath);
-		atomic_free(af);
-		return -1;
-	}
+	if (e != 0)
+		return atomic_fail(af, "write", e, err, errlen);
+	if (rename(af->tmppath, af->path) != 0)
+		return atomic_fail(af, "replace", errno, err, errlen);
 	if (ps_atomic_sync_dir(af->path) != 0) {
 		snprintf(err, errlen, "cannot sync directory of '%s': %s",
 		    af->path, strerror(errno));

@@ -18,7 +18,12 @@ struct ps_atomic {
 	char	*tmppath;	/* temporary name */
 };
 
-/* Returns NULL with a message in err ("cannot create 'x': reason"). */
+/*
+ * Messages in err name path, never the temporary.  ps_atomic_open returns
+ * NULL with "cannot create 'path': reason"; ps_atomic_commit returns -1
+ * with "cannot write 'path': reason" (or "cannot replace", "cannot sync
+ * directory of") and has removed the temporary.
+ */
 struct ps_atomic *ps_atomic_open(const char *path, char *err, size_t errlen);
 int	ps_atomic_commit(struct ps_atomic *af, char *err, size_t errlen);
 void	ps_atomic_abort(struct ps_atomic *af);

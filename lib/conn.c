@@ -617,6 +617,28 @@ hostport_split(const char *s, char *host, size_t hostlen, char *port,
 	return 0;
 }
 
+/* Split s, or return -1 with "bad address 'x': ..." in err. */
+static int
+hostport_split_or_err(const char *s, char *host, size_t hostlen, char *port,
+    size_t portlen, char *err, size_t errlen)
+{
+	if (hostport_split(s, host, hostlen, port, portlen) == 0)
+		return 0;
+	snprintf(err, errlen, "bad address '%s': expected host:port or "
+	    "[v6addr]:port, port 0-65535", s);
+	return -1;
+}
+
+/* Check an address's form without resolving it; see conn.h. */
+int
+ps_hostport_check(const char *s, char *err, size_t errlen)
+{
+	char host[256], port[8];
+
+	return hostport_split_or_err(s, host, sizeof host, port, sizeof port,
+	    err, errlen);
+}
+
 /* Parse and resolve an address; see conn.h. */
 int
 ps_hostport_parse(const char *s, struct sockaddr_storage *ss,
@@ -626,11 +648,9 @@ ps_hostport_parse(const char *s, struct sockaddr_storage *ss,
 	char host[256], port[8];
 	int wild, r;
 
-	if (hostport_split(s, host, sizeof host, port, sizeof port) != 0) {
-		snprintf(err, errlen, "bad address '%s': expected host:port "
-		    "or [v6addr]:port", s);
+	if (hostport_split_or_err(s, host, sizeof host, port, sizeof port,
+	    err, errlen) != 0)
 		return -1;
-	}
 	wild = host[0] == '\0' || strcmp(host, "*") == 0;
 	memset(&hints, 0, sizeof hints);
 	hints.ai_family = wild ? AF_INET : AF_UNSPEC;

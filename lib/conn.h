@@ -199,14 +199,22 @@ int		 ps_conn_is_protocol_error(const struct ps_conn *c);
  */
 int		 ps_hostport_parse(const char *s, struct sockaddr_storage *ss,
 		    socklen_t *len, char *err, size_t errlen);
+/*
+ * Check only the form of s as ps_hostport_parse() takes it (a port of
+ * 0-65535), resolving nothing, so that a tool can call a malformed
+ * address a usage error (64) before any work.  0, or -1 with "bad
+ * address 'x': expected ..." in err.
+ */
+int		 ps_hostport_check(const char *s, char *err, size_t errlen);
 
 /*
  * The secret of a daemon that will listen on hostport: with path, read it
  * into *s and set *have; without, make sure hostport is 127.0.0.1 or [::1]
- * (an address that does not parse is left to ps_listen() to report).
- * Return 0, or an exit status with the reason in err: EX_NOINPUT for a
- * secret file ps_secret_load() refuses, EX_USAGE for "listening on 'x'
- * needs a secret (-a file): ...".
+ * (a host that does not resolve is left to ps_listen() to report).
+ * Return 0, or an exit status with the reason in err: EX_USAGE for a
+ * malformed hostport (ps_hostport_check), EX_NOINPUT for a secret file
+ * ps_secret_load() refuses, EX_USAGE for "listening on 'x' needs a secret
+ * (-a file): ...".
  */
 int		 ps_listen_secret(const char *hostport, const char *path,
 		    struct ps_secret *s, int *have, char *err, size_t errlen);

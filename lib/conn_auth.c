@@ -388,6 +388,8 @@ ps_listen_secret(const char *hostport, const char *path, struct ps_secret *s,
 	socklen_t len;
 
 	*have = 0;
+	if (ps_hostport_check(hostport, err, errlen) != 0)
+		return EX_USAGE;
 	if (path != NULL) {
 		if (ps_secret_load(path, s, err, errlen) != 0)
 			return EX_NOINPUT;

@@ -5,6 +5,7 @@
 #ifndef PS_CKPT_CMD_H
 #define PS_CKPT_CMD_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdnoreturn.h>
 
@@ -14,6 +15,14 @@
 /* ps-ckpt.c */
 noreturn void usage(int status);
 int	finish_stdout(void);
+/*
+ * getopt_long(3) for a subcommand: -h and --help print the usage and exit
+ * 0, an unknown option or a missing argument exits 64; the rest are
+ * returned.  optstring starts with "+h"; longopts, when not NULL, lists
+ * "help" (NULL: --help alone).
+ */
+int	ckpt_getopt(int argc, char **argv, const char *optstring,
+	    const struct option *longopts);
 void	plain_options(int argc, char **argv);
 int	model_status(int rc);
 /*

@@ -69,15 +69,10 @@ cmd_diff(int argc, char **argv)
 {
 	struct diff_sum d = { 0 };
 	struct ps_model a, b;
-	int ch, quiet = 0;
+	int quiet = 0;
 
-	while ((ch = getopt(argc, argv, "+hq")) != -1) {
-		if (ch == 'h')
-			usage(0);
-		if (ch != 'q')
-			usage(EX_USAGE);
+	while (ckpt_getopt(argc, argv, "+hq", NULL) != -1)
 		quiet = 1;
-	}
 	if (argc - optind != 2)
 		usage(EX_USAGE);
 	load_or_exit(1, argv + optind, &a, NULL, 0);

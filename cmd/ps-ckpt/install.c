@@ -26,15 +26,10 @@ cmd_install(int argc, char **argv)
 	};
 	struct stat st;
 	char msg[2048];
-	int ch, check = 0;
+	int check = 0;
 
-	while ((ch = getopt_long(argc, argv, "+hn", longopts, NULL)) != -1) {
-		if (ch == 'h')
-			usage(0);
-		if (ch != 'n')
-			usage(EX_USAGE);
+	while (ckpt_getopt(argc, argv, "+hn", longopts) != -1)
 		check = 1;
-	}
 	argc -= optind;
 	argv += optind;
 	if (argc != (check ? 1 : 2))

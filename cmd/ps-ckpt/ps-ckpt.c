@@ -78,17 +78,32 @@ finish_stdout(void)
 	return 0;
 }
 
+/* See ckpt.h: getopt_long that handles -h, --help and bad options. */
+int
+ckpt_getopt(int argc, char **argv, const char *optstring,
+    const struct option *longopts)
+{
+	static const struct option help_only[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	ch = getopt_long(argc, argv, optstring,
+	    longopts != NULL ? longopts : help_only, NULL);
+	if (ch == 'h')
+		usage(0);
+	if (ch == '?' || ch == ':')
+		usage(EX_USAGE);
+	return ch;
+}
+
 /* Parse the options of a subcommand without its own flags. */
 void
 plain_options(int argc, char **argv)
 {
-	int ch;
-
-	while ((ch = getopt(argc, argv, "+h")) != -1) {
-		if (ch == 'h')
-			usage(0);
+	if (ckpt_getopt(argc, argv, "+h", NULL) != -1)
 		usage(EX_USAGE);
-	}
 }
 
 /* The exit status for a model library error: 66 cannot read, else 65. */

@@ -137,10 +137,8 @@ cmd_reshard(int argc, char **argv)
 	struct ps_model m;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "+hn:o:r:")) != -1) {
+	while ((ch = ckpt_getopt(argc, argv, "+hn:o:r:", NULL)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage(0);
 		case 'n':
 			pl.nparts = parse_nparts(optarg);
 			break;
@@ -150,8 +148,6 @@ cmd_reshard(int argc, char **argv)
 		case 'r':
 			ringfile = optarg;
 			break;
-		default:
-			usage(EX_USAGE);
 		}
 	}
 	if (out == NULL || (pl.nparts != 0) == (ringfile != NULL))
@@ -178,15 +174,9 @@ cmd_merge(int argc, char **argv)
 	struct placement pl = { 1, 0, NULL };
 	const char *out = NULL;
 	struct ps_model m;
-	int ch;
 
-	while ((ch = getopt(argc, argv, "+ho:")) != -1) {
-		if (ch == 'h')
-			usage(0);
-		if (ch != 'o')
-			usage(EX_USAGE);
+	while (ckpt_getopt(argc, argv, "+ho:", NULL) != -1)
 		out = optarg;
-	}
 	if (out == NULL)
 		usage(EX_USAGE);
 	load_or_exit(argc - optind, argv + optind, &m, NULL, 1);

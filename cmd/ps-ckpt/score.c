@@ -101,16 +101,15 @@ score_options(int argc, char **argv, const char *optstring,
     struct ps_libsvm_opts *o, void (*other)(int ch, void *arg), void *arg)
 {
 	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
 		{ "positive", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
 
 	memset(o, 0, sizeof *o);
-	while ((ch = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+	while ((ch = ckpt_getopt(argc, argv, optstring, longopts)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage(0);
 		case 'p':
 			if (ps_parsenum_double(optarg, optarg + strlen(optarg),
 			    NULL, &o->positive) != PS_NUM_OK) {
@@ -119,8 +118,6 @@ score_options(int argc, char **argv, const char *optstring,
 			}
 			o->has_positive = 1;
 			break;
-		case '?':
-			usage(EX_USAGE);
 		default:
 			other(ch, arg);
 		}

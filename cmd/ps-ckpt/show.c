@@ -152,7 +152,7 @@ cmd_export(int argc, char **argv)
 	struct ps_model m;
 	int ch, liblinear = 1;
 
-	while ((ch = getopt(argc, argv, "+f:hn:o:")) != -1) {
+	while ((ch = ckpt_getopt(argc, argv, "+f:hn:o:", NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			if (strcmp(optarg, "liblinear") != 0 &&
@@ -162,16 +162,12 @@ cmd_export(int argc, char **argv)
 			}
 			liblinear = strcmp(optarg, "liblinear") == 0;
 			break;
-		case 'h':
-			usage(0);
 		case 'n':
 			nfeat = parse_nfeat(optarg);
 			break;
 		case 'o':
 			out = optarg;
 			break;
-		default:
-			usage(EX_USAGE);
 		}
 	}
 	load_or_exit(argc - optind, argv + optind, &m, NULL, 0);

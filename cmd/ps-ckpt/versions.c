@@ -126,6 +126,32 @@ ls_json(const struct ls_row *r)
 	printf("}\n");
 }
 
+/*
+ * Exit 65 when path, a directory without versions, is a model (parts) or
+ * one version rather than a checkpoint directory, which would list empty.
+ * An empty directory is a checkpoint directory with no version yet.
+ */
+static void
+ls_refuse_model(const char *path)
+{
+	const char *what = NULL;
+	char **names, msg[8];
+	size_t n, i;
+
+	if (ps_ckpt_kind(path) == PS_CKPT_VERSION)
+		what = "a checkpoint version";
+	else if (ps_model_dir_list(path, &names, &n, msg, sizeof msg) == 0) {
+		if (n > 0)
+			what = "a model";
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+	}
+	if (what != NULL)
+		errx(EX_DATAERR, "'%s' is %s, not a checkpoint directory "
+		    "(see ps-ckpt info)", path, what);
+}
+
 /* ps-ckpt ls: every version of a checkpoint directory. */
 int
 cmd_ls(int argc, char **argv)
@@ -135,19 +161,16 @@ cmd_ls(int argc, char **argv)
 	struct ls_row row;
 	size_t n, i;
 	char msg[1024];
-	int ch, rc;
+	int rc;
 
-	while ((ch = getopt(argc, argv, "+hj")) != -1) {
-		if (ch == 'h')
-			usage(0);
-		if (ch != 'j')
-			usage(EX_USAGE);
+	while (ckpt_getopt(argc, argv, "+hj", NULL) != -1)
 		show = ls_json;
-	}
 	if (argc - optind != 1)
 		usage(EX_USAGE);
 	if ((rc = ps_ckpt_list(argv[optind], &v, &n, msg, sizeof msg)) != 0)
 		errx(model_status(rc), "%s", msg);
+	if (n == 0)
+		ls_refuse_model(argv[optind]);
 	show(NULL);
 	for (i = 0; i < n; i++) {
 		version_inspect(argv[optind], &v[i], &row);

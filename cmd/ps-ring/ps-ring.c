@@ -20,6 +20,7 @@
 #include <stdnoreturn.h>
 #include <sysexits.h>
 
+#include "conn.h"
 #include "ps-ring.h"
 #include "ring.h"
 #include "subcmd.h"
@@ -100,6 +101,18 @@ finish_stdout(void)
 	return 0;
 }
 
+/* Exit 64 with the usage if s is not a well-formed host:port. */
+void
+hostport_or_usage(const char *s)
+{
+	char msg[512];
+
+	if (ps_hostport_check(s, msg, sizeof msg) != 0) {
+		warnx("%s", msg);
+		usage(EX_USAGE);
+	}
+}
+
 /*
  * The options of the commands that may ask a coordinator: -C host:port,
  * -a secret-file (read into *t), -h, and -j where json is not NULL.
@@ -130,6 +143,8 @@ coord_options(int argc, char **argv, struct coord_target *t, int *json)
 			usage(EX_USAGE);
 		}
 	}
+	if (t->addr != NULL)
+		hostport_or_usage(t->addr);
 	client_secret(t, secret);
 	return optind;
 }

@@ -21,6 +21,7 @@ struct coord_target {
 
 /* ps-ring.c */
 noreturn void usage(int status);
+void	hostport_or_usage(const char *s);
 uint32_t parse_count(const char *s, const char *what, uint32_t lo,
 	    uint32_t hi);
 int	finish_stdout(void);

@@ -153,14 +153,19 @@ cmd_serve(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ps_crash_init("ps-ring serve");
 	co.started = coord_now();
-	serve_load(&co, vnodes, replicas);
-	members_load(&co);
-	publish_init(&co);
 	if ((co.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
+	/*
+	 * Bind before the ring store is touched, so that a coordinator that
+	 * cannot listen writes nothing; nobody is accepted until the loop
+	 * runs, after the ring is loaded.
+	 */
 	if (ps_listen(co.base, listen, client_accept_cb, &co, &co.listener,
 	    co.bound, sizeof co.bound, err, sizeof err) != 0)
 		fatalx(EX_UNAVAILABLE, "%s", err);
+	serve_load(&co, vnodes, replicas);
+	members_load(&co);
+	publish_init(&co);
 	printf("listening %s\n", co.bound);
 	if (fflush(stdout) != 0)
 		fatal(EX_IOERR, "stdout");

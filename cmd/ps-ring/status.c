@@ -120,6 +120,7 @@ cmd_change(int argc, char **argv)
 		warnx("invalid server address '%s'", argv[optind]);
 		usage(EX_USAGE);
 	}
+	hostport_or_usage(argv[optind]);
 	cmd = xasprintf("%s %s", argv[0], argv[optind]);
 	body = client_request(&t, cmd, &len);
 	client_release(&t);

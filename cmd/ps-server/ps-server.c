@@ -230,13 +230,20 @@ server_parse_args(struct server *srv, int argc, char **argv,
 
 /*
  * Read the secret (-a) or make sure the address needs none: only
- * 127.0.0.1 and [::1] may be served without one.
+ * 127.0.0.1 and [::1] may be served without one.  A malformed -l or -C
+ * address is a usage error.
  */
 static void
 server_auth_setup(struct server *srv, const char *listen, const char *path)
 {
 	char err[512];
 	int rc;
+
+	if (srv->coord_addr != NULL &&
+	    ps_hostport_check(srv->coord_addr, err, sizeof err) != 0) {
+		fprintf(stderr, "ps-server: %s\n", err);
+		usage(EX_USAGE);
+	}
 
 	rc = ps_listen_secret(listen, path, &srv->secret, &srv->have_secret,
 	    err, sizeof err);

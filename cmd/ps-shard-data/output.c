@@ -9,8 +9,12 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <err.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
@@ -51,6 +55,30 @@ sd_outputs_free(struct sd_outputs *os)
 	memset(os, 0, sizeof *os);
 }
 
+/*
+ * Whether path may be replaced: it does not exist, or it is a regular
+ * file that starts with the shard magic (shard.h).  A libsvm output has no
+ * mark to tell ours from a user's data, so one that exists is kept.
+ */
+static int
+out_replaceable(const struct sd_opts *o, const char *path)
+{
+	char magic[sizeof PS_SHARD_MAGIC - 1];
+	struct stat st;
+	FILE *fp;
+	int ok;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT;
+	if (o->format != SD_BIN || !S_ISREG(st.st_mode) ||
+	    (fp = fopen(path, "rb")) == NULL)
+		return 0;
+	ok = fread(magic, 1, sizeof magic, fp) == sizeof magic &&
+	    memcmp(magic, PS_SHARD_MAGIC, sizeof magic) == 0;
+	fclose(fp);
+	return ok;
+}
+
 int
 sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o)
 {
@@ -63,8 +91,16 @@ sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o)
 	os->n = (size_t)o->nshards + (o->test > 0);
 	os->out = xcalloc(os->n, sizeof *os->out);
 	for (k = 0; k < os->n; k++) {
+		os->out[k].path = out_path(o, k);
+		if (!out_replaceable(o, os->out[k].path)) {
+			warnx("refusing to overwrite '%s': not a pskit shard "
+			    "file", os->out[k].path);
+			sd_outputs_free(os);
+			return EX_CANTCREAT;
+		}
+	}
+	for (k = 0; k < os->n; k++) {
 		out = &os->out[k];
-		out->path = out_path(o, k);
 		if (o->stats)
 			sd_stats_init(&out->st);
 		if (o->format == SD_BIN)
@@ -118,7 +154,7 @@ write_text(struct sd_out *out, const struct ps_libsvm_row *row)
 		fprintf(fp, " %" PRIu64 ":%.9g", row->fid[k],
 		    (double)row->val[k]);
 	if (putc('\n', fp) == EOF) {
-		warn("cannot write '%s'", out->af->tmppath);
+		warn("cannot write '%s'", out->path);
 		return EX_IOERR;
 	}
 	return 0;
@@ -149,8 +185,7 @@ write_bin(struct sd_out *out)
 		warnx("%s: %s", out->path, err);
 		return EX_DATAERR;
 	}
-	rc = ps_shard_write_fp(out->af->fp, out->af->tmppath, &ds, err,
-	    sizeof err);
+	rc = ps_shard_write_fp(out->af->fp, out->path, &ds, err, sizeof err);
 	ps_dataset_release(&ds);
 	ps_dataset_builder_release(&out->b);
 	if (rc != 0) {

@@ -59,7 +59,9 @@ usage(int status)
 	if (status == 0)
 		fputs("\n"
 		    "  -n, --shards n       write n shards, PREFIX-0 .. PREFIX-(n-1) (default 1)\n"
-		    "  -o, --output prefix  write shards here; without -o nothing is written\n"
+		    "  -o, --output prefix  write shards here; without -o nothing is written;\n"
+		    "                       an existing output is replaced only if it is a\n"
+		    "                       pskit shard (never with -f libsvm), else exit 73\n"
 		    "  -f, --format fmt     bin (.pss, default) or libsvm (.libsvm)\n"
 		    "  -s, --stats          print counts as TSV on stdout\n"
 		    "  -q, --quiet          no progress on stderr\n"

@@ -59,8 +59,6 @@ usage(int status)
 		    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
 		    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
 		    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
-		    "  -S, --seed n           seed of block assignment and order (default 1)\n"
-		    "  -T, --test file        score this test shard at the end of each pass\n"
 		    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
 		    "                         skip[=p] keycache lz4 fp16, or all or none\n"
 		    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
@@ -146,6 +144,18 @@ worker_sgd_option(struct worker_conf *c, int ch, const char *arg)
 			fprintf(stderr, "ps-worker: unknown optimizer '%s'\n", arg);
 			usage(EX_USAGE);
 		}
+	}
+}
+
+/* A malformed -C address is a usage error, not a server to retry. */
+static void
+worker_check_coord(const char *addr)
+{
+	char msg[512];
+
+	if (ps_hostport_check(addr, msg, sizeof msg) != 0) {
+		fprintf(stderr, "ps-worker: %s\n", msg);
+		usage(EX_USAGE);
 	}
 }
 
@@ -241,6 +251,8 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		    "worker count %u\n", c->id, c->nworkers);
 		usage(EX_USAGE);
 	}
+	if (c->coord_addr != NULL)
+		worker_check_coord(c->coord_addr);
 	c->shard_path = argv[optind];
 	worker_check_filters(c, given, lz4);
 	/* F's penalties per epoch of data; the servers scale them (ftrl.h). */

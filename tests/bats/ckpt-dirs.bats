@@ -84,6 +84,21 @@ flip() {
 	[ "${#lines[@]}" -eq 4 ]
 }
 
+@test "ls of a model or a version, not a checkpoint directory, exits 65 saying so" {
+	mkdir "$BATS_TEST_TMPDIR/m"
+	cp "$V20"/part-*.psm "$BATS_TEST_TMPDIR/m"
+	run ps-ckpt ls "$BATS_TEST_TMPDIR/m"
+	assert_failure 65
+	assert_output "ps-ckpt: '$BATS_TEST_TMPDIR/m' is a model, not a checkpoint directory (see ps-ckpt info)"
+	run ps-ckpt ls -j "$V20"
+	assert_failure 65
+	assert_output "ps-ckpt: '$V20' is a checkpoint version, not a checkpoint directory (see ps-ckpt info)"
+	mkdir "$BATS_TEST_TMPDIR/new"	# a checkpoint directory with no version yet
+	run ps-ckpt ls "$BATS_TEST_TMPDIR/new"
+	assert_success
+	[ "${#lines[@]}" -eq 1 ]
+}
+
 @test "a checkpoint directory means its latest complete version" {
 	run ps-ckpt info "$CK"
 	assert_success
@@ -211,7 +226,8 @@ flip() {
 	mkdir "$BATS_TEST_TMPDIR/ro/MANIFEST"
 	run ps-ckpt seal "$BATS_TEST_TMPDIR/ro"
 	assert_failure 73
-	assert_output --partial "cannot rename"
+	assert_output "ps-ckpt: cannot replace '$BATS_TEST_TMPDIR/ro/MANIFEST': Is a directory"
+	[ -z "$(ls "$BATS_TEST_TMPDIR/ro" | grep tmp)" ]
 }
 
 @test "diff prints the changed weights, a summary, and exits 1 when they differ" {

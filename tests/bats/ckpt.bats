@@ -5,6 +5,7 @@
 # parts; bad command lines.
 
 load helper
+bats_require_minimum_version 1.5.0
 
 MKMODEL="$PSKIT_BUILDDIR/tests/tools/ps-mkmodel"
 
@@ -202,6 +203,21 @@ format\t2\noptimizer\tftrl\nepochs\t2.5')"
 	[ ! -e "$BATS_TEST_TMPDIR/ok.ll" ]
 }
 
+@test "a full disk: export -o and predict -o name the output, and leave nothing" {
+	F=$BATS_TEST_TMPDIR/full
+	run on_full_fs "$F" ps-ckpt export -o "$F/x.ll" "$M"
+	assert_failure 73
+	assert_output "ps-ckpt: cannot write '$F/x.ll': No space left on device"
+	refute_output --partial 'left:'
+	printf '+1 1:1 2:1\n-1 3:1\n' >"$BATS_TEST_TMPDIR/rows"
+	run on_full_fs "$F" ps-ckpt predict -o "$F/p.txt" "$M" "$BATS_TEST_TMPDIR/rows"
+	assert_failure 73
+	assert_output "ps-ckpt: cannot write '$F/p.txt': No space left on device"
+	run ps-ckpt export -o "$BATS_TEST_TMPDIR/m.ll/x.ll" "$M"
+	assert_failure 73
+	assert_output "ps-ckpt: cannot create '$BATS_TEST_TMPDIR/m.ll/x.ll': No such file or directory"
+}
+
 @test "bad command lines exit 64 with the usage on stderr" {
 	run ps-ckpt
 	assert_failure 64
@@ -229,6 +245,21 @@ format\t2\noptimizer\tftrl\nepochs\t2.5')"
 	run ps-ckpt --version
 	assert_success
 	assert_output --regexp '^ps-ckpt [0-9]+\.[0-9]+\.[0-9]+$'
+}
+
+@test "every subcommand takes -h and --help: the usage on stdout, exit 0" {
+	for c in ls info verify seal dump diff export reshard merge install predict eval; do
+		for h in -h --help; do
+			run --separate-stderr ps-ckpt "$c" "$h"
+			echo "ps-ckpt $c $h: $status"
+			assert_success
+			assert_line --index 0 'usage: ps-ckpt [-hV] command [argument ...]'
+			[ -z "$stderr" ]
+		done
+		run ps-ckpt "$c" --bogus
+		assert_failure 64
+		assert_output --partial "unrecognized option '--bogus'"
+	done
 }
 
 @test "the usage text matches the SYNOPSIS of ps-ckpt(1)" {

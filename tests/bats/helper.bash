@@ -186,3 +186,23 @@ wait_status() {
 now_ms() {
 	date +%s%3N
 }
+
+# on_full_fs DIR CMD...: run CMD with a full 64 KiB tmpfs on DIR, mounted
+# in a private mount namespace that goes when CMD ends; then list what CMD
+# left in DIR as "left: NAME" lines.  Skips the test where mounting is not
+# allowed (not root).
+on_full_fs() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$0"' "$dir" 2>/dev/null ||
+		skip "cannot mount a tmpfs in a private mount namespace"
+	unshare -m sh -c 'dir=$1; shift
+		mount -t tmpfs -o size=64k tmpfs "$dir" || exit 99
+		head -c 1M /dev/zero >"$dir/fill" 2>/dev/null
+		"$@"; rc=$?
+		for f in "$dir"/*; do
+			[ "$f" = "$dir/fill" ] || echo "left: ${f##*/}"
+		done
+		exit $rc' sh "$dir" "$@"
+}

@@ -35,3 +35,12 @@ usage_of() {
 		done
 	done
 }
+
+@test "the help of each program describes each option once" {
+	for prog in ps-server ps-worker ps-train ps-plot ps-retrain ps-shard-data; do
+		twice=$("$prog" --help | sed '1,/^$/d' |
+		    grep -oE '^ +(-[A-Za-z0-9]|--[a-z0-9-]+)' | sort | uniq -d)
+		echo "$prog: ${twice:-ok}"
+		[ -z "$twice" ]
+	done
+}

@@ -132,3 +132,22 @@ refused() {
 	run ps-plot -V
 	assert_output 'ps-plot 0.1.0'
 }
+
+@test "long options; an unknown option exits 64 naming the program, then the usage" {
+	run ps-plot --bogus "$BATS_FILE_TMPDIR/tau0/progress.tsv"
+	assert_failure 64
+	assert_line --index 0 "ps-plot: unrecognized option '--bogus'"
+	assert_line --index 1 --regexp '^usage: ps-plot \[-hV\]'
+	run ps-plot -q "$BATS_FILE_TMPDIR/tau0/progress.tsv"
+	assert_failure 64
+	assert_line --index 0 "ps-plot: invalid option -- 'q'"
+	run ps-plot --output long.png --title 'long options' --x iter \
+	    "$BATS_FILE_TMPDIR/tau0/progress.tsv"
+	assert_success
+	is_png long.png 960 760
+	rm long.png
+	run ps-plot --x=epochs "$BATS_FILE_TMPDIR/tau0/progress.tsv"
+	assert_failure 64
+	assert_line "ps-plot: -x takes secs or iter, not 'epochs'"
+	no_output
+}

@@ -127,6 +127,21 @@ history_last() {
 	[[ $stderr =~ "ps-retrain: kept models/".*", not promoted: auc 0.5 is below" ]]
 }
 
+@test "-v names the path the candidate is kept at, or says it was not kept" {
+	run --separate-stderr retrain -v
+	assert_success
+	m=$(printf '%s\n' "$stderr" | awk -F'\t' '$1 == "model" { print $2 }')
+	echo "$stderr"
+	[ "$m" = "$D/$(target)" ]
+	[ -d "$m" ]
+	run --separate-stderr retrain -v -k 0 -l 1e9
+	assert_success
+	echo "$stderr"
+	[ "$(printf '%s\n' "$stderr" | awk -F'\t' '$1 == "model" { print $2 }')" = - ]
+	[[ $stderr =~ "ps-retrain: not promoted, not kept (-k 0): auc 0.5 is below" ]]
+	[ "$(ls "$D/models")" = "$(basename "$(target)")" ]
+}
+
 @test "-k keeps the newest model directories besides the current one" {
 	retrain
 	retrain -l 1e9	# rejected
@@ -264,4 +279,37 @@ history_last() {
 	run ps-retrain -d "$D" -T "$HELD"
 	assert_failure 64
 	[ ! -e "$D" ]
+}
+
+@test "-h lists every exit status that ps-retrain(1) lists" {
+	codes=$(sed -n '/^\.Sh EXIT STATUS/,/^\.Sh/p' "$PSKIT_SRCDIR/man/ps-retrain.1" |
+	    sed -n 's/^\.It //p' | tr -c '0-9\n' ' ')
+	help=$(ps-retrain -h | sed -n '/^Exit status/,/^$/p')
+	echo "man: $codes"; echo "help: $help"
+	[ -n "$codes" ]
+	for c in $codes; do
+		[[ $help =~ (^|[^0-9])$c([^0-9]|$) ]] || { echo "$c missing"; return 1; }
+	done
+}
+
+@test "long options for every option; an unknown one exits 64 naming the program" {
+	run ps-retrain --bogus -d "$D" -T "$HELD" "$TRAIN"
+	assert_failure 64
+	assert_line --index 0 "ps-retrain: unrecognized option '--bogus'"
+	assert_line --index 1 --partial 'usage: ps-retrain [-hVv]'
+	[ ! -e "$D" ]
+	run --separate-stderr ps-retrain --help
+	assert_success
+	assert_line --index 0 --partial 'usage: ps-retrain [-hVv]'
+	run ps-retrain --version
+	assert_output 'ps-retrain 0.1.0'
+	run --separate-stderr ps-retrain --dir "$D" --heldout "$HELD" --keep 3 \
+	    --lambda 2 --positive 1 --threshold 0.5 --train-options '-s 1' \
+	    --verbose "$TRAIN"
+	assert_success
+	[[ $stderr == *"ps-retrain: promoted models/"* ]]
+	grep -q -- '^-s 1 -l 2 ' train.args
+	run ps-retrain --dir="$D" --heldout="$HELD" --keep=x "$TRAIN"
+	assert_failure 64
+	assert_line --index 0 "ps-retrain: bad count 'x'"
 }

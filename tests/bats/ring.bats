@@ -242,3 +242,30 @@ bad_ring() {
 	assert_failure 73
 	assert_output --partial "$BATS_TEST_TMPDIR/no/such/dir/ring"
 }
+
+@test "a malformed address or a port out of range in serve -l or -C exits 64" {
+	for a in 127.0.0.1:99999 127.0.0.1 '[::1:7000'; do
+		run timeout 10 ps-ring serve -l "$a" "$BATS_TEST_TMPDIR/ring"
+		assert_failure 64
+		assert_line --index 0 "ps-ring: bad address '$a': expected host:port or [v6addr]:port, port 0-65535"
+		[ ! -e "$BATS_TEST_TMPDIR/ring" ]
+		for c in show status checkpoint; do
+			run timeout 10 ps-ring "$c" -C "$a"
+			assert_failure 64
+			assert_line --index 0 "ps-ring: bad address '$a': expected host:port or [v6addr]:port, port 0-65535"
+		done
+		run timeout 10 ps-ring add -C 127.0.0.1:1 "$a"
+		assert_failure 64
+		assert_line --index 0 "ps-ring: bad address '$a': expected host:port or [v6addr]:port, port 0-65535"
+	done
+}
+
+@test "serve on an address in use exits 69 and writes no ring file" {
+	ps_start_daemon "$BATS_TEST_TMPDIR/first.out" ps-ring serve "$BATS_TEST_TMPDIR/first"
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/first.out" '^listening ' 10)
+	run timeout 10 ps-ring serve -l "${line#listening }" "$BATS_TEST_TMPDIR/second"
+	assert_failure 69
+	assert_output --partial "cannot listen on '${line#listening }'"
+	[ ! -e "$BATS_TEST_TMPDIR/second" ]
+	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep second)" ]
+}

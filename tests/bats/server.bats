@@ -134,3 +134,18 @@ bad_frame() {
 	run stats
 	assert_line --regexp '^END'
 }
+
+@test "a malformed address or a port out of range in -l or -C exits 64" {
+	for a in 127.0.0.1:99999 127.0.0.1:-1 127.0.0.1 '[::1:7000' '127.0.0.1:7x'; do
+		run timeout 10 ps-server -l "$a"
+		assert_failure 64
+		assert_line --index 0 "ps-server: bad address '$a': expected host:port or [v6addr]:port, port 0-65535"
+		assert_line --index 1 --partial 'usage: ps-server'
+		run timeout 10 ps-server -C "$a"
+		assert_failure 64
+		assert_line --index 0 "ps-server: bad address '$a': expected host:port or [v6addr]:port, port 0-65535"
+		run timeout 10 ps-worker -C "$a" "$BATS_TEST_TMPDIR/x.pss"
+		assert_failure 64
+		assert_line --index 0 "ps-worker: bad address '$a': expected host:port or [v6addr]:port, port 0-65535"
+	done
+}

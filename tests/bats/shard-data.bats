@@ -189,3 +189,50 @@ bad_input() {
 	assert_failure 73
 	assert_output --partial "cannot create"
 }
+
+@test "a full disk: the message names the output, not its temporary, and nothing is left" {
+	F=$BATS_TEST_TMPDIR/full
+	a9a=$(ps_data a9a) || skip "no a9a in $PSKIT_DATA"
+	head -n 2000 "$a9a" >"$D/in.libsvm"
+	run on_full_fs "$F" ps-shard-data -q -n 2 -o "$F/s" "$D/in.libsvm"
+	assert_failure 74
+	assert_output --regexp "^ps-shard-data: cannot write '$F/s-[01]\.pss'"
+	refute_output --partial '.tmp.'
+	refute_output --partial 'left:'
+	run on_full_fs "$F" ps-shard-data -q -f libsvm -o "$F/s" "$D/in.libsvm"
+	assert_failure 74
+	assert_output --regexp "^ps-shard-data: cannot write '$F/s-0\.libsvm'"
+	refute_output --partial '.tmp.'
+	refute_output --partial 'left:'
+}
+
+@test "-o never overwrites a file that is not a shard of its own: 73 before any input" {
+	printf '+1 1:1\n-1 2:1\n' >"$D/in"
+	run ps-shard-data -q -n 2 -o "$D/s" "$D/in"
+	assert_success
+	cp "$D/s-0.pss" "$D/s-0.before"
+	echo 'my notes' >"$D/s-1.pss"
+	# The input is a FIFO nobody writes to: reading it would hang.
+	mkfifo "$D/fifo"
+	run timeout 10 ps-shard-data -q -n 2 -o "$D/s" "$D/fifo"
+	assert_failure 73
+	assert_output "ps-shard-data: refusing to overwrite '$D/s-1.pss': not a pskit shard file"
+	[ "$(cat "$D/s-1.pss")" = 'my notes' ]
+	cmp "$D/s-0.pss" "$D/s-0.before"
+	[ -z "$(ls "$D" | grep tmp)" ]
+	mkdir "$D/s-test.pss"
+	rm "$D/s-1.pss"
+	run timeout 10 ps-shard-data -q -n 2 --test 0.5 -o "$D/s" "$D/fifo"
+	assert_failure 73
+	assert_output "ps-shard-data: refusing to overwrite '$D/s-test.pss': not a pskit shard file"
+	echo '+1 1:1' >"$D/t-0.libsvm"
+	run timeout 10 ps-shard-data -q -f libsvm -o "$D/t" "$D/fifo"
+	assert_failure 73
+	assert_output "ps-shard-data: refusing to overwrite '$D/t-0.libsvm': not a pskit shard file"
+	# An existing shard is replaced.
+	rmdir "$D/s-test.pss"
+	run ps-shard-data -q -n 2 -o "$D/s" "$D/in"
+	assert_success
+	cmp "$D/s-0.pss" "$D/s-0.before"
+	[ -s "$D/s-1.pss" ]
+}
