@@ -42,6 +42,8 @@ struct ps_libsvm_reader {
 	uint64_t		*fid;
 	float			*val;
 	size_t			 fcap;
+	struct ps_libsvm_labels	 own_labels;
+	struct ps_libsvm_labels	*labels;	/* own_labels or the caller's */
 };
 
 /* A parsed line's bounds for error messages. */
@@ -68,6 +70,7 @@ ps_libsvm_open(const char *path, const struct ps_libsvm_opts *o, char *err,
 	r->name = xstrdup(fd == STDIN_FILENO ? "<stdin>" : path);
 	if (o != NULL)
 		r->o = *o;
+	r->labels = r->o.labels != NULL ? r->o.labels : &r->own_labels;
 	r->cap = CHUNK;
 	r->buf = xcalloc(r->cap + PAD, 1);
 	return r;
@@ -240,6 +243,31 @@ fast_label(const char *p, const char *end, double *lab)
 	return q;
 }
 
+/*
+ * Note the label value lab (text at p) among the distinct ones seen; a
+ * third one is an error, as two classes cannot hold +1, 0 and -1 apart.
+ */
+static int
+note_label(struct ps_libsvm_reader *r, const struct line *ln, double lab,
+    const char *p, char *err, size_t errlen)
+{
+	struct ps_libsvm_labels *ls = r->labels;
+	char tok[48];
+	int i;
+
+	for (i = 0; i < ls->n; i++)
+		if (ls->v[i] == lab)
+			return 0;
+	token(p, ln->end, tok, sizeof tok);
+	if (ls->n == 2)
+		return bad(r, ln, err, errlen, "a third label '%s' after '%s' "
+		    "and '%s': name the positive class with -p", tok,
+		    ls->text[0], ls->text[1]);
+	ls->v[ls->n] = lab;
+	token(p, ln->end, ls->text[ls->n++], sizeof ls->text[0]);
+	return 0;
+}
+
 /* Parse the label at *pp into row->y. */
 static int
 parse_label(struct ps_libsvm_reader *r, const struct line *ln,
@@ -257,10 +285,11 @@ parse_label(struct ps_libsvm_reader *r, const struct line *ln,
 	if (rc == PS_NUM_OK && (q == end || *q == ' ' || *q == '\t')) {
 		if ((row->y = map_label(&r->o, lab)) != 0) {
 			*pp = q;
-			return 0;
+			return r->o.has_positive ? 0 :
+			    note_label(r, ln, lab, p, err, errlen);
 		}
 		return bad(r, ln, err, errlen, "bad label '%s' (expected "
-		    "+1/-1 or 1/0; use --positive for other labels)",
+		    "+1/-1 or 1/0; name the positive class with -p)",
 		    token(p, end, tok, sizeof tok));
 	}
 	token(p, end, tok, sizeof tok);

@@ -7,8 +7,9 @@
  * a caller sees are always >= 1 and strictly ascending within a row.
  *
  * Labels: by default +1 and 1 give +1, -1 and 0 give -1, anything else is an
- * error.  With has_positive, a label equal to positive gives +1 and every
- * other label -1 (one-vs-rest).
+ * error, and so is a third distinct value (+1, 0 and -1 in one input are not
+ * two classes): "a third label '0' after '+1' and '-1'".  With has_positive,
+ * a label equal to positive gives +1 and every other label -1 (one-vs-rest).
  *
  * The default accepts the svmlight superset: '#' comment lines and trailing
  * "# info", "qid:N" (ignored), blank lines, CRLF, tabs and runs of blanks.
@@ -26,11 +27,23 @@
 
 #define PS_LIBSVM_MAXLINE	(256UL << 20)	/* longest line accepted */
 
+/*
+ * The distinct label values seen (without has_positive), with their text
+ * as first written.  Point several readers' opts at one to check the labels
+ * across their inputs; the caller owns it and zeroes it before the first.
+ */
+struct ps_libsvm_labels {
+	int	n;
+	double	v[2];
+	char	text[2][24];
+};
+
 struct ps_libsvm_opts {
 	int	strict;		/* LIBLINEAR's rules */
 	int	zero_based;	/* the file's ids start at 0 */
 	int	has_positive;	/* one-vs-rest: positive is the +1 class */
 	double	positive;
+	struct ps_libsvm_labels *labels; /* shared by readers, or NULL */
 };
 
 /* One row; all pointers are into reader memory valid until the next call. */

@@ -28,10 +28,10 @@
 static const char usage_text[] =
 "usage: ps-shard-data [-hVqs] [-n shards] [-o prefix] [-f bin|libsvm] [--hash]\n"
 "                     [--test fraction] [--seed n] [--strict] [--zero-based]\n"
-"                     [--positive label] [file ...]\n";
+"                     [-p label] [file ...]\n";
 
 enum {
-	OPT_HASH = 256, OPT_TEST, OPT_SEED, OPT_STRICT, OPT_ZERO, OPT_POSITIVE
+	OPT_HASH = 256, OPT_TEST, OPT_SEED, OPT_STRICT, OPT_ZERO
 };
 
 static const struct option longopts[] = {
@@ -47,7 +47,7 @@ static const struct option longopts[] = {
 	{ "seed",	required_argument,	NULL,	OPT_SEED },
 	{ "strict",	no_argument,		NULL,	OPT_STRICT },
 	{ "zero-based",	no_argument,		NULL,	OPT_ZERO },
-	{ "positive",	required_argument,	NULL,	OPT_POSITIVE },
+	{ "positive",	required_argument,	NULL,	'p' },
 	{ NULL,		0,			NULL,	0 }
 };
 
@@ -68,7 +68,7 @@ usage(int status)
 		    "      --seed n         seed of the held-out choice and of --hash\n"
 		    "      --strict         LIBLINEAR's rules: no comments, qid or blank lines\n"
 		    "      --zero-based     feature ids in the input start at 0\n"
-		    "      --positive label this label is +1, every other one -1\n"
+		    "  -p, --positive label this label is +1, every other one -1\n"
 		    "  -V, --version        print the version and exit\n"
 		    "  -h, --help           print this help and exit\n"
 		    "\nexample: xzcat a9a.xz | ps-shard-data -n 4 -o job/train -\n",
@@ -112,7 +112,7 @@ parse_opts(int argc, char **argv, struct sd_opts *o)
 
 	memset(o, 0, sizeof *o);
 	o->nshards = 1;
-	while ((ch = getopt_long(argc, argv, "hVqsn:o:f:", longopts,
+	while ((ch = getopt_long(argc, argv, "hVqsn:o:f:p:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'h':
@@ -164,7 +164,7 @@ parse_opts(int argc, char **argv, struct sd_opts *o)
 		case OPT_ZERO:
 			o->lo.zero_based = 1;
 			break;
-		case OPT_POSITIVE:
+		case 'p':
 			o->lo.has_positive = 1;
 			o->lo.positive = parse_number(optarg, "label",
 			    -HUGE_VAL, HUGE_VAL);
@@ -272,12 +272,15 @@ int
 main(int argc, char **argv)
 {
 	static char *stdin_only[] = { "-", NULL };
+	struct ps_libsvm_labels labels;
 	struct sd_opts o;
 	struct sd_stats all;
 	char **files;
 	int first, nfiles, status;
 
 	first = parse_opts(argc, argv, &o);
+	memset(&labels, 0, sizeof labels);
+	o.lo.labels = &labels;		/* labels are checked across inputs */
 	files = argv + first;
 	if ((nfiles = argc - first) == 0) {
 		files = stdin_only;

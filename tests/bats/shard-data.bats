@@ -78,6 +78,21 @@ bad_input() {
 	refute_output --partial out
 }
 
+@test "a third label value is an error, also across files and with --strict" {
+	bad_input three '+1 1:1\n-1 1:1\n1 2:1\n0 1:1\n' \
+	    "4: a third label '0' after '+1' and '-1': name the positive class with -p"
+	printf '1 1:1\n0 1:1\n' >"$D/a"
+	printf -- '-1 1:1\n' >"$D/b"
+	run ps-shard-data -q "$D/a" "$D/b"
+	assert_failure 65
+	assert_output --partial "$D/b:1: a third label '-1' after '1' and '0'"
+	run ps-shard-data -q --strict "$D/a" "$D/b"
+	assert_failure 65
+	run ps-shard-data -s -p 1 "$D/a" "$D/b"
+	assert_success
+	assert_line --index 1 "all	3	1	1	3	1	2"
+}
+
 @test "default accepts comments, qid, blank lines and CRLF; --strict does not" {
 	printf '# made by hand\r\n+1 qid:3 1:0.5 4:2 # note\r\n\r\n0\t2:1\r\n' >"$D/x"
 	run ps-shard-data -s "$D/x"

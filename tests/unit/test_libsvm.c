@@ -198,8 +198,12 @@ test_reader_rejects(void **state)
 		{ "+1 5:1 5:2\n", 0, 0, ":1: repeated index 5" },
 		{ "1:1 2:1\n", 0, 0, ":1: missing label" },
 		{ "x 1:1\n", 0, 0, ":1: bad label 'x'" },
-		{ "2 1:1\n", 0, 0, "bad label '2' (expected +1/-1 or 1/0; use "
-		    "--positive" },
+		{ "2 1:1\n", 0, 0, "bad label '2' (expected +1/-1 or 1/0; name "
+		    "the positive class with -p)" },
+		{ "+1 1:1\n-1 1:1\n1 2:1\n0 1:1\n", 0, 0, ":4: a third label '0' "
+		    "after '+1' and '-1': name the positive class with -p" },
+		{ "0 1:1\n1 1:1\n-1 1:1\n", 0, 1, ":3: a third label '-1' "
+		    "after '0' and '1'" },
 		{ "+1 1:nan\n", 0, 0, ":1: nan or inf value 'nan' for index 1" },
 		{ "+1 1:-inf\n", 0, 0, ":1: nan or inf value" },
 		{ "+1 1:1e39\n", 0, 0, ":1: value out of range '1e39'" },
@@ -261,7 +265,7 @@ test_reader_superset(void **state)
 	    "\n"
 	    "  -1\tqid:7\t2:1e-3   4:0 # trailing info\n"
 	    "1 4:-2.5\n"
-	    "0 1:1\n"
+	    "-1.0 1:1\n"
 	    "1.0 2:3\n";
 	struct ps_dataset ds;
 
@@ -278,6 +282,27 @@ test_reader_superset(void **state)
 	assert_true(ds.val[2] == 1e-3f && ds.val[3] == 0.0f);	/* zero kept */
 	assert_int_equal(ds.rowptr[2], 4);
 	assert_int_equal(ds.col[3], 3);
+	ps_dataset_release(&ds);
+}
+
+/* Each two-label convention on its own; three labels with -p. */
+static void
+test_reader_labels(void **state)
+{
+	struct ps_libsvm_opts o = { 0, 0, 1, 0, NULL };
+	struct ps_dataset ds;
+
+	load("1 1:1\n0 1:1\n1.0 1:1\n", NULL, &ds);
+	assert_true(ds.y[0] == 1 && ds.y[1] == -1 && ds.y[2] == 1);
+	ps_dataset_release(&ds);
+	load("-1 1:1\n+1 1:1\n", NULL, &ds);
+	assert_true(ds.y[0] == -1 && ds.y[1] == 1);
+	ps_dataset_release(&ds);
+	load("0 1:1\n-1 1:1\n", NULL, &ds);	/* two values, one class */
+	assert_true(ds.y[0] == -1 && ds.y[1] == -1);
+	ps_dataset_release(&ds);
+	load("+1 1:1\n-1 1:1\n0 1:1\n2 1:1\n", &o, &ds);
+	assert_true(ds.y[0] == -1 && ds.y[2] == 1 && ds.y[3] == -1);
 	ps_dataset_release(&ds);
 }
 
@@ -358,6 +383,7 @@ main(void)
 		cmocka_unit_test(test_parse_reject),
 		cmocka_unit_test(test_reader_rejects),
 		cmocka_unit_test(test_reader_superset),
+		cmocka_unit_test(test_reader_labels),
 		cmocka_unit_test(test_reader_zero_based_positive),
 		cmocka_unit_test(test_reader_long_lines),
 		cmocka_unit_test(test_builder_sparse_ids),
