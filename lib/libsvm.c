@@ -3,7 +3,7 @@
  *
  * Input is read in chunks into one buffer; a line that crosses the end of
  * the buffer is moved to its front before the next read, and the buffer
- * doubles when a single line does not fit (up to PS_LIBSVM_MAXLINE).  Each
+ * grows when a single line does not fit (up to the maxline option).  Each
  * line is tokenised in one pass, numbers parsed in place: plain pairs by the
  * fast path below, anything else by the byte-at-a-time reference path and
  * parsenum.  PAD zero bytes after the data let the fast path read ahead.
@@ -71,6 +71,8 @@ ps_libsvm_open(const char *path, const struct ps_libsvm_opts *o, char *err,
 	if (o != NULL)
 		r->o = *o;
 	r->labels = r->o.labels != NULL ? r->o.labels : &r->own_labels;
+	if (r->o.maxline == 0)
+		r->o.maxline = PS_LIBSVM_MAXLINE;
 	r->cap = CHUNK;
 	r->buf = xcalloc(r->cap + PAD, 1);
 	return r;
@@ -147,14 +149,9 @@ fill(struct ps_libsvm_reader *r, char *err, size_t errlen)
 		r->len -= r->pos;
 		r->pos = 0;
 	}
-	if (r->len == r->cap) {
-		if (r->cap > PS_LIBSVM_MAXLINE) {
-			r->lineno++;
-			return bad(r, NULL, err, errlen,
-			    "line too long (over %lu bytes)",
-			    (unsigned long)PS_LIBSVM_MAXLINE);
-		}
-		r->cap *= 2;
+	if (r->len == r->cap) {	/* one line fills it: cap <= maxline */
+		r->cap = r->cap < r->o.maxline / 2 ? r->cap * 2 :
+		    r->o.maxline + 1;
 		r->buf = xreallocarray(r->buf, r->cap + PAD, 1);
 	}
 	do
@@ -172,6 +169,15 @@ fill(struct ps_libsvm_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* The error for the next line, longer than maxline. */
+static int
+too_long(struct ps_libsvm_reader *r, char *err, size_t errlen)
+{
+	r->lineno++;
+	return bad(r, NULL, err, errlen, "line too long (over %zu bytes)",
+	    r->o.maxline);
+}
+
 /* The next line into ln (without '\n'): 1, 0 at end of input, or error. */
 static int
 next_line(struct ps_libsvm_reader *r, struct line *ln, char *err,
@@ -184,6 +190,8 @@ next_line(struct ps_libsvm_reader *r, struct line *ln, char *err,
 		nl = memchr(r->buf + r->pos + r->scanned, '\n',
 		    r->len - r->pos - r->scanned);
 		if (nl != NULL) {
+			if ((size_t)(nl - (r->buf + r->pos)) > r->o.maxline)
+				return too_long(r, err, errlen);
 			ln->start = r->buf + r->pos;
 			ln->end = nl;
 			r->pos = (size_t)(nl - r->buf) + 1;
@@ -192,6 +200,8 @@ next_line(struct ps_libsvm_reader *r, struct line *ln, char *err,
 			return 1;
 		}
 		r->scanned = r->len - r->pos;
+		if (r->scanned > r->o.maxline)
+			return too_long(r, err, errlen);
 		if (r->eof)
 			break;
 		if ((rc = fill(r, err, errlen)) != 0)

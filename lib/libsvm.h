@@ -16,7 +16,7 @@
  * strict applies LIBLINEAR's rules and rejects comments, qid and blank lines.
  * Always rejected: index 0 (unless zero_based), non-ascending or repeated
  * indices, bad numbers, nan/inf, NUL bytes, a last line without a newline,
- * lines over PS_LIBSVM_MAXLINE bytes and input without any data row.
+ * lines over maxline bytes and input without any data row.
  * Explicit zero values are kept, as LIBLINEAR does.
  */
 #ifndef PS_LIBSVM_H
@@ -25,7 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PS_LIBSVM_MAXLINE	(256UL << 20)	/* longest line accepted */
+/* The longest line accepted, in bytes before its '\n' (a '\r' counts). */
+#define PS_LIBSVM_MAXLINE	((size_t)256 << 20)
 
 /*
  * The distinct label values seen (without has_positive), with their text
@@ -44,6 +45,7 @@ struct ps_libsvm_opts {
 	int	has_positive;	/* one-vs-rest: positive is the +1 class */
 	double	positive;
 	struct ps_libsvm_labels *labels; /* shared by readers, or NULL */
+	size_t	maxline;	/* 0: PS_LIBSVM_MAXLINE */
 };
 
 /* One row; all pointers are into reader memory valid until the next call. */

@@ -348,6 +348,40 @@ test_reader_long_lines(void **state)
 	free(text);
 }
 
+/*
+ * The line limit is exact: maxline bytes before the '\n' (a '\r'
+ * included) pass, one more does not, whether the line fits in the first
+ * read or makes the buffer grow.
+ */
+static void
+test_reader_maxline(void **state)
+{
+	static const size_t limits[] = { 16, (size_t)3 << 20 };
+	struct ps_libsvm_opts o;
+	char *text, err[512];
+	size_t i, n, max;
+
+	for (i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+		max = limits[i];
+		memset(&o, 0, sizeof o);
+		o.maxline = max;
+		assert_non_null(text = malloc(max + 3));
+		memset(text, ' ', max + 2);
+		memcpy(text, "+1 1:1", 6);
+		text[max - 1] = '\r';
+		text[max] = '\n';
+		assert_int_equal(read_all(text, max + 1, &o, NULL, &n, err,
+		    sizeof err), 0);
+		text[max - 1] = ' ';
+		text[max] = '\r';
+		text[max + 1] = '\n';
+		assert_int_equal(read_all(text, max + 2, &o, NULL, &n, err,
+		    sizeof err), PS_LIBSVM_EDATA);
+		assert_non_null(strstr(err, ":1: line too long (over "));
+		free(text);
+	}
+}
+
 static void
 test_builder_sparse_ids(void **state)
 {
@@ -386,6 +420,7 @@ main(void)
 		cmocka_unit_test(test_reader_labels),
 		cmocka_unit_test(test_reader_zero_based_positive),
 		cmocka_unit_test(test_reader_long_lines),
+		cmocka_unit_test(test_reader_maxline),
 		cmocka_unit_test(test_builder_sparse_ids),
 	};
 
