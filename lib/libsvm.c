@@ -358,20 +358,22 @@ bad_order(struct ps_libsvm_reader *r, const struct line *ln, uint64_t id,
 	    (unsigned long long)(prev - shift));
 }
 
-/* Skip a "qid:N" token at *pp (or reject it in strict mode). */
+/* Skip a "qid:N" token at *pp, N digits (or reject it in strict mode). */
 static int
 skip_qid(struct ps_libsvm_reader *r, const struct line *ln, const char **pp,
     char *err, size_t errlen)
 {
-	const char *p = *pp;
+	const char *p = *pp, *q;
+	uint64_t qid;
+	char tok[48];
 
 	if (r->o.strict)
 		return bad(r, ln, err, errlen, "qid not allowed with --strict");
-	while (p < ln->end && *p != ' ' && *p != '\t')
-		p++;
-	if (memchr(*pp, '\0', (size_t)(p - *pp)) != NULL)
-		return bad(r, ln, err, errlen, "binary data");
-	*pp = p;
+	if (ps_parsenum_u64(p + 4, ln->end, &q, &qid) != PS_NUM_OK ||
+	    (q != ln->end && *q != ' ' && *q != '\t'))
+		return bad(r, ln, err, errlen, "bad qid '%s' (expected qid:N, "
+		    "N digits)", token(p, ln->end, tok, sizeof tok));
+	*pp = q;
 	return 0;
 }
 

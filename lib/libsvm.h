@@ -12,7 +12,8 @@
  * a label equal to positive gives +1 and every other label -1 (one-vs-rest).
  *
  * The default accepts the svmlight superset: '#' comment lines and trailing
- * "# info", "qid:N" (ignored), blank lines, CRLF, tabs and runs of blanks.
+ * "# info", "qid:N" (ignored, N digits only), blank lines, CRLF, tabs and
+ * runs of blanks.
  * strict applies LIBLINEAR's rules and rejects comments, qid and blank lines.
  * Always rejected: index 0 (unless zero_based), non-ascending or repeated
  * indices, bad numbers, nan/inf, NUL bytes, a last line without a newline,

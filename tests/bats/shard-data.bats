@@ -51,6 +51,12 @@ bad_input() {
 	bad_input bad.libsvm '-1 1:1\n+1 3:-Infinity\n' '2: nan or inf value'
 }
 
+@test "malformed qid" {
+	bad_input bad.libsvm '+1 qid:2 1:1\n-1 qid:x 2:1\n' "2: bad qid 'qid:x' (expected qid:N, N digits)"
+	bad_input bad.libsvm '+1 qid: 1:1\n' "1: bad qid 'qid:'"
+	bad_input bad.libsvm '+1 qid:-1 1:1\n' "1: bad qid 'qid:-1'"
+}
+
 @test "truncated last line" {
 	bad_input bad.libsvm '+1 1:1\n-1 2:0.5' '2: line not terminated by newline (truncated file?)'
 }

@@ -215,6 +215,11 @@ test_reader_rejects(void **state)
 		{ "+1 1:1\n-1 2\0:1\n", 15, 0, ":2: binary data (NUL byte)" },
 		{ "\x7f\x45LF\0\0\0", 7, 0, ":1: binary data (NUL byte)" },
 		{ "+1 qid:3\0 1:1\n", 14, 0, ":1: binary data (NUL byte)" },
+		{ "+1 qid:\n", 0, 0, ":1: bad qid 'qid:' (expected qid:N, N "
+		    "digits)" },
+		{ "+1 1:1\n-1 qid:x 1:1\n", 0, 0, ":2: bad qid 'qid:x'" },
+		{ "+1 qid:-1 1:1\n", 0, 0, ":1: bad qid 'qid:-1'" },
+		{ "+1 qid:1.5 1:1\n", 0, 0, ":1: bad qid 'qid:1.5'" },
 		{ "", 0, 0, ":1: no data rows" },
 		{ "# only\n\n", 0, 0, ":3: no data rows" },
 		{ "# c\n+1 1:1\n", 0, 1, ":1: comment line" },
