@@ -23,6 +23,7 @@
 #endif
 
 #include "libsvm.h"
+#include "libsvm_strict.h"
 #include "parsenum.h"
 #include "xmalloc.h"
 
@@ -44,6 +45,8 @@ struct ps_libsvm_reader {
 	size_t			 fcap;
 	struct ps_libsvm_labels	 own_labels;
 	struct ps_libsvm_labels	*labels;	/* own_labels or the caller's */
+	char			*copy;		/* strict: the line with "\n\0" */
+	size_t			 copycap;
 };
 
 /* A parsed line's bounds for error messages. */
@@ -89,6 +92,7 @@ ps_libsvm_close(struct ps_libsvm_reader *r)
 	free(r->buf);
 	free(r->fid);
 	free(r->val);
+	free(r->copy);
 	free(r);
 }
 
@@ -211,7 +215,11 @@ next_line(struct ps_libsvm_reader *r, struct line *ln, char *err,
 		return 0;
 	ln->start = r->buf + r->pos;
 	ln->end = r->buf + r->len;
+	r->pos = r->len;
+	r->scanned = 0;
 	r->lineno++;
+	if (r->o.strict)		/* LIBLINEAR takes it */
+		return 1;
 	return bad(r, ln, err, errlen,
 	    "line not terminated by newline (truncated file?)");
 }
@@ -743,6 +751,53 @@ skip_line(struct ps_libsvm_reader *r, const struct line *ln, const char *p,
 	return 0;
 }
 
+/* Parse the line ln as LIBLINEAR does (see libsvm_strict.c) into row. */
+static int
+strict_row(struct ps_libsvm_reader *r, const struct line *ln,
+    struct ps_libsvm_row *row, char *err, size_t errlen)
+{
+	size_t len = (size_t)(ln->end - ln->start);
+	struct ps_strict_row sr = { 0, r->fid, r->val, 0 };
+	const char *lab;
+	char why[160], tok[48];
+
+	if (memchr(ln->start, '\0', len) != NULL)
+		return bad(r, ln, err, errlen, "binary data");
+	if (len + 2 > r->copycap) {
+		r->copycap = len + 2 + len / 2;
+		r->copy = xreallocarray(r->copy, r->copycap, 1);
+	}
+	memcpy(r->copy, ln->start, len);
+	memcpy(r->copy + len, "\n", 2);
+	if (ps_libsvm_strict_parse(r->copy, r->o.zero_based, &sr, why,
+	    sizeof why) != 0)
+		return bad(r, ln, err, errlen, "%s", why);
+	row->nnz = sr.nnz;
+	for (lab = ln->start; *lab == ' ' || *lab == '\t'; lab++)
+		;
+	if ((row->y = map_label(&r->o, sr.label)) == 0)
+		return bad(r, ln, err, errlen, "bad label '%s' (expected +1/-1 "
+		    "or 1/0; name the positive class with -p)",
+		    token(lab, ln->end, tok, sizeof tok));
+	if (r->o.has_positive)
+		return 0;
+	return note_label(r, ln, sr.label, lab, err, errlen);
+}
+
+/* Finish row (label and pairs parsed) from the line ln; returns 1. */
+static int
+emit(struct ps_libsvm_reader *r, const struct line *ln,
+    struct ps_libsvm_row *row)
+{
+	r->rows++;
+	row->fid = r->fid;
+	row->val = r->val;
+	row->lineno = r->lineno;
+	row->line = ln->start;
+	row->linelen = (size_t)(ln->end - ln->start);
+	return 1;
+}
+
 int
 ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
     char *err, size_t errlen)
@@ -760,8 +815,14 @@ ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
 			r->lineno++;
 			return bad(r, NULL, err, errlen, "no data rows");
 		}
+		reserve(r, (size_t)(ln.end - ln.start));
+		if (r->o.strict && (rc = strict_row(r, &ln, row, err,
+		    errlen)) != 0)
+			return rc;
 		if (ln.end > ln.start && ln.end[-1] == '\r')
 			ln.end--;
+		if (r->o.strict)
+			return emit(r, &ln, row);
 		for (p = ln.start; p < ln.end && (*p == ' ' || *p == '\t'); p++)
 			;
 		if (p == ln.end || *p == '#') {
@@ -769,16 +830,9 @@ ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
 				return rc;
 			continue;
 		}
-		reserve(r, (size_t)(ln.end - ln.start));
 		if ((rc = parse_label(r, &ln, &p, row, err, errlen)) != 0 ||
 		    (rc = parse_pairs(r, &ln, p, &row->nnz, err, errlen)) != 0)
 			return rc;
-		r->rows++;
-		row->fid = r->fid;
-		row->val = r->val;
-		row->lineno = r->lineno;
-		row->line = ln.start;
-		row->linelen = (size_t)(ln.end - ln.start);
-		return 1;
+		return emit(r, &ln, row);
 	}
 }

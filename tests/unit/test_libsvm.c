@@ -225,7 +225,14 @@ test_reader_rejects(void **state)
 		{ "# c\n+1 1:1\n", 0, 1, ":1: comment line" },
 		{ "+1 1:1\n\n", 0, 1, ":2: blank line" },
 		{ "+1 qid:3 1:1\n", 0, 1, ":1: qid not allowed with --strict" },
-		{ "+1 1:1 # x\n", 0, 1, ":1: comment not allowed with --strict" },
+		{ "+1 1:1 # x:y\n", 0, 1, ":1: bad index '# x'" },
+		{ "+1 1:1\n+1\r\n", 0, 1, ":2: a lone label before \"\\r\\n\"" },
+		{ "+1 4294967301:1\n", 0, 1, ":1: index 4294967301 above "
+		    "2147483647 (LIBLINEAR's int)" },
+		{ "+1 1:1e-400\n", 0, 1, ":1: value out of range '1e-400' for "
+		    "index 1" },
+		{ "+1 1:nan\n", 0, 1, ":1: nan or inf value 'nan' for index 1" },
+		{ "inf 1:1\n", 0, 1, ":1: nan or inf label 'inf'" },
 	};
 	struct ps_libsvm_opts o;
 	char err[512];
@@ -308,6 +315,22 @@ test_reader_labels(void **state)
 	ps_dataset_release(&ds);
 	load("+1 1:1\n-1 1:1\n0 1:1\n2 1:1\n", &o, &ds);
 	assert_true(ds.y[0] == -1 && ds.y[2] == 1 && ds.y[3] == -1);
+	ps_dataset_release(&ds);
+}
+
+/* --strict takes LIBLINEAR's quirks, with the values LIBLINEAR reads. */
+static void
+test_reader_strict_quirks(void **state)
+{
+	struct ps_libsvm_opts o = { 1, 0, 0, 0, NULL, 0 };
+	struct ps_dataset ds;
+
+	load("+1 +3:1 5: 2 7:0x1p3 foo\n0x1 1:1e-50 # c\n-1 1:1", &o, &ds);
+	assert_int_equal(ds.nrows, 3);
+	assert_int_equal(ds.nnz, 5);
+	assert_true(ds.fids[ds.col[1]] == 5 && ds.val[1] == 2.0f);
+	assert_true(ds.val[2] == 8.0f && ds.val[3] == 0.0f);
+	assert_true(ds.y[1] == 1 && ds.y[2] == -1);
 	ps_dataset_release(&ds);
 }
 
@@ -423,6 +446,7 @@ main(void)
 		cmocka_unit_test(test_reader_rejects),
 		cmocka_unit_test(test_reader_superset),
 		cmocka_unit_test(test_reader_labels),
+		cmocka_unit_test(test_reader_strict_quirks),
 		cmocka_unit_test(test_reader_zero_based_positive),
 		cmocka_unit_test(test_reader_long_lines),
 		cmocka_unit_test(test_reader_maxline),
