@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ struct ps_libsvm_reader {
 	size_t			 fcap;
 	struct ps_libsvm_labels	 own_labels;
 	struct ps_libsvm_labels	*labels;	/* own_labels or the caller's */
+	struct ps_libsvm_rounding rounding;
 	char			*copy;		/* strict: the line with "\n\0" */
 	size_t			 copycap;
 };
@@ -100,6 +102,32 @@ uint64_t
 ps_libsvm_tell(const struct ps_libsvm_reader *r)
 {
 	return r->base + r->pos;
+}
+
+const struct ps_libsvm_rounding *
+ps_libsvm_rounding(const struct ps_libsvm_reader *r)
+{
+	return &r->rounding;
+}
+
+/* Count the value [p, end) if v does not keep it; note the first one. */
+static void
+check_kept(struct ps_libsvm_reader *r, const char *p, const char *end,
+    float v)
+{
+	struct ps_libsvm_rounding *rd = &r->rounding;
+	size_t n = (size_t)(end - p);
+
+	if (ps_parsenum_float_keeps(p, end, v))
+		return;
+	if (rd->count++ > 0)
+		return;
+	rd->line = r->lineno;
+	rd->value = v;
+	if (n >= sizeof rd->text)
+		n = sizeof rd->text - 1;
+	memcpy(rd->text, p, n);
+	rd->text[n] = '\0';
 }
 
 const char *
@@ -569,6 +597,13 @@ fast_value(const char *p, const char *e, float *out)
 	if (m >= (UINT64_C(1) << 24))
 		return 0;
 	v = nfrac == 0 ? (float)m : (float)m / pow10f[nfrac];
+	/*
+	 * Up to 6 digits a float keeps the value (FLT_DIG); else v must be
+	 * within half a unit of the last digit (v * 10^nfrac is exact in a
+	 * double), or the slow path counts it as rounded.
+	 */
+	if (m >= 1000000 && fabs((double)v * pow10u[nfrac] - (double)m) >= 0.5)
+		return 0;
 	*out = neg ? -v : v;
 	return 1;
 }
@@ -682,6 +717,7 @@ slow_pair(struct ps_libsvm_reader *r, const struct line *ln,
 	rc = ps_parsenum_float(q + 1, end, &p, &v);
 	if (rc != PS_NUM_OK || (p < end && *p != ' ' && *p != '\t'))
 		return bad_value(r, ln, start, q, rc, err, errlen);
+	check_kept(r, q + 1, p, v);
 	pr->fid[pr->k] = pr->prev = id;
 	pr->val[pr->k++] = v;
 	*pp = p;
@@ -757,7 +793,7 @@ strict_row(struct ps_libsvm_reader *r, const struct line *ln,
     struct ps_libsvm_row *row, char *err, size_t errlen)
 {
 	size_t len = (size_t)(ln->end - ln->start);
-	struct ps_strict_row sr = { 0, r->fid, r->val, 0 };
+	struct ps_strict_row sr = { 0, r->fid, r->val, 0, 0, NULL, NULL, 0 };
 	const char *lab;
 	char why[160], tok[48];
 
@@ -773,6 +809,10 @@ strict_row(struct ps_libsvm_reader *r, const struct line *ln,
 	    sizeof why) != 0)
 		return bad(r, ln, err, errlen, "%s", why);
 	row->nnz = sr.nnz;
+	if (sr.nlost > 0) {
+		check_kept(r, sr.lost, sr.lost_end, sr.lost_val);
+		r->rounding.count += sr.nlost - 1;
+	}
 	for (lab = ln->start; *lab == ' ' || *lab == '\t'; lab++)
 		;
 	if ((row->y = map_label(&r->o, sr.label)) == 0)

@@ -76,6 +76,19 @@ struct ps_libsvm_reader *ps_libsvm_open(const char *path,
 /* Next row: 1 = row, 0 = end of input, PS_LIBSVM_EDATA or PS_LIBSVM_EIO. */
 int	ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
 	    char *err, size_t errlen);
+/*
+ * Values that float32 does not keep (see ps_parsenum_float_keeps: printed
+ * with the text's digits, the float is another number): how many so far,
+ * and the first one's line, text and float.
+ */
+struct ps_libsvm_rounding {
+	uint64_t	count;
+	size_t		line;
+	char		text[40];
+	float		value;
+};
+const struct ps_libsvm_rounding *ps_libsvm_rounding(
+	    const struct ps_libsvm_reader *r);
 /* Bytes consumed so far (for progress reports). */
 uint64_t ps_libsvm_tell(const struct ps_libsvm_reader *r);
 /* The name used in messages: the path or "<stdin>". */

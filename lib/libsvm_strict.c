@@ -30,6 +30,7 @@
 
 #include "errbuf.h"
 #include "libsvm_strict.h"
+#include "parsenum.h"
 
 /* How much of token t to quote in a message: 32 bytes at most, trimmed. */
 static int
@@ -91,10 +92,12 @@ strict_index(const char *idx, long prev, long *out, char *why, size_t whylen)
 	return 0;
 }
 
-/* Check the value token val (of index idx); *out is it as a float. */
+/* Check the value token val (of index idx) into the row's next value. */
 static int
-strict_value(const char *val, long idx, float *out, char *why, size_t whylen)
+strict_value(const char *val, long idx, struct ps_strict_row *row,
+    char *why, size_t whylen)
 {
+	float *out = &row->val[row->nnz];
 	char *end;
 	double v;
 
@@ -110,6 +113,11 @@ strict_value(const char *val, long idx, float *out, char *why, size_t whylen)
 		return ps_errbuf(why, whylen, -1, "nan or inf value '%.*s' for "
 		    "index %ld", shown(val), val, idx);
 	*out = strtof(val, NULL);
+	if (!ps_parsenum_float_keeps(val, end, *out) && row->nlost++ == 0) {
+		row->lost = val;
+		row->lost_end = end;
+		row->lost_val = *out;
+	}
 	return 0;
 }
 
@@ -120,7 +128,7 @@ ps_libsvm_strict_parse(char *s, int zero_based, struct ps_strict_row *row,
 	char *save, *lab, *idx, *val;
 	long id = 0, prev = zero_based ? -1 : 0;
 
-	row->nnz = 0;
+	row->nnz = row->nlost = 0;
 	if ((lab = strtok_r(s, " \t\n", &save)) == NULL)
 		return ps_errbuf(why, whylen, -1,
 		    "blank line (not allowed with --strict)");
@@ -131,8 +139,7 @@ ps_libsvm_strict_parse(char *s, int zero_based, struct ps_strict_row *row,
 		if ((val = strtok_r(NULL, " \t", &save)) == NULL)
 			return 0;	/* the rest holds no pair */
 		if (strict_index(idx, prev, &id, why, whylen) != 0 ||
-		    strict_value(val, id, &row->val[row->nnz], why,
-		    whylen) != 0)
+		    strict_value(val, id, row, why, whylen) != 0)
 			return -1;
 		row->fid[row->nnz++] = (uint64_t)id + (zero_based ? 1 : 0);
 		prev = id;

@@ -14,6 +14,9 @@ struct ps_strict_row {
 	uint64_t	*fid;		/* stored ids: plus one if zero_based */
 	float		*val;
 	size_t		 nnz;
+	size_t		 nlost;		/* values float32 does not keep */
+	const char	*lost, *lost_end; /* the first one's text in s */
+	float		 lost_val;
 };
 
 /*

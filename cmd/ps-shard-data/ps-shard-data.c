@@ -207,6 +207,31 @@ progress_show(struct progress *pg, uint64_t bytes)
 	pg->shown = 1;
 }
 
+/* Say once how many values of input r float32 did not keep. */
+static void
+report_rounding(const struct ps_libsvm_reader *r)
+{
+	const struct ps_libsvm_rounding *rd = ps_libsvm_rounding(r);
+	double v;
+	char num[64];
+	int digits;
+
+	if (rd->count == 0)
+		return;
+	v = (double)rd->value;
+	if (v == floor(v) && fabs(v) < 1e17)	/* whole: every digit */
+		snprintf(num, sizeof num, "%.0f", v);
+	else			/* the shortest text that reads back as v */
+		for (digits = 1; digits <= 9; digits++) {
+			snprintf(num, sizeof num, "%.*g", digits, v);
+			if (strtof(num, NULL) == rd->value)
+				break;
+		}
+	warnx("%s: %llu value%s rounded to float32 (first at line %zu: %s -> "
+	    "%s)", ps_libsvm_name(r), (unsigned long long)rd->count,
+	    rd->count == 1 ? "" : "s", rd->line, rd->text, num);
+}
+
 /* Read every row of one input; 0 or an exit status. */
 static int
 read_input(const char *path, const struct sd_opts *o, struct sd_outputs *os,
@@ -232,7 +257,8 @@ read_input(const char *path, const struct sd_opts *o, struct sd_outputs *os,
 	if (rc < 0) {
 		warnx("%s", err);
 		status = rc == PS_LIBSVM_EIO ? EX_IOERR : EX_DATAERR;
-	}
+	} else
+		report_rounding(r);
 	pg->done += ps_libsvm_tell(r);
 	ps_libsvm_close(r);
 	return status;

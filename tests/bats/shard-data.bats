@@ -51,6 +51,18 @@ bad_input() {
 	bad_input bad.libsvm '-1 1:1\n+1 3:-Infinity\n' '2: nan or inf value'
 }
 
+@test "values float32 does not keep are counted once per file on stderr" {
+	printf '+1 1:0.1 2:3\n-1 1:1440446648 3:16777217\n+1 2:1e-50\n' >"$D/r"
+	run --separate-stderr ps-shard-data -q -f libsvm -o "$D/out" "$D/r"
+	assert_success
+	[ "$stderr" = "ps-shard-data: $D/r: 3 values rounded to float32 (first at line 2: 1440446648 -> 1440446592)" ]
+	run --separate-stderr ps-shard-data -q --strict "$D/r"
+	[ "$stderr" = "ps-shard-data: $D/r: 3 values rounded to float32 (first at line 2: 1440446648 -> 1440446592)" ]
+	printf '+1 1:0.1 2:0.12345678\n' >"$D/k"
+	run --separate-stderr ps-shard-data -q "$D/k"
+	[ -z "$stderr" ]
+}
+
 @test "malformed qid" {
 	bad_input bad.libsvm '+1 qid:2 1:1\n-1 qid:x 2:1\n' "2: bad qid 'qid:x' (expected qid:N, N digits)"
 	bad_input bad.libsvm '+1 qid: 1:1\n' "1: bad qid 'qid:'"

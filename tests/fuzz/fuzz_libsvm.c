@@ -9,8 +9,9 @@
  * every row has ascending ids from 1 and finite values, and agrees with
  * its own line as the C library reads it (strtod for the label, strtoull
  * and strtof for each pair: the reader's fast paths must round exactly as
- * strtof does); strict rows, read LIBLINEAR's way, have ids below 2^31,
- * and when the defaults accept an input strict accepts too, they agree on
+ * strtof does, and count as rounded the values ps_parsenum_float_keeps()
+ * says float32 does not keep); strict rows, read LIBLINEAR's way, have
+ * ids below 2^31, and when the defaults accept an input strict accepts too, they agree on
  * the rows (strict takes some forms the defaults refuse, such as "1: 2" or
  * a trailing word, and the reverse: comments, qid, blank lines); what the
  * defaults accept, one-vs-rest and zero-based accept too, with the same
@@ -26,6 +27,7 @@
 
 #include "fuzz.h"
 #include "libsvm.h"
+#include "parsenum.h"
 #include "xmalloc.h"
 
 /* The rows one reading gave, flattened, and how it ended. */
@@ -62,7 +64,8 @@ expected_label(const struct ps_libsvm_opts *o, double lab)
  * then each "index:value" pair, skipping "qid:" tokens and stopping at '#'.
  */
 static void
-check_row(const struct ps_libsvm_opts *o, const struct ps_libsvm_row *row)
+check_row(const struct ps_libsvm_opts *o, const struct ps_libsvm_row *row,
+    uint64_t *lost)
 {
 	char *line = xcalloc(row->linelen + 1, 1), *tok, *save, *colon;
 	unsigned long long idx;
@@ -83,6 +86,8 @@ check_row(const struct ps_libsvm_opts *o, const struct ps_libsvm_row *row)
 		FUZZ_CHECK(k == 0 || row->fid[k] > row->fid[k - 1]);
 		FUZZ_CHECK(row->fid[k] >= 1);
 		v = strtof(colon + 1, NULL);
+		*lost += !ps_parsenum_float_keeps(colon + 1,
+		    colon + 1 + strlen(colon + 1), v);
 		FUZZ_CHECK(memcmp(&v, &row->val[k], sizeof v) == 0);
 		FUZZ_CHECK(isfinite(row->val[k]));
 		k++;
@@ -113,7 +118,7 @@ read_all(const char *path, const struct ps_libsvm_opts *o,
 	struct ps_libsvm_reader *r;
 	struct ps_libsvm_row row;
 	char err[512];
-	uint64_t id, shift = o->zero_based ? 1 : 0;
+	uint64_t id, shift = o->zero_based ? 1 : 0, lost = 0;
 	size_t k;
 	int rc;
 
@@ -123,7 +128,7 @@ read_all(const char *path, const struct ps_libsvm_opts *o,
 		if (o->strict)
 			check_strict_row(&row);
 		else
-			check_row(o, &row);
+			check_row(o, &row, &lost);
 		add(rd, &row.y, sizeof row.y);
 		add(rd, &row.nnz, sizeof row.nnz);
 		for (k = 0; k < row.nnz; k++) {
@@ -135,6 +140,8 @@ read_all(const char *path, const struct ps_libsvm_opts *o,
 		}
 	}
 	rd->rc = rc;
+	if (rc == 0 && !o->strict)	/* the fast path counts as the slow */
+		FUZZ_CHECK(ps_libsvm_rounding(r)->count == lost);
 	if (rc != 0) {
 		FUZZ_CHECK(rc == PS_LIBSVM_EDATA);
 		FUZZ_CHECK(fuzz_starts(err, path) && err[strlen(path)] == ':');

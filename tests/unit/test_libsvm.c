@@ -410,6 +410,39 @@ test_reader_maxline(void **state)
 	}
 }
 
+/* Values float32 does not keep are counted, by the fast path and the slow. */
+static void
+test_reader_rounding(void **state)
+{
+	static const char *kept[] = { "0.1", "0.12345678", "1.5e-3", "16777216",
+	    "1e-40", "0.5000000000000", "0x1p3" };
+	static const char *lost[] = { "1440446648", "16777217", "1e-50",
+	    "0.123456789", "2e-45", "1.00000001e0" };
+	const char *text = "+1 1:1440446648 2:0.1 3:16777217\n-1 1:1e-50\n";
+	struct ps_libsvm_reader *r;
+	struct ps_libsvm_row row;
+	char err[512], *path;
+	size_t i;
+
+	for (i = 0; i < sizeof kept / sizeof kept[0]; i++)
+		assert_true(ps_parsenum_float_keeps(kept[i], kept[i] +
+		    strlen(kept[i]), strtof(kept[i], NULL)));
+	for (i = 0; i < sizeof lost / sizeof lost[0]; i++)
+		assert_false(ps_parsenum_float_keeps(lost[i], lost[i] +
+		    strlen(lost[i]), strtof(lost[i], NULL)));
+	path = temp_with(text, strlen(text));
+	assert_non_null(r = ps_libsvm_open(path, NULL, err, sizeof err));
+	while (ps_libsvm_next(r, &row, err, sizeof err) == 1)
+		;
+	assert_true(ps_libsvm_rounding(r)->count == 3);
+	assert_int_equal(ps_libsvm_rounding(r)->line, 1);
+	assert_string_equal(ps_libsvm_rounding(r)->text, "1440446648");
+	assert_true(ps_libsvm_rounding(r)->value == 1440446592.0f);
+	ps_libsvm_close(r);
+	unlink(path);
+	free(path);
+}
+
 static void
 test_builder_sparse_ids(void **state)
 {
@@ -450,6 +483,7 @@ main(void)
 		cmocka_unit_test(test_reader_zero_based_positive),
 		cmocka_unit_test(test_reader_long_lines),
 		cmocka_unit_test(test_reader_maxline),
+		cmocka_unit_test(test_reader_rounding),
 		cmocka_unit_test(test_builder_sparse_ids),
 	};
 
