@@ -14,10 +14,12 @@
  * The default accepts the svmlight superset: '#' comment lines and trailing
  * "# info", "qid:N" (ignored, N digits only), blank lines, CRLF, tabs and
  * runs of blanks.
- * strict applies LIBLINEAR's rules and rejects comments, qid and blank lines.
+ * strict reads each line as LIBLINEAR 2.3 does (libsvm_strict.c): no
+ * comments, qid or blank lines, ids below 2^31, its quirks accepted.
  * Always rejected: index 0 (unless zero_based), non-ascending or repeated
- * indices, bad numbers, nan/inf, NUL bytes, a last line without a newline,
- * lines over maxline bytes and input without any data row.
+ * indices, bad numbers, nan/inf, NUL bytes, lines over maxline bytes and
+ * input without any data row; without strict, a last line without a
+ * newline too.
  * Explicit zero values are kept, as LIBLINEAR does.
  */
 #ifndef PS_LIBSVM_H
