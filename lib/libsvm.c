@@ -3,7 +3,7 @@
  *
  * Input is read in chunks into one buffer; a line that crosses the end of
  * the buffer is moved to its front before the next read, and the buffer
- * doubles when a single line does not fit (up to PS_LIBSVM_MAXLINE).  Each
+ * grows when a single line does not fit (up to the maxline option).  Each
  * line is tokenised in one pass, numbers parsed in place: plain pairs by the
  * fast path below, anything else by the byte-at-a-time reference path and
  * parsenum.  PAD zero bytes after the data let the fast path read ahead.
@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #endif
 
 #include "libsvm.h"
+#include "libsvm_strict.h"
 #include "parsenum.h"
 #include "xmalloc.h"
 
@@ -42,6 +44,11 @@ struct ps_libsvm_reader {
 	uint64_t		*fid;
 	float			*val;
 	size_t			 fcap;
+	struct ps_libsvm_labels	 own_labels;
+	struct ps_libsvm_labels	*labels;	/* own_labels or the caller's */
+	struct ps_libsvm_rounding rounding;
+	char			*copy;		/* strict: the line with "\n\0" */
+	size_t			 copycap;
 };
 
 /* A parsed line's bounds for error messages. */
@@ -68,6 +75,9 @@ ps_libsvm_open(const char *path, const struct ps_libsvm_opts *o, char *err,
 	r->name = xstrdup(fd == STDIN_FILENO ? "<stdin>" : path);
 	if (o != NULL)
 		r->o = *o;
+	r->labels = r->o.labels != NULL ? r->o.labels : &r->own_labels;
+	if (r->o.maxline == 0)
+		r->o.maxline = PS_LIBSVM_MAXLINE;
 	r->cap = CHUNK;
 	r->buf = xcalloc(r->cap + PAD, 1);
 	return r;
@@ -84,6 +94,7 @@ ps_libsvm_close(struct ps_libsvm_reader *r)
 	free(r->buf);
 	free(r->fid);
 	free(r->val);
+	free(r->copy);
 	free(r);
 }
 
@@ -91,6 +102,32 @@ uint64_t
 ps_libsvm_tell(const struct ps_libsvm_reader *r)
 {
 	return r->base + r->pos;
+}
+
+const struct ps_libsvm_rounding *
+ps_libsvm_rounding(const struct ps_libsvm_reader *r)
+{
+	return &r->rounding;
+}
+
+/* Count the value [p, end) if v does not keep it; note the first one. */
+static void
+check_kept(struct ps_libsvm_reader *r, const char *p, const char *end,
+    float v)
+{
+	struct ps_libsvm_rounding *rd = &r->rounding;
+	size_t n = (size_t)(end - p);
+
+	if (ps_parsenum_float_keeps(p, end, v))
+		return;
+	if (rd->count++ > 0)
+		return;
+	rd->line = r->lineno;
+	rd->value = v;
+	if (n >= sizeof rd->text)
+		n = sizeof rd->text - 1;
+	memcpy(rd->text, p, n);
+	rd->text[n] = '\0';
 }
 
 const char *
@@ -144,14 +181,9 @@ fill(struct ps_libsvm_reader *r, char *err, size_t errlen)
 		r->len -= r->pos;
 		r->pos = 0;
 	}
-	if (r->len == r->cap) {
-		if (r->cap > PS_LIBSVM_MAXLINE) {
-			r->lineno++;
-			return bad(r, NULL, err, errlen,
-			    "line too long (over %lu bytes)",
-			    (unsigned long)PS_LIBSVM_MAXLINE);
-		}
-		r->cap *= 2;
+	if (r->len == r->cap) {	/* one line fills it: cap <= maxline */
+		r->cap = r->cap < r->o.maxline / 2 ? r->cap * 2 :
+		    r->o.maxline + 1;
 		r->buf = xreallocarray(r->buf, r->cap + PAD, 1);
 	}
 	do
@@ -169,6 +201,15 @@ fill(struct ps_libsvm_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* The error for the next line, longer than maxline. */
+static int
+too_long(struct ps_libsvm_reader *r, char *err, size_t errlen)
+{
+	r->lineno++;
+	return bad(r, NULL, err, errlen, "line too long (over %zu bytes)",
+	    r->o.maxline);
+}
+
 /* The next line into ln (without '\n'): 1, 0 at end of input, or error. */
 static int
 next_line(struct ps_libsvm_reader *r, struct line *ln, char *err,
@@ -181,6 +222,8 @@ next_line(struct ps_libsvm_reader *r, struct line *ln, char *err,
 		nl = memchr(r->buf + r->pos + r->scanned, '\n',
 		    r->len - r->pos - r->scanned);
 		if (nl != NULL) {
+			if ((size_t)(nl - (r->buf + r->pos)) > r->o.maxline)
+				return too_long(r, err, errlen);
 			ln->start = r->buf + r->pos;
 			ln->end = nl;
 			r->pos = (size_t)(nl - r->buf) + 1;
@@ -189,6 +232,8 @@ next_line(struct ps_libsvm_reader *r, struct line *ln, char *err,
 			return 1;
 		}
 		r->scanned = r->len - r->pos;
+		if (r->scanned > r->o.maxline)
+			return too_long(r, err, errlen);
 		if (r->eof)
 			break;
 		if ((rc = fill(r, err, errlen)) != 0)
@@ -198,7 +243,11 @@ next_line(struct ps_libsvm_reader *r, struct line *ln, char *err,
 		return 0;
 	ln->start = r->buf + r->pos;
 	ln->end = r->buf + r->len;
+	r->pos = r->len;
+	r->scanned = 0;
 	r->lineno++;
+	if (r->o.strict)		/* LIBLINEAR takes it */
+		return 1;
 	return bad(r, ln, err, errlen,
 	    "line not terminated by newline (truncated file?)");
 }
@@ -240,6 +289,31 @@ fast_label(const char *p, const char *end, double *lab)
 	return q;
 }
 
+/*
+ * Note the label value lab (text at p) among the distinct ones seen; a
+ * third one is an error, as two classes cannot hold +1, 0 and -1 apart.
+ */
+static int
+note_label(struct ps_libsvm_reader *r, const struct line *ln, double lab,
+    const char *p, char *err, size_t errlen)
+{
+	struct ps_libsvm_labels *ls = r->labels;
+	char tok[48];
+	int i;
+
+	for (i = 0; i < ls->n; i++)
+		if (ls->v[i] == lab)
+			return 0;
+	token(p, ln->end, tok, sizeof tok);
+	if (ls->n == 2)
+		return bad(r, ln, err, errlen, "a third label '%s' after '%s' "
+		    "and '%s': name the positive class with -p", tok,
+		    ls->text[0], ls->text[1]);
+	ls->v[ls->n] = lab;
+	token(p, ln->end, ls->text[ls->n++], sizeof ls->text[0]);
+	return 0;
+}
+
 /* Parse the label at *pp into row->y. */
 static int
 parse_label(struct ps_libsvm_reader *r, const struct line *ln,
@@ -257,10 +331,11 @@ parse_label(struct ps_libsvm_reader *r, const struct line *ln,
 	if (rc == PS_NUM_OK && (q == end || *q == ' ' || *q == '\t')) {
 		if ((row->y = map_label(&r->o, lab)) != 0) {
 			*pp = q;
-			return 0;
+			return r->o.has_positive ? 0 :
+			    note_label(r, ln, lab, p, err, errlen);
 		}
 		return bad(r, ln, err, errlen, "bad label '%s' (expected "
-		    "+1/-1 or 1/0; use --positive for other labels)",
+		    "+1/-1 or 1/0; name the positive class with -p)",
 		    token(p, end, tok, sizeof tok));
 	}
 	token(p, end, tok, sizeof tok);
@@ -319,20 +394,22 @@ bad_order(struct ps_libsvm_reader *r, const struct line *ln, uint64_t id,
 	    (unsigned long long)(prev - shift));
 }
 
-/* Skip a "qid:N" token at *pp (or reject it in strict mode). */
+/* Skip a "qid:N" token at *pp, N digits (or reject it in strict mode). */
 static int
 skip_qid(struct ps_libsvm_reader *r, const struct line *ln, const char **pp,
     char *err, size_t errlen)
 {
-	const char *p = *pp;
+	const char *p = *pp, *q;
+	uint64_t qid;
+	char tok[48];
 
 	if (r->o.strict)
 		return bad(r, ln, err, errlen, "qid not allowed with --strict");
-	while (p < ln->end && *p != ' ' && *p != '\t')
-		p++;
-	if (memchr(*pp, '\0', (size_t)(p - *pp)) != NULL)
-		return bad(r, ln, err, errlen, "binary data");
-	*pp = p;
+	if (ps_parsenum_u64(p + 4, ln->end, &q, &qid) != PS_NUM_OK ||
+	    (q != ln->end && *q != ' ' && *q != '\t'))
+		return bad(r, ln, err, errlen, "bad qid '%s' (expected qid:N, "
+		    "N digits)", token(p, ln->end, tok, sizeof tok));
+	*pp = q;
 	return 0;
 }
 
@@ -520,6 +597,13 @@ fast_value(const char *p, const char *e, float *out)
 	if (m >= (UINT64_C(1) << 24))
 		return 0;
 	v = nfrac == 0 ? (float)m : (float)m / pow10f[nfrac];
+	/*
+	 * Up to 6 digits a float keeps the value (FLT_DIG); else v must be
+	 * within half a unit of the last digit (v * 10^nfrac is exact in a
+	 * double), or the slow path counts it as rounded.
+	 */
+	if (m >= 1000000 && fabs((double)v * pow10u[nfrac] - (double)m) >= 0.5)
+		return 0;
 	*out = neg ? -v : v;
 	return 1;
 }
@@ -633,6 +717,7 @@ slow_pair(struct ps_libsvm_reader *r, const struct line *ln,
 	rc = ps_parsenum_float(q + 1, end, &p, &v);
 	if (rc != PS_NUM_OK || (p < end && *p != ' ' && *p != '\t'))
 		return bad_value(r, ln, start, q, rc, err, errlen);
+	check_kept(r, q + 1, p, v);
 	pr->fid[pr->k] = pr->prev = id;
 	pr->val[pr->k++] = v;
 	*pp = p;
@@ -702,6 +787,57 @@ skip_line(struct ps_libsvm_reader *r, const struct line *ln, const char *p,
 	return 0;
 }
 
+/* Parse the line ln as LIBLINEAR does (see libsvm_strict.c) into row. */
+static int
+strict_row(struct ps_libsvm_reader *r, const struct line *ln,
+    struct ps_libsvm_row *row, char *err, size_t errlen)
+{
+	size_t len = (size_t)(ln->end - ln->start);
+	struct ps_strict_row sr = { 0, r->fid, r->val, 0, 0, NULL, NULL, 0 };
+	const char *lab;
+	char why[160], tok[48];
+
+	if (memchr(ln->start, '\0', len) != NULL)
+		return bad(r, ln, err, errlen, "binary data");
+	if (len + 2 > r->copycap) {
+		r->copycap = len + 2 + len / 2;
+		r->copy = xreallocarray(r->copy, r->copycap, 1);
+	}
+	memcpy(r->copy, ln->start, len);
+	memcpy(r->copy + len, "\n", 2);
+	if (ps_libsvm_strict_parse(r->copy, r->o.zero_based, &sr, why,
+	    sizeof why) != 0)
+		return bad(r, ln, err, errlen, "%s", why);
+	row->nnz = sr.nnz;
+	if (sr.nlost > 0) {
+		check_kept(r, sr.lost, sr.lost_end, sr.lost_val);
+		r->rounding.count += sr.nlost - 1;
+	}
+	for (lab = ln->start; *lab == ' ' || *lab == '\t'; lab++)
+		;
+	if ((row->y = map_label(&r->o, sr.label)) == 0)
+		return bad(r, ln, err, errlen, "bad label '%s' (expected +1/-1 "
+		    "or 1/0; name the positive class with -p)",
+		    token(lab, ln->end, tok, sizeof tok));
+	if (r->o.has_positive)
+		return 0;
+	return note_label(r, ln, sr.label, lab, err, errlen);
+}
+
+/* Finish row (label and pairs parsed) from the line ln; returns 1. */
+static int
+emit(struct ps_libsvm_reader *r, const struct line *ln,
+    struct ps_libsvm_row *row)
+{
+	r->rows++;
+	row->fid = r->fid;
+	row->val = r->val;
+	row->lineno = r->lineno;
+	row->line = ln->start;
+	row->linelen = (size_t)(ln->end - ln->start);
+	return 1;
+}
+
 int
 ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
     char *err, size_t errlen)
@@ -719,8 +855,14 @@ ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
 			r->lineno++;
 			return bad(r, NULL, err, errlen, "no data rows");
 		}
+		reserve(r, (size_t)(ln.end - ln.start));
+		if (r->o.strict && (rc = strict_row(r, &ln, row, err,
+		    errlen)) != 0)
+			return rc;
 		if (ln.end > ln.start && ln.end[-1] == '\r')
 			ln.end--;
+		if (r->o.strict)
+			return emit(r, &ln, row);
 		for (p = ln.start; p < ln.end && (*p == ' ' || *p == '\t'); p++)
 			;
 		if (p == ln.end || *p == '#') {
@@ -728,16 +870,9 @@ ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
 				return rc;
 			continue;
 		}
-		reserve(r, (size_t)(ln.end - ln.start));
 		if ((rc = parse_label(r, &ln, &p, row, err, errlen)) != 0 ||
 		    (rc = parse_pairs(r, &ln, p, &row->nnz, err, errlen)) != 0)
 			return rc;
-		r->rows++;
-		row->fid = r->fid;
-		row->val = r->val;
-		row->lineno = r->lineno;
-		row->line = ln.start;
-		row->linelen = (size_t)(ln.end - ln.start);
-		return 1;
+		return emit(r, &ln, row);
 	}
 }

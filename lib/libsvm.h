@@ -7,15 +7,19 @@
  * a caller sees are always >= 1 and strictly ascending within a row.
  *
  * Labels: by default +1 and 1 give +1, -1 and 0 give -1, anything else is an
- * error.  With has_positive, a label equal to positive gives +1 and every
- * other label -1 (one-vs-rest).
+ * error, and so is a third distinct value (+1, 0 and -1 in one input are not
+ * two classes): "a third label '0' after '+1' and '-1'".  With has_positive,
+ * a label equal to positive gives +1 and every other label -1 (one-vs-rest).
  *
  * The default accepts the svmlight superset: '#' comment lines and trailing
- * "# info", "qid:N" (ignored), blank lines, CRLF, tabs and runs of blanks.
- * strict applies LIBLINEAR's rules and rejects comments, qid and blank lines.
+ * "# info", "qid:N" (ignored, N digits only), blank lines, CRLF, tabs and
+ * runs of blanks.
+ * strict reads each line as LIBLINEAR 2.3 does (libsvm_strict.c): no
+ * comments, qid or blank lines, ids below 2^31, its quirks accepted.
  * Always rejected: index 0 (unless zero_based), non-ascending or repeated
- * indices, bad numbers, nan/inf, NUL bytes, a last line without a newline,
- * lines over PS_LIBSVM_MAXLINE bytes and input without any data row.
+ * indices, bad numbers, nan/inf, NUL bytes, lines over maxline bytes and
+ * input without any data row; without strict, a last line without a
+ * newline too.
  * Explicit zero values are kept, as LIBLINEAR does.
  */
 #ifndef PS_LIBSVM_H
@@ -24,13 +28,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PS_LIBSVM_MAXLINE	(256UL << 20)	/* longest line accepted */
+/* The longest line accepted, in bytes before its '\n' (a '\r' counts). */
+#define PS_LIBSVM_MAXLINE	((size_t)256 << 20)
+
+/*
+ * The distinct label values seen (without has_positive), with their text
+ * as first written.  Point several readers' opts at one to check the labels
+ * across their inputs; the caller owns it and zeroes it before the first.
+ */
+struct ps_libsvm_labels {
+	int	n;
+	double	v[2];
+	char	text[2][24];
+};
 
 struct ps_libsvm_opts {
 	int	strict;		/* LIBLINEAR's rules */
 	int	zero_based;	/* the file's ids start at 0 */
 	int	has_positive;	/* one-vs-rest: positive is the +1 class */
 	double	positive;
+	struct ps_libsvm_labels *labels; /* shared by readers, or NULL */
+	size_t	maxline;	/* 0: PS_LIBSVM_MAXLINE */
 };
 
 /* One row; all pointers are into reader memory valid until the next call. */
@@ -60,6 +78,19 @@ struct ps_libsvm_reader *ps_libsvm_open(const char *path,
 /* Next row: 1 = row, 0 = end of input, PS_LIBSVM_EDATA or PS_LIBSVM_EIO. */
 int	ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
 	    char *err, size_t errlen);
+/*
+ * Values that float32 does not keep (see ps_parsenum_float_keeps: printed
+ * with the text's digits, the float is another number): how many so far,
+ * and the first one's line, text and float.
+ */
+struct ps_libsvm_rounding {
+	uint64_t	count;
+	size_t		line;
+	char		text[40];
+	float		value;
+};
+const struct ps_libsvm_rounding *ps_libsvm_rounding(
+	    const struct ps_libsvm_reader *r);
 /* Bytes consumed so far (for progress reports). */
 uint64_t ps_libsvm_tell(const struct ps_libsvm_reader *r);
 /* The name used in messages: the path or "<stdin>". */

@@ -17,7 +17,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -276,4 +278,57 @@ ps_parsenum_is_nonfinite(const char *p, const char *end)
 	if (end - p < 3)
 		return 0;
 	return strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0;
+}
+
+/*
+ * ps_parsenum_float_keeps() for a decimal of up to 15 digits and a power
+ * of ten within 10^+-22: f keeps it iff f / 10^exp10 is within half a unit
+ * of the digits.  x has one rounding, well within the slack kept around
+ * 0.5; 1 or 0, or -1 to leave it to printf and strtod.
+ */
+static int
+keeps_fast(const char *p, const char *end, float f)
+{
+	struct dec d;
+	const char *q;
+	double x, dist, slack;
+
+	if (dec_take(p, end, NULL, &d, &q) != PS_NUM_OK || d.truncated ||
+	    d.mant >= UINT64_C(1000000000000000) || d.exp10 < -22 ||
+	    d.exp10 > 22)
+		return -1;
+	x = fabs((double)f);
+	x = d.exp10 < 0 ? x * pow10d[-d.exp10] : x / pow10d[d.exp10];
+	dist = fabs(x - (double)d.mant);
+	slack = 4 * (double)d.mant * DBL_EPSILON;	/* > the one rounding */
+	return dist < 0.5 - slack ? 1 : dist > 0.5 + slack ? 0 : -1;
+}
+
+int
+ps_parsenum_float_keeps(const char *p, const char *end, float f)
+{
+	char num[64], back[64];
+	const char *q;
+	size_t len = (size_t)(end - p);
+	int k = 0, hex = 0, near;
+
+	if ((near = keeps_fast(p, end, f)) >= 0)
+		return near;
+	for (q = p; q < end && *q != 'e' && *q != 'E'; q++) {
+		hex |= *q == 'x' || *q == 'X';
+		if ((k > 0 && *q == '0') || (*q >= '1' && *q <= '9'))
+			k++;
+	}
+	if (k == 0 && !hex)
+		return f == 0;
+	if (k <= FLT_DIG && !hex && isnormal(f))
+		return 1;
+	if (len >= sizeof num)
+		len = sizeof num - 1;	/* 63 bytes tell the value apart */
+	memcpy(num, p, len);
+	num[len] = '\0';
+	if (hex)
+		return strtod(num, NULL) == (double)f;
+	snprintf(back, sizeof back, "%.*e", (k > 17 ? 17 : k) - 1, (double)f);
+	return strtod(back, NULL) == strtod(num, NULL);
 }

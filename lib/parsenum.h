@@ -30,6 +30,13 @@ int	ps_parsenum_double(const char *p, const char *end, const char **stop,
 /* An unsigned decimal integer (digits only, no sign). */
 int	ps_parsenum_u64(const char *p, const char *end, const char **stop,
 	    uint64_t *out);
+/*
+ * Whether float f, the value of the number [p, end), keeps it: printed with
+ * as many significant digits as the text has, f reads back as the text's
+ * number.  0.1 -> 0.1f does; 1440446648 -> 1440446592 and 1e-50 -> 0 do
+ * not.  Cheap for up to 6 digits (FLT_DIG), else a printf and a strtod.
+ */
+int	ps_parsenum_float_keeps(const char *p, const char *end, float f);
 /* Whether [p, end) spells nan or inf(inity), with an optional sign. */
 int	ps_parsenum_is_nonfinite(const char *p, const char *end);
 

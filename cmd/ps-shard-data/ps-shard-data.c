@@ -28,10 +28,10 @@
 static const char usage_text[] =
 "usage: ps-shard-data [-hVqs] [-n shards] [-o prefix] [-f bin|libsvm] [--hash]\n"
 "                     [--test fraction] [--seed n] [--strict] [--zero-based]\n"
-"                     [--positive label] [file ...]\n";
+"                     [-p label] [file ...]\n";
 
 enum {
-	OPT_HASH = 256, OPT_TEST, OPT_SEED, OPT_STRICT, OPT_ZERO, OPT_POSITIVE
+	OPT_HASH = 256, OPT_TEST, OPT_SEED, OPT_STRICT, OPT_ZERO
 };
 
 static const struct option longopts[] = {
@@ -47,7 +47,7 @@ static const struct option longopts[] = {
 	{ "seed",	required_argument,	NULL,	OPT_SEED },
 	{ "strict",	no_argument,		NULL,	OPT_STRICT },
 	{ "zero-based",	no_argument,		NULL,	OPT_ZERO },
-	{ "positive",	required_argument,	NULL,	OPT_POSITIVE },
+	{ "positive",	required_argument,	NULL,	'p' },
 	{ NULL,		0,			NULL,	0 }
 };
 
@@ -70,7 +70,7 @@ usage(int status)
 		    "      --seed n         seed of the held-out choice and of --hash\n"
 		    "      --strict         LIBLINEAR's rules: no comments, qid or blank lines\n"
 		    "      --zero-based     feature ids in the input start at 0\n"
-		    "      --positive label this label is +1, every other one -1\n"
+		    "  -p, --positive label this label is +1, every other one -1\n"
 		    "  -V, --version        print the version and exit\n"
 		    "  -h, --help           print this help and exit\n"
 		    "\nexample: xzcat a9a.xz | ps-shard-data -n 4 -o job/train -\n",
@@ -114,7 +114,7 @@ parse_opts(int argc, char **argv, struct sd_opts *o)
 
 	memset(o, 0, sizeof *o);
 	o->nshards = 1;
-	while ((ch = getopt_long(argc, argv, "hVqsn:o:f:", longopts,
+	while ((ch = getopt_long(argc, argv, "hVqsn:o:f:p:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'h':
@@ -166,7 +166,7 @@ parse_opts(int argc, char **argv, struct sd_opts *o)
 		case OPT_ZERO:
 			o->lo.zero_based = 1;
 			break;
-		case OPT_POSITIVE:
+		case 'p':
 			o->lo.has_positive = 1;
 			o->lo.positive = parse_number(optarg, "label",
 			    -HUGE_VAL, HUGE_VAL);
@@ -209,6 +209,31 @@ progress_show(struct progress *pg, uint64_t bytes)
 	pg->shown = 1;
 }
 
+/* Say once how many values of input r float32 did not keep. */
+static void
+report_rounding(const struct ps_libsvm_reader *r)
+{
+	const struct ps_libsvm_rounding *rd = ps_libsvm_rounding(r);
+	double v;
+	char num[64];
+	int digits;
+
+	if (rd->count == 0)
+		return;
+	v = (double)rd->value;
+	if (v == floor(v) && fabs(v) < 1e17)	/* whole: every digit */
+		snprintf(num, sizeof num, "%.0f", v);
+	else			/* the shortest text that reads back as v */
+		for (digits = 1; digits <= 9; digits++) {
+			snprintf(num, sizeof num, "%.*g", digits, v);
+			if (strtof(num, NULL) == rd->value)
+				break;
+		}
+	warnx("%s: %llu value%s rounded to float32 (first at line %zu: %s -> "
+	    "%s)", ps_libsvm_name(r), (unsigned long long)rd->count,
+	    rd->count == 1 ? "" : "s", rd->line, rd->text, num);
+}
+
 /* Read every row of one input; 0 or an exit status. */
 static int
 read_input(const char *path, const struct sd_opts *o, struct sd_outputs *os,
@@ -234,7 +259,8 @@ read_input(const char *path, const struct sd_opts *o, struct sd_outputs *os,
 	if (rc < 0) {
 		warnx("%s", err);
 		status = rc == PS_LIBSVM_EIO ? EX_IOERR : EX_DATAERR;
-	}
+	} else
+		report_rounding(r);
 	pg->done += ps_libsvm_tell(r);
 	ps_libsvm_close(r);
 	return status;
@@ -274,12 +300,15 @@ int
 main(int argc, char **argv)
 {
 	static char *stdin_only[] = { "-", NULL };
+	struct ps_libsvm_labels labels;
 	struct sd_opts o;
 	struct sd_stats all;
 	char **files;
 	int first, nfiles, status;
 
 	first = parse_opts(argc, argv, &o);
+	memset(&labels, 0, sizeof labels);
+	o.lo.labels = &labels;		/* labels are checked across inputs */
 	files = argv + first;
 	if ((nfiles = argc - first) == 0) {
 		files = stdin_only;

@@ -51,6 +51,24 @@ bad_input() {
 	bad_input bad.libsvm '-1 1:1\n+1 3:-Infinity\n' '2: nan or inf value'
 }
 
+@test "values float32 does not keep are counted once per file on stderr" {
+	printf '+1 1:0.1 2:3\n-1 1:1440446648 3:16777217\n+1 2:1e-50\n' >"$D/r"
+	run --separate-stderr ps-shard-data -q -f libsvm -o "$D/out" "$D/r"
+	assert_success
+	[ "$stderr" = "ps-shard-data: $D/r: 3 values rounded to float32 (first at line 2: 1440446648 -> 1440446592)" ]
+	run --separate-stderr ps-shard-data -q --strict "$D/r"
+	[ "$stderr" = "ps-shard-data: $D/r: 3 values rounded to float32 (first at line 2: 1440446648 -> 1440446592)" ]
+	printf '+1 1:0.1 2:0.12345678\n' >"$D/k"
+	run --separate-stderr ps-shard-data -q "$D/k"
+	[ -z "$stderr" ]
+}
+
+@test "malformed qid" {
+	bad_input bad.libsvm '+1 qid:2 1:1\n-1 qid:x 2:1\n' "2: bad qid 'qid:x' (expected qid:N, N digits)"
+	bad_input bad.libsvm '+1 qid: 1:1\n' "1: bad qid 'qid:'"
+	bad_input bad.libsvm '+1 qid:-1 1:1\n' "1: bad qid 'qid:-1'"
+}
+
 @test "truncated last line" {
 	bad_input bad.libsvm '+1 1:1\n-1 2:0.5' '2: line not terminated by newline (truncated file?)'
 }
@@ -76,6 +94,21 @@ bad_input() {
 	assert_output --partial "$D/bad:1: bad value"
 	run ls "$D"
 	refute_output --partial out
+}
+
+@test "a third label value is an error, also across files and with --strict" {
+	bad_input three '+1 1:1\n-1 1:1\n1 2:1\n0 1:1\n' \
+	    "4: a third label '0' after '+1' and '-1': name the positive class with -p"
+	printf '1 1:1\n0 1:1\n' >"$D/a"
+	printf -- '-1 1:1\n' >"$D/b"
+	run ps-shard-data -q "$D/a" "$D/b"
+	assert_failure 65
+	assert_output --partial "$D/b:1: a third label '-1' after '1' and '0'"
+	run ps-shard-data -q --strict "$D/a" "$D/b"
+	assert_failure 65
+	run ps-shard-data -s -p 1 "$D/a" "$D/b"
+	assert_success
+	assert_line --index 1 "all	3	1	1	3	1	2"
 }
 
 @test "default accepts comments, qid, blank lines and CRLF; --strict does not" {

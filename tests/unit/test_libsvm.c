@@ -198,8 +198,12 @@ test_reader_rejects(void **state)
 		{ "+1 5:1 5:2\n", 0, 0, ":1: repeated index 5" },
 		{ "1:1 2:1\n", 0, 0, ":1: missing label" },
 		{ "x 1:1\n", 0, 0, ":1: bad label 'x'" },
-		{ "2 1:1\n", 0, 0, "bad label '2' (expected +1/-1 or 1/0; use "
-		    "--positive" },
+		{ "2 1:1\n", 0, 0, "bad label '2' (expected +1/-1 or 1/0; name "
+		    "the positive class with -p)" },
+		{ "+1 1:1\n-1 1:1\n1 2:1\n0 1:1\n", 0, 0, ":4: a third label '0' "
+		    "after '+1' and '-1': name the positive class with -p" },
+		{ "0 1:1\n1 1:1\n-1 1:1\n", 0, 1, ":3: a third label '-1' "
+		    "after '0' and '1'" },
 		{ "+1 1:nan\n", 0, 0, ":1: nan or inf value 'nan' for index 1" },
 		{ "+1 1:-inf\n", 0, 0, ":1: nan or inf value" },
 		{ "+1 1:1e39\n", 0, 0, ":1: value out of range '1e39'" },
@@ -211,12 +215,24 @@ test_reader_rejects(void **state)
 		{ "+1 1:1\n-1 2\0:1\n", 15, 0, ":2: binary data (NUL byte)" },
 		{ "\x7f\x45LF\0\0\0", 7, 0, ":1: binary data (NUL byte)" },
 		{ "+1 qid:3\0 1:1\n", 14, 0, ":1: binary data (NUL byte)" },
+		{ "+1 qid:\n", 0, 0, ":1: bad qid 'qid:' (expected qid:N, N "
+		    "digits)" },
+		{ "+1 1:1\n-1 qid:x 1:1\n", 0, 0, ":2: bad qid 'qid:x'" },
+		{ "+1 qid:-1 1:1\n", 0, 0, ":1: bad qid 'qid:-1'" },
+		{ "+1 qid:1.5 1:1\n", 0, 0, ":1: bad qid 'qid:1.5'" },
 		{ "", 0, 0, ":1: no data rows" },
 		{ "# only\n\n", 0, 0, ":3: no data rows" },
 		{ "# c\n+1 1:1\n", 0, 1, ":1: comment line" },
 		{ "+1 1:1\n\n", 0, 1, ":2: blank line" },
 		{ "+1 qid:3 1:1\n", 0, 1, ":1: qid not allowed with --strict" },
-		{ "+1 1:1 # x\n", 0, 1, ":1: comment not allowed with --strict" },
+		{ "+1 1:1 # x:y\n", 0, 1, ":1: bad index '# x'" },
+		{ "+1 1:1\n+1\r\n", 0, 1, ":2: a lone label before \"\\r\\n\"" },
+		{ "+1 4294967301:1\n", 0, 1, ":1: index 4294967301 above "
+		    "2147483647 (LIBLINEAR's int)" },
+		{ "+1 1:1e-400\n", 0, 1, ":1: value out of range '1e-400' for "
+		    "index 1" },
+		{ "+1 1:nan\n", 0, 1, ":1: nan or inf value 'nan' for index 1" },
+		{ "inf 1:1\n", 0, 1, ":1: nan or inf label 'inf'" },
 	};
 	struct ps_libsvm_opts o;
 	char err[512];
@@ -261,7 +277,7 @@ test_reader_superset(void **state)
 	    "\n"
 	    "  -1\tqid:7\t2:1e-3   4:0 # trailing info\n"
 	    "1 4:-2.5\n"
-	    "0 1:1\n"
+	    "-1.0 1:1\n"
 	    "1.0 2:3\n";
 	struct ps_dataset ds;
 
@@ -278,6 +294,43 @@ test_reader_superset(void **state)
 	assert_true(ds.val[2] == 1e-3f && ds.val[3] == 0.0f);	/* zero kept */
 	assert_int_equal(ds.rowptr[2], 4);
 	assert_int_equal(ds.col[3], 3);
+	ps_dataset_release(&ds);
+}
+
+/* Each two-label convention on its own; three labels with -p. */
+static void
+test_reader_labels(void **state)
+{
+	struct ps_libsvm_opts o = { 0, 0, 1, 0, NULL };
+	struct ps_dataset ds;
+
+	load("1 1:1\n0 1:1\n1.0 1:1\n", NULL, &ds);
+	assert_true(ds.y[0] == 1 && ds.y[1] == -1 && ds.y[2] == 1);
+	ps_dataset_release(&ds);
+	load("-1 1:1\n+1 1:1\n", NULL, &ds);
+	assert_true(ds.y[0] == -1 && ds.y[1] == 1);
+	ps_dataset_release(&ds);
+	load("0 1:1\n-1 1:1\n", NULL, &ds);	/* two values, one class */
+	assert_true(ds.y[0] == -1 && ds.y[1] == -1);
+	ps_dataset_release(&ds);
+	load("+1 1:1\n-1 1:1\n0 1:1\n2 1:1\n", &o, &ds);
+	assert_true(ds.y[0] == -1 && ds.y[2] == 1 && ds.y[3] == -1);
+	ps_dataset_release(&ds);
+}
+
+/* --strict takes LIBLINEAR's quirks, with the values LIBLINEAR reads. */
+static void
+test_reader_strict_quirks(void **state)
+{
+	struct ps_libsvm_opts o = { 1, 0, 0, 0, NULL, 0 };
+	struct ps_dataset ds;
+
+	load("+1 +3:1 5: 2 7:0x1p3 foo\n0x1 1:1e-50 # c\n-1 1:1", &o, &ds);
+	assert_int_equal(ds.nrows, 3);
+	assert_int_equal(ds.nnz, 5);
+	assert_true(ds.fids[ds.col[1]] == 5 && ds.val[1] == 2.0f);
+	assert_true(ds.val[2] == 8.0f && ds.val[3] == 0.0f);
+	assert_true(ds.y[1] == 1 && ds.y[2] == -1);
 	ps_dataset_release(&ds);
 }
 
@@ -323,6 +376,73 @@ test_reader_long_lines(void **state)
 	free(text);
 }
 
+/*
+ * The line limit is exact: maxline bytes before the '\n' (a '\r'
+ * included) pass, one more does not, whether the line fits in the first
+ * read or makes the buffer grow.
+ */
+static void
+test_reader_maxline(void **state)
+{
+	static const size_t limits[] = { 16, (size_t)3 << 20 };
+	struct ps_libsvm_opts o;
+	char *text, err[512];
+	size_t i, n, max;
+
+	for (i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+		max = limits[i];
+		memset(&o, 0, sizeof o);
+		o.maxline = max;
+		assert_non_null(text = malloc(max + 3));
+		memset(text, ' ', max + 2);
+		memcpy(text, "+1 1:1", 6);
+		text[max - 1] = '\r';
+		text[max] = '\n';
+		assert_int_equal(read_all(text, max + 1, &o, NULL, &n, err,
+		    sizeof err), 0);
+		text[max - 1] = ' ';
+		text[max] = '\r';
+		text[max + 1] = '\n';
+		assert_int_equal(read_all(text, max + 2, &o, NULL, &n, err,
+		    sizeof err), PS_LIBSVM_EDATA);
+		assert_non_null(strstr(err, ":1: line too long (over "));
+		free(text);
+	}
+}
+
+/* Values float32 does not keep are counted, by the fast path and the slow. */
+static void
+test_reader_rounding(void **state)
+{
+	static const char *kept[] = { "0.1", "0.12345678", "1.5e-3", "16777216",
+	    "1e-40", "0.5000000000000", "0x1p3" };
+	static const char *lost[] = { "1440446648", "16777217", "1e-50",
+	    "0.123456789", "2e-45", "1.00000001e0" };
+	const char *text = "+1 1:1440446648 2:0.1 3:16777217\n-1 1:1e-50\n";
+	struct ps_libsvm_reader *r;
+	struct ps_libsvm_row row;
+	char err[512], *path;
+	size_t i;
+
+	for (i = 0; i < sizeof kept / sizeof kept[0]; i++)
+		assert_true(ps_parsenum_float_keeps(kept[i], kept[i] +
+		    strlen(kept[i]), strtof(kept[i], NULL)));
+	for (i = 0; i < sizeof lost / sizeof lost[0]; i++)
+		assert_false(ps_parsenum_float_keeps(lost[i], lost[i] +
+		    strlen(lost[i]), strtof(lost[i], NULL)));
+	path = temp_with(text, strlen(text));
+	assert_non_null(r = ps_libsvm_open(path, NULL, err, sizeof err));
+	while (ps_libsvm_next(r, &row, err, sizeof err) == 1)
+		;
+	assert_true(ps_libsvm_rounding(r)->count == 3);
+	assert_int_equal(ps_libsvm_rounding(r)->line, 1);
+	assert_string_equal(ps_libsvm_rounding(r)->text, "1440446648");
+	assert_true(ps_libsvm_rounding(r)->value == 1440446592.0f);
+	ps_libsvm_close(r);
+	unlink(path);
+	free(path);
+}
+
 static void
 test_builder_sparse_ids(void **state)
 {
@@ -358,8 +478,12 @@ main(void)
 		cmocka_unit_test(test_parse_reject),
 		cmocka_unit_test(test_reader_rejects),
 		cmocka_unit_test(test_reader_superset),
+		cmocka_unit_test(test_reader_labels),
+		cmocka_unit_test(test_reader_strict_quirks),
 		cmocka_unit_test(test_reader_zero_based_positive),
 		cmocka_unit_test(test_reader_long_lines),
+		cmocka_unit_test(test_reader_maxline),
+		cmocka_unit_test(test_reader_rounding),
 		cmocka_unit_test(test_builder_sparse_ids),
 	};
 
