@@ -72,7 +72,7 @@ admit_keys(const struct ps_msg_rule *r, const struct ps_msg *m, char *err,
 
 	switch (r->keys) {
 	case PS_KEYS_NONE:
-		if (!nokeys || m->nkeys != 0)
+		if (m->nkeys != 0)
 			return ps_errbuf(err, errlen, -1, "%s: %u keys, expected "
 			    "none", r->what, m->nkeys);
 		return 0;

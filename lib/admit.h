@@ -17,7 +17,8 @@
  *     so aux[0 .. naux_min - 1] may be read without looking at naux;
  *     r->width_min <= m->width <= r->width_max; bloblen <= r->blob_max.
  *  2. Keys, by r->keys:
- *     PS_KEYS_NONE   NOKEYS and nkeys 0: keys and vals are NULL.
+ *     PS_KEYS_NONE   nkeys 0 (with NOKEYS or an empty list): keys and
+ *                    vals are NULL.
  *     PS_KEYS_COUNT  NOKEYS; nkeys is a count the sender states (of the
  *                    keys of an earlier request), backed by nothing: a
  *                    handler neither indexes nor allocates by it.

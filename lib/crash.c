@@ -102,6 +102,7 @@ ps_crash_init(const char *prog)
 #else
 	(void)prog;
 	(void)crash_stack;
+	(void)crash_handler;
 #endif
 }
 

@@ -467,9 +467,12 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 }
 
 /*
- * Every message is first admitted (rules.c): one that p may not send now,
- * or that is not shaped as its kind must be, fails p; the handlers below
- * rely on what admit.h guarantees.
+ * Two kinds of message are dropped first, from their header alone: one
+ * naming a key list the conn could not resolve (it comes again with its
+ * keys) and a keyed request of an older ring (it comes again under the
+ * new one).  Every other is admitted (rules.c): one that p may not send
+ * now, or that is not shaped as its kind must be, fails p; the handlers
+ * below rely on what admit.h guarantees.
  */
 static void
 peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
@@ -481,11 +484,6 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	int job_only = m->type == PS_MSG_PUSH || m->type == PS_MSG_BYE ||
 	    (m->type == PS_MSG_PULL && !(m->flags & PS_MSG_F_CURRENT));
 
-	if (peer_admit(p, m, why, sizeof why) != 0) {
-		peer_fail(p, "%s", why);
-		ps_msg_release(m);
-		return;
-	}
 	if ((m->flags & PS_MSG_F_KEYSIG) && m->type != PS_MSG_PUSH) {
 		/* The conn asked for the keys; the peer sends it again. */
 		log_info("%s: %s named an unknown key list; asked for its "
@@ -503,6 +501,11 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		log_debug("%s: dropped a %s of ring version %u",
 		    ps_conn_peer(p->conn), ps_msg_type_name(m->type),
 		    m->ring_version);
+		ps_msg_release(m);
+		return;
+	}
+	if (peer_admit(p, m, why, sizeof why) != 0) {
+		peer_fail(p, "%s", why);
 		ps_msg_release(m);
 		return;
 	}

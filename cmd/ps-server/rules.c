@@ -46,8 +46,9 @@ static const struct ps_msg_rule server_rules[] = {
 	    0, 0, 0, 0, 0 },
 	{ "save", PS_MSG_SAVE, PEER_ANY, 0, 0, 0, PS_KEYS_NONE,
 	    0, 0, 0, PS_SAVE_EPOCHS + 1, 0 },
+	/* Without its scalar a REPLICATE is a round's (replica.c). */
 	{ "replicate", PS_MSG_REPLICATE, PEER_ANON, 0, 0, 0, PS_KEYS_LIST,
-	    REPLICA_WIDTH, REPLICA_WIDTH, 1, 1, 0 },
+	    REPLICA_WIDTH, REPLICA_WIDTH, 0, 1, 0 },
 };
 
 /* p's state, as the rules name it, and its name for errors. */

@@ -67,10 +67,11 @@ links_recv(struct link *l, struct ps_msg *m)
 		return;
 	}
 	/*
-	 * Servers send no key signatures: the conn could not resolve this
-	 * one (conn.h), so m has no keys for the reply code to read.
+	 * Servers send no key signatures but in KEYS_MISSING, which names
+	 * the list it lacks: the conn could not resolve this one (conn.h),
+	 * so m has no keys for the reply code to read.
 	 */
-	if (m->flags & PS_MSG_F_KEYSIG)
+	if ((m->flags & PS_MSG_F_KEYSIG) && m->type != PS_MSG_KEYS_MISSING)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent a %s naming a key "
 		    "list this worker does not hold", l->index, l->addr,
 		    ps_msg_type_name(m->type));

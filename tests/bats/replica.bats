@@ -163,7 +163,7 @@ replicas_hold() {
 	    'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d < 1e-9) }'
 	run ps-train -s 2 -R 2 "$BATS_FILE_TMPDIR/small"
 	assert_failure 64
-	assert_output --partial 'needs more than 2 servers'
+	assert_output --partial 'a whole number below the 2 servers'
 	run ps-train -A sgd -R 1 "$BATS_FILE_TMPDIR/small"
 	assert_failure 64
 	assert_output --partial 'not replicated yet'
