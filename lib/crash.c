@@ -29,7 +29,7 @@ static volatile sig_atomic_t crash_type, crash_flags;
 static char crash_peer[CRASH_PEER_MAX];
 static char crash_stack[64 * 1024];
 
-/* Append s to buf at *at, within len; return buf. */
+/* Append s to buf at *at, within len. */
 static void
 crash_put(char *buf, size_t len, size_t *at, const char *s)
 {
