@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdnoreturn.h>
 
-#include "ckptdir.h"
-#include "model.h"
+#include "model/ckptdir.h"
+#include "model/model.h"
 
 /* ps-ckpt.c */
 noreturn void usage(int status);

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ckpt.h"
-#include "modeldir.h"
+#include "model/modeldir.h"
 
 int
 cmd_install(int argc, char **argv)

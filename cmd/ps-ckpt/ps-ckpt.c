@@ -16,7 +16,7 @@
 #include <sysexits.h>
 
 #include "ckpt.h"
-#include "subcmd.h"
+#include "util/subcmd.h"
 
 static const char usage_text[] =
 "usage: ps-ckpt [-hV] command [argument ...]\n"

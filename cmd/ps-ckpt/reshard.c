@@ -19,10 +19,10 @@
 #include <sysexits.h>
 
 #include "ckpt.h"
-#include "keyhash.h"
-#include "manifest.h"
-#include "ring.h"
-#include "xmalloc.h"
+#include "cluster/ring.h"
+#include "model/manifest.h"
+#include "util/keyhash.h"
+#include "util/xmalloc.h"
 
 /* Where each key of a reshard goes. */
 struct placement {

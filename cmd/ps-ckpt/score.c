@@ -20,12 +20,12 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "atomicfile.h"
+#include "algo/metrics.h"
 #include "ckpt.h"
-#include "libsvm.h"
-#include "metrics.h"
-#include "parsenum.h"
-#include "xmalloc.h"
+#include "data/libsvm.h"
+#include "util/atomicfile.h"
+#include "util/parsenum.h"
+#include "util/xmalloc.h"
 
 /* Called with each row and its margin. */
 typedef void (*row_fn)(void *arg, const struct ps_libsvm_row *row,

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "atomicfile.h"
+#include "algo/ftrl.h"
 #include "ckpt.h"
-#include "ftrl.h"
+#include "util/atomicfile.h"
 
 /* ps-ckpt info: summary of a model. */
 int

@@ -18,7 +18,7 @@
 #include <sysexits.h>
 
 #include "ckpt.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* One line of ls. */
 struct ls_row {

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
 #include "serve.h"
-#include "sockname.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+#include "wire/sockname.h"
 
 double
 coord_now(void)

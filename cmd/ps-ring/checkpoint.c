@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ps-ring.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 int
 cmd_checkpoint(int argc, char **argv)

@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auth_sock.h"
-#include "conn.h"
 #include "ps-ring.h"
-#include "wire.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
+#include "wire/auth_sock.h"
+#include "wire/conn.h"
+#include "wire/wire.h"
 
 #define CLIENT_TIMEOUT_S	5
 #define CLIENT_ANSWER_MAX	(16 << 20)

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "serve.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 /* A new record at the end of the list. */
 static struct member *

@@ -3,7 +3,7 @@
  * held by a running coordinator (-C).
  *
  * A table of subcommands in the style of git builtins; each parses its own
- * options and calls into lib/ring.c.  show separates what is shown from how
+ * options and calls into lib/cluster/ring.c.  show separates what is shown from how
  * through a small output vtable (TSV or JSON lines).  The coordinator
  * daemon is serve.c; the commands that talk to it are client.c and
  * status.c.
@@ -20,10 +20,10 @@
 #include <stdnoreturn.h>
 #include <sysexits.h>
 
-#include "conn.h"
+#include "cluster/ring.h"
 #include "ps-ring.h"
-#include "ring.h"
-#include "subcmd.h"
+#include "util/subcmd.h"
+#include "wire/conn.h"
 
 static const char usage_text[] =
 "usage: ps-ring [-hV] command [argument ...]\n"

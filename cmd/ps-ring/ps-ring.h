@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdnoreturn.h>
 
-#include "auth.h"
-#include "ring.h"
+#include "cluster/ring.h"
+#include "wire/auth.h"
 
 /* The coordinator a command asks (-C) and the secret it proves (-a). */
 struct coord_target {

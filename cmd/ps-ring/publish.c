@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "log.h"
 #include "serve.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 /* The loaded (or new) ring is what everyone may hold from the start. */
 void

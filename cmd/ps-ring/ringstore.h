@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 
-#include "ring.h"
+#include "cluster/ring.h"
 
 struct ring_store;
 

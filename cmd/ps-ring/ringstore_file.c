@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "ringstore.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* The version last loaded or saved; -1 while the file holds none. */
 struct file_store {

@@ -15,10 +15,10 @@
 
 #include <event2/event.h>
 
-#include "crash.h"
-#include "log.h"
 #include "ps-ring.h"
 #include "serve.h"
+#include "util/log.h"
+#include "wire/crash.h"
 
 #define SERVE_TICK_MS	20	/* how often timeouts are checked */
 

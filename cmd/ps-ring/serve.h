@@ -8,7 +8,7 @@
  * else a user of the text commands (textcmd.c); with a secret (-a), only
  * after it passed the handshake (auth.h).  A change of the server set
  * is saved and then published in two phases (publish.c).  One thread, one
- * libevent loop; the protocol is in lib/coord.h.
+ * libevent loop; the protocol is in lib/cluster/coord.h.
  */
 #ifndef PS_SERVE_H
 #define PS_SERVE_H
@@ -20,11 +20,11 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "auth.h"
-#include "conn.h"
-#include "coord.h"
-#include "ring.h"
+#include "cluster/coord.h"
+#include "cluster/ring.h"
 #include "ringstore.h"
+#include "wire/auth.h"
+#include "wire/conn.h"
 
 struct coord;
 struct member;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "ps-ring.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define STATUS_MAX_COLS	10
 

@@ -21,9 +21,9 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "log.h"
 #include "serve.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 /* A growing answer. */
 struct answer {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "server.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* The channel id, created empty if asked to; NULL if out of range or absent. */
 struct channel *

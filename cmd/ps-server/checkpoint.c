@@ -45,13 +45,13 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
-#include "ckptdir.h"
-#include "hello.h"
-#include "log.h"
-#include "roundmsg.h"
+#include "cluster/hello.h"
+#include "cluster/roundmsg.h"
+#include "model/ckptdir.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/atomicfile.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 /* Invariant 4: ask for a checkpoint of channel 0's job. */
 int

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <sysexits.h>
 
-#include "log.h"
 #include "server.h"
+#include "util/log.h"
 
 /* Abort every running job, telling its workers why. */
 static void

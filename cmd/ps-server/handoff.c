@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 #define HANDOFF_CHUNK	65536
 

@@ -17,9 +17,9 @@
 
 #include <stdlib.h>
 
-#include "log.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 /* Where key goes under the server's ring: 1 serve, 0 follow, -1 drop. */
 static int

@@ -44,9 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 /* The optimiser with the penalties in force now (invariant 3). */
 static struct ps_ftrl

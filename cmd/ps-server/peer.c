@@ -16,14 +16,14 @@
 
 #include <event2/util.h>
 
-#include "admit.h"
-#include "errbuf.h"
-#include "hello.h"
-#include "log.h"
-#include "roundmsg.h"
+#include "cluster/hello.h"
+#include "cluster/roundmsg.h"
 #include "server.h"
-#include "sockname.h"
-#include "xmalloc.h"
+#include "util/errbuf.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+#include "wire/admit.h"
+#include "wire/sockname.h"
 
 static void peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg);
 static void peer_text_cb(struct ps_conn *c, const char *line, void *arg);

@@ -16,11 +16,11 @@
 
 #include <event2/event.h>
 
-#include "blas.h"
-#include "crash.h"
-#include "log.h"
+#include "algo/blas.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+#include "wire/crash.h"
 
 static const char usage_text[] =
 "usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [-i model]\n"

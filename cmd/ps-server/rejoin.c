@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hello.h"
-#include "log.h"
-#include "prox.h"
+#include "algo/prox.h"
+#include "cluster/hello.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 static void rejoin_timer_cb(evutil_socket_t fd, short what, void *arg);
 

@@ -42,9 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 #define REPLICA_CONNECT_TIMEOUT	2.0
 #define REPLICA_CHUNK		65536	/* keys a frame, well below the limit */

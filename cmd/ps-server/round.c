@@ -64,12 +64,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hello.h"
-#include "log.h"
-#include "prox.h"
-#include "roundmsg.h"
+#include "algo/prox.h"
+#include "cluster/hello.h"
+#include "cluster/roundmsg.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 /* The round for t, created if absent; NULL if t is already past. */
 static struct round *

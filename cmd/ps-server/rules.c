@@ -9,10 +9,10 @@
  */
 #include "config.h"
 
-#include "admit.h"
-#include "hello.h"
-#include "roundmsg.h"
+#include "cluster/hello.h"
+#include "cluster/roundmsg.h"
 #include "server.h"
+#include "wire/admit.h"
 
 enum {
 	PEER_ANON = 1,

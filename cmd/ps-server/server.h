@@ -25,14 +25,14 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "auth.h"
-#include "conn.h"
-#include "coord.h"
-#include "ftrl.h"
-#include "keytab.h"
-#include "model.h"
-#include "ring.h"
-#include "wire.h"
+#include "algo/ftrl.h"
+#include "cluster/coord.h"
+#include "cluster/ring.h"
+#include "model/model.h"
+#include "util/keytab.h"
+#include "wire/auth.h"
+#include "wire/conn.h"
+#include "wire/wire.h"
 
 struct server;
 struct channel;

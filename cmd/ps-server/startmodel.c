@@ -22,10 +22,10 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "ckptdir.h"
-#include "ftrl.h"
-#include "log.h"
+#include "algo/ftrl.h"
+#include "model/ckptdir.h"
 #include "server.h"
+#include "util/log.h"
 
 /* Warn when a checkpoint directory's newest version was not the one loaded. */
 static void

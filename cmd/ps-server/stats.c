@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hello.h"
+#include "cluster/hello.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* Append one "STAT name value" line. */
 static void

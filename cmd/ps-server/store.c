@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ftrl.h"
-#include "model.h"
-#include "prox.h"
-#include "radix.h"
+#include "algo/ftrl.h"
+#include "algo/prox.h"
+#include "model/model.h"
 #include "server.h"
-#include "xmalloc.h"
+#include "util/radix.h"
+#include "util/xmalloc.h"
 
 void
 store_init(struct store *st)

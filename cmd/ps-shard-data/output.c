@@ -20,11 +20,11 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "keyhash.h"
+#include "data/shard.h"
 #include "shard-data.h"
-#include "shard.h"
-#include "xmalloc.h"
+#include "util/crc32c.h"
+#include "util/keyhash.h"
+#include "util/xmalloc.h"
 
 #define TEST_SALT	UINT64_C(0x7465737473706c74)	/* "testsplt" */
 

@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libsvm.h"
-#include "parsenum.h"
+#include "data/libsvm.h"
 #include "shard-data.h"
+#include "util/parsenum.h"
 
 #define MAX_SHARDS	65536
 

@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "atomicfile.h"
-#include "dataset.h"
-#include "libsvm.h"
+#include "data/dataset.h"
+#include "data/libsvm.h"
+#include "util/atomicfile.h"
 
 enum sd_format {
 	SD_BIN,		/* PREFIX-K.pss, pskit-shard(5) */

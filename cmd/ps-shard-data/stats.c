@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "shard-data.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define INIT_CAP	256		/* pairs, a power of two */
 

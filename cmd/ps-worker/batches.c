@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/xmalloc.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 /* qsort order of uint32 values. */
 static int

@@ -9,7 +9,7 @@
 
 #include <sysexits.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "worker.h"
 
 static void

@@ -70,10 +70,10 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "log.h"
-#include "roundmsg.h"
+#include "cluster/roundmsg.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 /* Passes between two resets of the KKT active set. */
 #define PASSES_PER_RESET	10

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "log.h"
-#include "metrics.h"
-#include "shard.h"
+#include "algo/metrics.h"
+#include "data/shard.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 /* Load the test shard and group its features by server. */
 void

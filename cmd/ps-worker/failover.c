@@ -27,8 +27,8 @@
 #include <sysexits.h>
 #include <time.h>
 
-#include "hello.h"
-#include "log.h"
+#include "cluster/hello.h"
+#include "util/log.h"
 #include "worker.h"
 
 /* Can this worker's job move to another ring? */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keyhash.h"
+#include "util/keyhash.h"
 #include "worker.h"
 
 static const struct {

@@ -19,10 +19,10 @@
 #include <sysexits.h>
 #include <time.h>
 
-#include "hello.h"
-#include "log.h"
+#include "cluster/hello.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 /* Seconds on the monotonic clock. */
 double

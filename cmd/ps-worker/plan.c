@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keyhash.h"
+#include "util/keyhash.h"
+#include "util/xmalloc.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 /* Block of feature fid: the same on every worker of a job. */
 static uint32_t

@@ -13,13 +13,13 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "blas.h"
-#include "crash.h"
-#include "hello.h"
-#include "log.h"
-#include "shard.h"
+#include "algo/blas.h"
+#include "cluster/hello.h"
+#include "data/shard.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+#include "wire/crash.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 /* sgd defaults, as strings for usage() and numbers for main(). */
 #define SGD_ALPHA	"1"

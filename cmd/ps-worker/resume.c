@@ -21,9 +21,9 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "log.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 /* The lowest round the servers said to resume at; 0 for a new worker. */
 uint64_t

@@ -42,10 +42,10 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "log.h"
-#include "logistic.h"
+#include "algo/logistic.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 /* The largest tau: "inf" means this many mini-batches in flight. */
 #define SGD_TAU_MAX	1024

@@ -19,15 +19,15 @@
 
 #include <event2/event.h>
 
-#include "auth.h"
-#include "conn.h"
-#include "coord.h"
-#include "dataset.h"
-#include "ftrl.h"
-#include "l1lr.h"
-#include "ring.h"
-#include "roundmsg.h"
-#include "wire.h"
+#include "algo/ftrl.h"
+#include "algo/l1lr.h"
+#include "cluster/coord.h"
+#include "cluster/ring.h"
+#include "cluster/roundmsg.h"
+#include "data/dataset.h"
+#include "wire/auth.h"
+#include "wire/conn.h"
+#include "wire/wire.h"
 
 struct worker_conf {
 	const char	*ring_path, *shard_path, *test_path;

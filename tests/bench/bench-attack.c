@@ -27,10 +27,10 @@
 
 #include <event2/buffer.h>
 
-#include "conn.h"
-#include "hello.h"
-#include "wire.h"
-#include "xmalloc.h"
+#include "cluster/hello.h"
+#include "util/xmalloc.h"
+#include "wire/conn.h"
+#include "wire/wire.h"
 
 /* A blocking TCP connection to hostport, or -1. */
 static int

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "blas.h"
-#include "keyhash.h"
-#include "l1lr.h"
-#include "prox.h"
-#include "shard.h"
-#include "xmalloc.h"
+#include "algo/blas.h"
+#include "algo/l1lr.h"
+#include "algo/prox.h"
+#include "data/shard.h"
+#include "util/keyhash.h"
+#include "util/xmalloc.h"
 
 static double
 now(void)

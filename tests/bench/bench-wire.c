@@ -14,7 +14,7 @@
 
 #include <event2/buffer.h>
 
-#include "wire.h"
+#include "wire/wire.h"
 
 /* Seconds on the monotonic clock. */
 static double

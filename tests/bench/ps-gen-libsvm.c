@@ -30,7 +30,7 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define PS_GEN_MAX_FEATURES	(1U << 30)
 #define PS_GEN_OUTBUF		(1 << 20)

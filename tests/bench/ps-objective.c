@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* A binary LIBLINEAR model; ps_objective_model_free frees w. */
 struct ps_objective_model {

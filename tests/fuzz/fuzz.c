@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "crc32c.h"
 #include "fuzz.h"
-#include "wire.h"
+#include "util/crc32c.h"
+#include "wire/wire.h"
 
 #include <event2/buffer.h>
 #include <event2/event.h>

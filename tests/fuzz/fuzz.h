@@ -99,7 +99,7 @@ struct event *fuzz_accept(struct event_base *base, evconnlistener_cb accept,
 	    size_t size);
 
 /*
- * fuzzlog.c, which the worker harness links in place of lib/log.c: while
+ * fuzzlog.c, which the worker harness links in place of lib/util/log.c: while
  * fuzz_fatal_armed, fatal() and fatalx() disarm it and longjmp to
  * fuzz_fatal_jmp instead of exiting.
  */

@@ -1,9 +1,9 @@
 /*
  * fuzz_conn.c: libFuzzer harness for the receiving side of a connection
- * (lib/conn.c) as a server's accepted peer has it: the input arrives on a
+ * (lib/wire/conn.c) as a server's accepted peer has it: the input arrives on a
  * socket, and the conn tells frames from text lines, checks each header
- * against its limit, decodes the frame (lib/wire.c), keeps and resolves
- * key lists by signature (lib/keycache.c, answering KEYS_MISSING) and
+ * against its limit, decodes the frame (lib/wire/wire.c), keeps and resolves
+ * key lists by signature (lib/wire/keycache.c, answering KEYS_MISSING) and
  * hands each message or line to its callbacks, until the end of input
  * closes it.
  *
@@ -20,8 +20,8 @@
 
 #include <event2/event.h>
 
-#include "conn.h"
 #include "fuzz.h"
+#include "wire/conn.h"
 
 static struct event_base *base;
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_libsvm.c: libFuzzer harness for the libsvm/svmlight text reader
- * (ps_libsvm_open and ps_libsvm_next, lib/libsvm.c), the first thing
+ * (ps_libsvm_open and ps_libsvm_next, lib/data/libsvm.c), the first thing
  * ps-shard-data runs on its input.
  *
  * Each input is read four times: with the defaults, --strict, zero-based
@@ -25,10 +25,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data/libsvm.h"
 #include "fuzz.h"
-#include "libsvm.h"
-#include "parsenum.h"
-#include "xmalloc.h"
+#include "util/parsenum.h"
+#include "util/xmalloc.h"
 
 /* The rows one reading gave, flattened, and how it ended. */
 struct reading {

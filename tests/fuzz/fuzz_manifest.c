@@ -1,7 +1,7 @@
 /*
  * fuzz_manifest.c: libFuzzer harness for the MANIFEST parser, the text
  * that ties a checkpoint version's parts together (ps_manifest_parse,
- * lib/manifest.c; pskit-ckpt(5)).
+ * lib/model/manifest.c; pskit-ckpt(5)).
  *
  * Invariants besides "no crash": an error is PS_MANIFEST_EDATA with a
  * message "NAME:LINE: reason" and the manifest zeroed; an accepted one
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
 #include "fuzz.h"
-#include "manifest.h"
+#include "model/manifest.h"
+#include "util/crc32c.h"
 
 #define NAME	"fuzz/MANIFEST"
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_model.c: libFuzzer harness for the model part reader, the file a
- * checkpoint is made of (ps_model_read, lib/model.c; pskit-model(5)).
+ * checkpoint is made of (ps_model_read, lib/model/model.c; pskit-model(5)).
  *
  * Invariants besides "no crash": an error is PS_MODEL_EDATA with a
  * message that starts with the file's name; a part that is accepted has
@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "ftrl.h"
+#include "algo/ftrl.h"
 #include "fuzz.h"
-#include "model.h"
+#include "model/model.h"
+#include "util/crc32c.h"
 
 /* Check format 2's header fields and record state against the bytes. */
 static void

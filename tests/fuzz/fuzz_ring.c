@@ -11,7 +11,7 @@
  *   byte 0   the opening (openings[] below, modulo their count): whether
  *            the ring starts with two servers that must register, and
  *            what each connection says first, a valid REGISTER (as
- *            lib/coord.c sends it) of a server joining, of a standby
+ *            lib/cluster/coord.c sends it) of a server joining, of a standby
  *            server or of a worker, or nothing
  *   rest     frames (HEARTBEAT, BYE, ...) or text lines (status, add,
  *            remove, ...), sent after the opening on every connection
@@ -31,7 +31,7 @@
 
 #include "fuzz.h"
 #include "serve.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define FUZZ_CONNS_MAX	2
 
@@ -124,7 +124,7 @@ coord_setup(struct coord *co, const struct opening *o)
 	publish_init(co);
 }
 
-/* A REGISTER as lib/coord.c sends it. */
+/* A REGISTER as lib/cluster/coord.c sends it. */
 static void
 put_register(struct evbuffer *out, const struct reg *r)
 {

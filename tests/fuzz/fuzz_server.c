@@ -29,11 +29,11 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "cluster/hello.h"
 #include "fuzz.h"
-#include "hello.h"
-#include "keycache.h"
-#include "log.h"
 #include "server.h"
+#include "util/log.h"
+#include "wire/keycache.h"
 
 #define FUZZ_CONNS_MAX	2
 

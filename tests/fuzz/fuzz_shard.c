@@ -1,6 +1,6 @@
 /*
  * fuzz_shard.c: libFuzzer harness for the shard reader (ps_shard_read and
- * ps_shard_read_header, lib/shard.c; pskit-shard(5)).
+ * ps_shard_read_header, lib/data/shard.c; pskit-shard(5)).
  *
  * Invariants besides "no crash": an error is PS_SHARD_EDATA with a message
  * that starts with the file's name, and leaves the data set zeroed; a
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data/shard.h"
 #include "fuzz.h"
-#include "shard.h"
 
 /* Check that ds is a well-formed data set with the header's counts. */
 static void

@@ -1,6 +1,6 @@
 /*
  * fuzz_wire.c: libFuzzer harness for the frame decoder (ps_frame_peek and
- * ps_msg_decode, lib/wire.c): headers, LZ4 payloads, delta-varint keys,
+ * ps_msg_decode, lib/wire/wire.c): headers, LZ4 payloads, delta-varint keys,
  * key signatures and fp16 values.  The input is a stream of frames, cut
  * where each header says, as a connection reads them.
  *
@@ -23,7 +23,7 @@
 #include <event2/buffer.h>
 
 #include "fuzz.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 #define SMALL_LIMIT	4096	/* a receiver's lower limit, as --max-frame */
 

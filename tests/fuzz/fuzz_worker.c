@@ -9,7 +9,7 @@
  * Each input gets a fresh worker of a small job: a data set of 12 rows
  * built here, a ring of one or two servers, the dbpg or sgd algorithm,
  * as the opening says.  Each link's conn is a real accepted-style conn
- * (lib/conn.c) on a socketpair, so frames are checked, decoded and their
+ * (lib/wire/conn.c) on a socketpair, so frames are checked, decoded and their
  * key signatures resolved as on a worker; what the worker sends goes out
  * on it and is dropped.  The input is
  *
@@ -39,11 +39,11 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "cluster/hello.h"
+#include "data/libsvm.h"
 #include "fuzz.h"
-#include "hello.h"
-#include "libsvm.h"
+#include "util/xmalloc.h"
 #include "worker.h"
-#include "xmalloc.h"
 
 #define FUZZ_LINKS_MAX	2
 #define FUZZ_QUEUE_MAX	4096

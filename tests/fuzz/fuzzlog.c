@@ -1,5 +1,5 @@
 /*
- * fuzzlog.c: lib/log.c for the worker harness (fuzz_worker.c), linked in
+ * fuzzlog.c: lib/util/log.c for the worker harness (fuzz_worker.c), linked in
  * its place.  ps-worker ends on every error with fatal() or fatalx(),
  * which exit; a harness cannot exit for each input, so while
  * fuzz_fatal_armed is set these jump back to fuzz_fatal_jmp instead.
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "log.h"
+#include "util/log.h"
 
 jmp_buf	fuzz_fatal_jmp;
 int	fuzz_fatal_armed;

@@ -22,7 +22,7 @@
 #include <sysexits.h>
 
 #include "fuzz.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* Read path whole into a malloc'd buffer; its size in *size. */
 static uint8_t *

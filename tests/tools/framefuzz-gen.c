@@ -18,10 +18,10 @@
 
 #include <event2/buffer.h>
 
-#include "hello.h"
-#include "keycache.h"
-#include "wire.h"
+#include "cluster/hello.h"
 #include "framefuzz.h"
+#include "wire/keycache.h"
+#include "wire/wire.h"
 
 #define GEN_KEYS_MAX	20000	/* keys of a frame that carries them */
 

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auth_sock.h"
 #include "framefuzz.h"
+#include "wire/auth_sock.h"
 
 #define NET_AUTH_SECS	5
 

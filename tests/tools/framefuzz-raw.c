@@ -22,10 +22,10 @@
 
 #include <lz4.h>
 
-#include "crc32c.h"
-#include "varint.h"
-#include "wire.h"
 #include "framefuzz.h"
+#include "util/crc32c.h"
+#include "wire/varint.h"
+#include "wire/wire.h"
 
 #define RAW_KEYS_MAX	20000	/* keys a payload carries at most */
 

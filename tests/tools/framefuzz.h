@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "auth.h"
+#include "wire/auth.h"
 
 /* The answer of an operation on a connection. */
 enum ff_status {

@@ -44,9 +44,9 @@
 
 #include <netinet/in.h>
 
-#include "auth.h"
-#include "conn.h"
 #include "framefuzz.h"
+#include "wire/auth.h"
+#include "wire/conn.h"
 
 #define FF_CONNS_MAX	64
 #define FF_KEEP		256	/* frames kept for the report */

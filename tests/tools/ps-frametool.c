@@ -65,12 +65,12 @@
 
 #include <event2/buffer.h>
 
-#include "auth.h"
-#include "auth_sock.h"
-#include "conn.h"
-#include "crc32c.h"
-#include "keycache.h"
-#include "wire.h"
+#include "util/crc32c.h"
+#include "wire/auth.h"
+#include "wire/auth_sock.h"
+#include "wire/conn.h"
+#include "wire/keycache.h"
+#include "wire/wire.h"
 
 #define FT_WAIT_MS	2000
 #define FT_GARBAGE	4096

@@ -13,9 +13,9 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "ftrl.h"
-#include "model.h"
-#include "xmalloc.h"
+#include "algo/ftrl.h"
+#include "model/model.h"
+#include "util/xmalloc.h"
 
 /* Print the usage and exit. */
 static void

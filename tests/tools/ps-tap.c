@@ -28,8 +28,8 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "conn.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
+#include "wire/conn.h"
 
 /* The proxy: where to, where the records go, connections left. */
 struct tap {

@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "auth.h"
-#include "conn.h"
+#include "wire/auth.h"
+#include "wire/conn.h"
 
 /* A private directory for the secret files of one test. */
 struct dir {

@@ -26,9 +26,9 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "conn.h"
-#include "crc32c.h"
-#include "wire.h"
+#include "util/crc32c.h"
+#include "wire/conn.h"
+#include "wire/wire.h"
 
 /* What one end saw, and how it behaves. */
 struct side {

@@ -14,12 +14,12 @@
 
 #include <cmocka.h>
 
-#include "keyhash.h"
-#include "keytab.h"
-#include "logistic.h"
-#include "metrics.h"
-#include "prox.h"
-#include "radix.h"
+#include "algo/logistic.h"
+#include "algo/metrics.h"
+#include "algo/prox.h"
+#include "util/keyhash.h"
+#include "util/keytab.h"
+#include "util/radix.h"
 
 static void
 test_soft_threshold(void **state)

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "half.h"
-#include "keycache.h"
+#include "util/half.h"
+#include "wire/keycache.h"
 
 /* Every non-NaN half converts to a float and back to itself. */
 static void

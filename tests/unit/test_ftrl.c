@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "ftrl.h"
+#include "algo/ftrl.h"
 
 #define NSTEPS	40
 

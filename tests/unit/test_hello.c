@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "hello.h"
+#include "cluster/hello.h"
 
 /* A HELLO as links.c writes it, for a job of alg with opt. */
 static void

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "l1lr.h"
-#include "xmalloc.h"
+#include "algo/l1lr.h"
+#include "util/xmalloc.h"
 
 #define NROWS	60
 #define NFEAT	12

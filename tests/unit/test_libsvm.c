@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "dataset.h"
-#include "libsvm.h"
-#include "parsenum.h"
+#include "data/dataset.h"
+#include "data/libsvm.h"
+#include "util/parsenum.h"
 
 /* Parse s whole as a float; the return code. */
 static int

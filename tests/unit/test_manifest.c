@@ -22,11 +22,11 @@
 
 #include "tmpdir.h"
 
-#include "ckptdir.h"
-#include "crc32c.h"
-#include "ftrl.h"
-#include "manifest.h"
-#include "model.h"
+#include "algo/ftrl.h"
+#include "model/ckptdir.h"
+#include "model/manifest.h"
+#include "model/model.h"
+#include "util/crc32c.h"
 
 /* Remove a test's directory and all it holds. */
 static void

@@ -23,9 +23,9 @@
 
 #include "tmpdir.h"
 
-#include "crc32c.h"
-#include "ftrl.h"
-#include "model.h"
+#include "algo/ftrl.h"
+#include "model/model.h"
+#include "util/crc32c.h"
 
 /* dir/name in a static buffer. */
 static const char *

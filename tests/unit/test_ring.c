@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "keyhash.h"
-#include "ring.h"
+#include "cluster/ring.h"
+#include "util/keyhash.h"
 
 static const char *const addrs[] = {
 	"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003",

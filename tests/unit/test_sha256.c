@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "sha256.h"
+#include "util/sha256.h"
 
 /* Lower-case hex of a digest, for readable failures. */
 static void

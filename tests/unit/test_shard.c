@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "dataset.h"
-#include "shard.h"
+#include "data/dataset.h"
+#include "data/shard.h"
 
 /* A random data set of nrows rows over ids up to maxid. */
 static void

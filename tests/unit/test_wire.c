@@ -18,9 +18,9 @@
 #include <event2/buffer.h>
 #include <lz4.h>
 
-#include "crc32c.h"
-#include "varint.h"
-#include "wire.h"
+#include "util/crc32c.h"
+#include "wire/varint.h"
+#include "wire/wire.h"
 
 /* A frame held in plain memory. */
 struct frame {

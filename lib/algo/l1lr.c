@@ -1,0 +1,349 @@
+/*
+ * l1lr.c: worker-side computations of l1-LR (see l1lr.h for the formulas).
+ *
+ * Each block is kept row by row (rows ascending, then the row's entries in
+ * the block), so computing a block's gradient and applying its new weights
+ * are each one sequential sweep over the rows the block touches; the
+ * per-feature sums go to small block-sized arrays.  Everything is
+ * single-threaded.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/blas.h"
+#include "algo/l1lr.h"
+#include "algo/logistic.h"
+#include "algo/prox.h"
+#include "util/xmalloc.h"
+
+/* Count, then fill, every block's entries from the shard's rows. */
+static void
+l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
+{
+	const struct ps_dataset *ds = lr->ds;
+	uint32_t *blk = xcalloc(ds->nfeat + 1, sizeof *blk);
+	uint32_t *pos = xcalloc(ds->nfeat + 1, sizeof *pos);
+	uint32_t *last = xcalloc(lr->nblocks, sizeof *last);
+	uint64_t *nent = xcalloc(lr->nblocks, sizeof *nent), k;
+	size_t b, i, p;
+
+	for (b = 0; b < lr->nblocks; b++) {
+		struct ps_l1lr_block *bl = &lr->blocks[b];
+
+		bl->nfeat = boff[b + 1] - boff[b];
+		bl->feats = feats + boff[b];
+		for (p = 0; p < bl->nfeat; p++) {
+			blk[bl->feats[p]] = (uint32_t)b;
+			pos[bl->feats[p]] = (uint32_t)p;
+		}
+	}
+	/* Pass 1: rows and entries per block (last[] holds row + 1). */
+	for (i = 0; i < ds->nrows; i++)
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
+			b = blk[ds->col[k]];
+			nent[b]++;
+			if (last[b] != i + 1) {
+				last[b] = (uint32_t)(i + 1);
+				lr->blocks[b].nrows++;
+			}
+		}
+	for (b = 0; b < lr->nblocks; b++) {
+		struct ps_l1lr_block *bl = &lr->blocks[b];
+
+		bl->rows = xcalloc(bl->nrows + 1, sizeof *bl->rows);
+		bl->rowptr = xcalloc(bl->nrows + 1, sizeof *bl->rowptr);
+		bl->pos = xcalloc(nent[b] + 1, sizeof *bl->pos);
+		bl->val = xcalloc(nent[b] + 1, sizeof *bl->val);
+		bl->nrows = 0;
+		last[b] = 0;
+	}
+	/* Pass 2: fill; a block's rows come in ascending order. */
+	for (i = 0; i < ds->nrows; i++)
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
+			struct ps_l1lr_block *bl = &lr->blocks[blk[ds->col[k]]];
+			uint64_t at = bl->rowptr[bl->nrows];
+
+			if (last[blk[ds->col[k]]] != i + 1) {
+				last[blk[ds->col[k]]] = (uint32_t)(i + 1);
+				bl->rows[bl->nrows++] = (uint32_t)i;
+				bl->rowptr[bl->nrows] = at;
+			}
+			bl->pos[at] = pos[ds->col[k]];
+			bl->val[at] = ds->val[k];
+			bl->rowptr[bl->nrows] = at + 1;
+		}
+	free(blk);
+	free(pos);
+	free(last);
+	free(nent);
+}
+
+void
+ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta,
+    uint32_t nblocks, const size_t *boff, const uint32_t *feats)
+{
+	size_t i, maxb = 1;
+
+	memset(lr, 0, sizeof *lr);
+	lr->ds = ds;
+	lr->beta = beta;
+	lr->nblocks = nblocks;
+	lr->blocks = xcalloc(nblocks, sizeof *lr->blocks);
+	l1lr_blocks(lr, boff, feats);
+	for (i = 0; i < nblocks; i++)
+		if (lr->blocks[i].nfeat > maxb)
+			maxb = lr->blocks[i].nfeat;
+	lr->bg = xcalloc(maxb, sizeof *lr->bg);
+	lr->bu = xcalloc(maxb, sizeof *lr->bu);
+	lr->bd = xcalloc(maxb, sizeof *lr->bd);
+	lr->bact = xcalloc(maxb, sizeof *lr->bact);
+	lr->margin = xcalloc(ds->nrows, sizeof *lr->margin);
+	lr->rowloss = xcalloc(ds->nrows, sizeof *lr->rowloss);
+	lr->rowexp = xcalloc(ds->nrows, sizeof *lr->rowexp);
+	lr->w = xcalloc(ds->nfeat, sizeof *lr->w);
+	lr->trust = xcalloc(ds->nfeat, sizeof *lr->trust);
+	lr->active = xcalloc(ds->nfeat, sizeof *lr->active);
+	for (i = 0; i < ds->nfeat; i++) {
+		lr->trust[i] = PS_TRUST_INIT;
+		lr->active[i] = 1;
+	}
+	lr->pendk = xcalloc(ds->nrows, sizeof *lr->pendk);
+	lr->pendr = xcalloc(ds->nrows, sizeof *lr->pendr);
+	ps_l1lr_loss(lr);
+}
+
+void
+ps_l1lr_release(struct ps_l1lr *lr)
+{
+	uint32_t b;
+
+	for (b = 0; b < lr->nblocks; b++) {
+		free(lr->blocks[b].rows);
+		free(lr->blocks[b].rowptr);
+		free(lr->blocks[b].pos);
+		free(lr->blocks[b].val);
+	}
+	free(lr->blocks);
+	free(lr->bg);
+	free(lr->bu);
+	free(lr->bd);
+	free(lr->bact);
+	free(lr->active);
+	free(lr->margin);
+	free(lr->rowloss);
+	free(lr->rowexp);
+	free(lr->w);
+	free(lr->trust);
+	free(lr->pendk);
+	free(lr->pendr);
+	memset(lr, 0, sizeof *lr);
+}
+
+/* Refresh row i's cached exp(-|m_i|) and loss; return the new loss. */
+static inline double
+l1lr_row_update(struct ps_l1lr *lr, size_t i)
+{
+	double m = lr->margin[i], e = exp(-fabs(m)), z = lr->ds->y[i] * m;
+
+	lr->rowexp[i] = e;
+	lr->rowloss[i] = log1p(e) + (z < 0 ? -z : 0);
+	return lr->rowloss[i];
+}
+
+double
+ps_l1lr_loss(struct ps_l1lr *lr)
+{
+	size_t i;
+
+	for (i = 0; i < lr->ds->nrows; i++)
+		l1lr_row_update(lr, i);
+	/* Every row loss is positive, so their sum is their absolute sum. */
+	lr->loss = lr->ds->nrows == 0 ? 0 :
+	    cblas_dasum((int)lr->ds->nrows, lr->rowloss, 1);
+	return lr->loss;
+}
+
+void
+ps_l1lr_restart(struct ps_l1lr *lr)
+{
+	uint32_t b;
+
+	for (b = 0; b < lr->nblocks; b++)
+		lr->blocks[b].reserved = 0;
+	memset(lr->pendk, 0, lr->ds->nrows * sizeof *lr->pendk);
+	memset(lr->pendr, 0, lr->ds->nrows * sizeof *lr->pendr);
+	ps_l1lr_margins(lr->ds, lr->w, lr->margin);
+	ps_l1lr_loss(lr);
+}
+
+/* Gather block b's active flags and (active) trust radii into scratch. */
+static void
+l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
+{
+	size_t p;
+
+	for (p = 0; p < bl->nfeat; p++) {
+		lr->bact[p] = lr->active[bl->feats[p]];
+		lr->bd[p] = lr->bact[p] ? lr->trust[bl->feats[p]] : 0;
+	}
+}
+
+void
+ps_l1lr_reserve(struct ps_l1lr *lr, uint32_t b)
+{
+	struct ps_l1lr_block *bl = &lr->blocks[b];
+	size_t r;
+	uint64_t k;
+
+	if (bl->reserved)
+		return;
+	bl->reserved = 1;
+	l1lr_gather(lr, bl);
+	for (r = 0; r < bl->nrows; r++) {
+		uint32_t i = bl->rows[r], cnt = 0;
+		double rsum = 0;
+
+		for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
+			rsum += fabs(bl->val[k]) * lr->bd[bl->pos[k]];
+			cnt += lr->bact[bl->pos[k]];
+		}
+		lr->pendr[i] += rsum;
+		lr->pendk[i] += cnt;
+	}
+}
+
+void
+ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
+{
+	const struct ps_l1lr_block *bl = &lr->blocks[b];
+	const int8_t *y = lr->ds->y;
+	double *g = lr->bg, *u = lr->bu;
+	size_t p, r;
+	uint64_t k;
+
+	ps_l1lr_reserve(lr, b);
+	for (p = 0; p < bl->nfeat; p++)
+		g[p] = u[p] = 0;
+	for (r = 0; r < bl->nrows; r++) {
+		uint32_t i = bl->rows[r];
+		double e = lr->rowexp[i], c, h, kfac;
+
+		if (lr->pendk[i] == 0)
+			continue;	/* no active feature of the block here */
+		/* Curvature bound over the moves of every pending feature. */
+		kfac = 1 + lr->beta * ((double)lr->pendk[i] - 1);
+		h = ps_logistic_curv_bound_e(e,
+		    lr->pendr[i] > 0 ? lr->pendr[i] : 0) * kfac;
+		/* Loss slope: -y sigma(-y m), from e = exp(-|m|). */
+		c = -y[i] * (y[i] * lr->margin[i] > 0 ? e : 1) / (1 + e);
+		for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
+			double x = bl->val[k];
+
+			g[bl->pos[k]] += x * c;
+			u[bl->pos[k]] += x * x * h;
+		}
+	}
+	for (p = 0; p < bl->nfeat; p++) {
+		gu[2 * p] = (float)g[p];
+		gu[2 * p + 1] = (float)u[p];
+	}
+}
+
+size_t
+ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
+    const float *slack)
+{
+	struct ps_l1lr_block *bl = &lr->blocks[b];
+	double *d = lr->bg, *dl = lr->bd;
+	uint8_t *act = lr->bact;
+	size_t p, r, changed = 0;
+	uint64_t k;
+
+	bl->reserved = 0;
+	for (p = 0; p < bl->nfeat; p++) {
+		uint32_t j = bl->feats[p];
+
+		act[p] = lr->active[j];
+		d[p] = dl[p] = 0;
+		if (!act[p])
+			continue;
+		dl[p] = lr->trust[j];
+		d[p] = (double)wnew[p] - (double)lr->w[j];
+		if (slack == NULL || slack[p] >= 0)
+			lr->trust[j] = ps_trust_after(fabs(d[p]) +
+			    (slack != NULL ? slack[p] : 0), dl[p]);
+		lr->w[j] = wnew[p];
+		changed += d[p] != 0;
+	}
+	for (r = 0; r < bl->nrows; r++) {
+		uint32_t i = bl->rows[r];
+		uint64_t lo = bl->rowptr[r], hi = bl->rowptr[r + 1];
+		double rsum = 0, dm = 0;
+		uint32_t cnt = 0;
+
+		for (k = lo; k < hi; k++) {
+			rsum += fabs(bl->val[k]) * dl[bl->pos[k]];
+			dm += bl->val[k] * d[bl->pos[k]];
+			cnt += act[bl->pos[k]];
+		}
+		if (cnt == 0)
+			continue;
+		lr->pendr[i] -= rsum;
+		lr->pendk[i] -= cnt;
+		if (dm != 0) {
+			double old = lr->rowloss[i];
+
+			lr->margin[i] += dm;
+			lr->loss += l1lr_row_update(lr, i) - old;
+		}
+	}
+	return changed;
+}
+
+size_t
+ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const uint8_t *drop)
+{
+	const struct ps_l1lr_block *bl = &lr->blocks[b];
+	size_t p, dropped = 0;
+
+	for (p = 0; p < bl->nfeat; p++) {
+		uint32_t j = bl->feats[p];
+
+		if (lr->active[j] && drop[p]) {
+			lr->active[j] = 0;
+			dropped++;
+		}
+	}
+	return dropped;
+}
+
+size_t
+ps_l1lr_activate_all(struct ps_l1lr *lr)
+{
+	size_t j, back = 0;
+
+	for (j = 0; j < lr->ds->nfeat; j++) {
+		back += !lr->active[j];
+		lr->active[j] = 1;
+	}
+	return back;
+}
+
+void
+ps_l1lr_margins(const struct ps_dataset *ds, const float *wlocal,
+    double *margin)
+{
+	size_t i;
+	uint64_t k;
+
+	for (i = 0; i < ds->nrows; i++) {
+		double m = 0;
+
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++)
+			m += (double)ds->val[k] * wlocal[ds->col[k]];
+		margin[i] = m;
+	}
+}

@@ -1,0 +1,119 @@
+/*
+ * l1lr.h: the worker's side of l1-regularised logistic regression by the
+ * Delayed Block Proximal Gradient method: a column view of the shard, the
+ * margins m_i = w.x_i of its rows, and per block the gradient and the
+ * diagonal curvature bound that the worker pushes.
+ *
+ * For the features J of the block, with trust radii delta_j (see prox.h),
+ * and P the features of every block that may move together with it: the
+ * pending ones, i.e. reserved and not yet applied.  Under delay tau the
+ * worker reserves a block when it enters the window, tau iterations before
+ * its own, so any two blocks whose moves can overlap count each other:
+ *   r_i = sum_{j in P} |x_ij| delta_j         how far margin i can move
+ *   h_i = max curvature of the loss on [m_i - r_i, m_i + r_i]
+ *   k_i = 1 + beta (|P cap row i| - 1)        how many pending features row
+ *                                             i has (beta = 1: a safe bound
+ *                                             for moving them all at once)
+ *   g_j = sum_i x_ij * (-y_i sigma(-y_i m_i)) gradient of the loss
+ *   u_j = sum_i x_ij^2 h_i k_i                curvature bound
+ * With beta = 1, diag(u) majorises the loss for any joint move of the
+ * pending features inside their trust regions, which is what keeps the
+ * method stable under bounded delay.
+ *
+ * KKT active set: a feature with w_j = 0 whose last global gradient sum
+ * had |G_j| <= threshold (below lambda) would stay at 0, so it is left out
+ * of pushes, of the pending sums and of updates until the set is reset;
+ * every worker sees the same G_j and so keeps the same set.
+ * Each block is stored row by row, so a block's work is one sequential
+ * sweep over the rows it touches, scattering into block-sized arrays.
+ * The struct owns every array it allocates; the data set stays the caller's.
+ */
+#ifndef PS_L1LR_H
+#define PS_L1LR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/dataset.h"
+
+/* One block's entries, row by row: the rows it touches, ascending. */
+struct ps_l1lr_block {
+	size_t		 nfeat;		/* features in the block */
+	const uint32_t	*feats;		/* their local indices (caller's) */
+	size_t		 nrows;		/* rows with an entry in the block */
+	uint32_t	*rows;		/* [nrows] row indices, ascending */
+	uint64_t	*rowptr;	/* [nrows + 1] into pos and val */
+	uint32_t	*pos;		/* position of each entry's feature in feats */
+	float		*val;		/* value of each entry */
+	int		 reserved;	/* its features count as pending */
+};
+
+struct ps_l1lr {
+	const struct ps_dataset *ds;	/* the shard, not owned */
+	struct ps_l1lr_block *blocks;	/* [nblocks] */
+	uint32_t	 nblocks;
+	double		*margin;	/* nrows: m_i */
+	double		*rowloss;	/* nrows: log(1 + exp(-y_i m_i)) */
+	double		*rowexp;	/* nrows: exp(-|m_i|) */
+	double		 loss;		/* sum of rowloss */
+	float		*w;		/* nfeat: the worker's copy of its weights */
+	double		*trust;		/* nfeat: trust radius delta_j */
+	uint8_t		*active;	/* nfeat: in the KKT active set */
+	double		 beta;		/* weight of the row-count factor k_i */
+	/* Pending features per row: their count and radius sum (r_i, k_i). */
+	uint32_t	*pendk;		/* nrows */
+	double		*pendr;		/* nrows */
+	/* Scratch of the size of the largest block. */
+	double		*bg, *bu, *bd;
+	uint8_t		*bact;
+};
+
+/*
+ * Build the per-block views of the shard: block b holds the local features
+ * feats[boff[b]] .. feats[boff[b+1] - 1] (each feature in one block; the
+ * caller keeps feats alive).  All weights 0, trust radii PS_TRUST_INIT.
+ */
+void	ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds,
+	    double beta, uint32_t nblocks, const size_t *boff,
+	    const uint32_t *feats);
+void	ps_l1lr_release(struct ps_l1lr *lr);
+/* Count block b's active features as pending (once; apply releases). */
+void	ps_l1lr_reserve(struct ps_l1lr *lr, uint32_t b);
+/*
+ * Reserve block b if needed, then put its active features' gradient and
+ * curvature bound into gu[2p] and gu[2p+1], p their position in the block
+ * (meaningless for inactive ones, which are not pushed).
+ */
+void	ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu);
+/*
+ * Take new weights wnew[p] for block b's pending (active) features: they
+ * stop being pending; update margins, row losses, the total loss and trust
+ * radii.  Entries for inactive features are ignored.  slack (NULL: all 0)
+ * bounds how far the servers' step may exceed the one seen here (a filter
+ * left weights out of replies): the trust radii then assume a step that
+ * much larger, so that they still bound the servers' radii; slack[p] < 0
+ * says the servers left the weight and its radius alone (not pushed).
+ * Returns how many weights changed.
+ */
+size_t	ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
+	    const float *slack);
+/*
+ * After ps_l1lr_apply(): drop from the active set block b's features that
+ * were active and have drop[p] set (the servers' KKT verdict).  Returns
+ * how many left.
+ */
+size_t	ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const uint8_t *drop);
+/* Put every feature back in the active set; returns how many came back. */
+size_t	ps_l1lr_activate_all(struct ps_l1lr *lr);
+/*
+ * The caller set w, trust and active anew (a restarted worker): forget
+ * every reservation and recompute the margins and the loss from w.
+ */
+void	ps_l1lr_restart(struct ps_l1lr *lr);
+/* Recompute the total loss from scratch (bounds rounding drift). */
+double	ps_l1lr_loss(struct ps_l1lr *lr);
+/* Margins of the rows of another data set under weights given per fid. */
+void	ps_l1lr_margins(const struct ps_dataset *ds, const float *wlocal,
+	    double *margin);
+
+#endif

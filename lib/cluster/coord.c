@@ -1,0 +1,322 @@
+/*
+ * coord.c: the node side of the coordinator protocol (coord.h): connect,
+ * authenticate with a secret, REGISTER, heartbeats, RING in and its
+ * acknowledgement, and reconnecting with a bounded backoff when the
+ * coordinator goes away, or stays silent through the handshake (it may be
+ * hung, or have no secret); but not after it refused ours or asked for
+ * one we do not have, which another try would meet the same way.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "cluster/coord.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+#include "wire/conn.h"
+
+struct ps_coord_node {
+	struct event_base	*base;
+	const char		*addr, *self;
+	int			 role, join;
+	uint32_t		 id;
+	const struct ps_secret	*secret;	/* NULL: none */
+	struct ps_coord_node_cbs cbs;
+	void			*arg;
+	struct ps_conn		*conn;		/* NULL while disconnected */
+	struct event		*beat;		/* heartbeat, while connected */
+	struct event		*retry;		/* reconnect, while not */
+	int			 backoff_ms;
+	uint32_t		 version;	/* of the last ring applied */
+	uint32_t		 before;	/* the one acknowledged before it */
+	int			 holding;	/* version not acknowledged yet */
+	int			 leaving;	/* BYE sent: no reconnecting */
+	int			 warned;	/* said we cannot connect */
+	char			 error[640];	/* holds a close callback's why */
+};
+
+static void	node_connect(struct ps_coord_node *n);
+
+/* Milliseconds as a timeval. */
+static struct timeval
+node_tv(int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	return tv;
+}
+
+/* Send a HEARTBEAT with the version held and the owner's counters. */
+static void
+node_heartbeat(struct ps_coord_node *n)
+{
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_HEARTBEAT;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.sender = n->id;
+	m.ring_version = n->holding ? n->before : n->version;
+	if (n->cbs.counters != NULL) {
+		n->cbs.counters(&m, n->arg);
+		m.naux = PS_COORD_HB_COPYING + 1;
+		m.aux[PS_COORD_HB_COPYING] = n->holding ? n->version : 0;
+	}
+	ps_conn_send(n->conn, &m);
+}
+
+void
+ps_coord_node_hold(struct ps_coord_node *n)
+{
+	n->holding = 1;
+}
+
+void
+ps_coord_node_ack(struct ps_coord_node *n)
+{
+	if (!n->holding)
+		return;
+	n->holding = 0;
+	if (n->conn != NULL)
+		node_heartbeat(n);
+}
+
+/* Drop the connection, tell the owner, and try again after the backoff. */
+static void
+node_lost(struct ps_coord_node *n, const char *why)
+{
+	struct timeval tv = node_tv(n->backoff_ms);
+
+	snprintf(n->error, sizeof n->error, "%s", why);
+	ps_conn_free(n->conn);
+	n->conn = NULL;
+	event_del(n->beat);
+	if (n->leaving)
+		return;
+	n->cbs.lost(n->error, n->arg);
+	evtimer_add(n->retry, &tv);
+}
+
+/*
+ * Give the link up when a heartbeat stays unacknowledged for the
+ * coordinator's timeout_ms less one heartbeat interval (at least one
+ * interval): a node cut off silently must stop acting on its ring (coord.h,
+ * rule 1).  The first unacknowledged heartbeat leaves at most an interval
+ * after the last one the coordinator heard, so nominally that is no later
+ * than the coordinator declares this node dead; the kernel's
+ * retransmission timer makes it up to a few hundred milliseconds later.
+ */
+static void
+node_unacked_timeout(struct ps_coord_node *n, double timeout_ms)
+{
+	double ms = timeout_ms - PS_COORD_HEARTBEAT_MS;
+
+	if (!(ms >= PS_COORD_HEARTBEAT_MS))
+		ms = PS_COORD_HEARTBEAT_MS;
+	if (ms > PS_COORD_TIMEOUT_MAX_MS)
+		ms = PS_COORD_TIMEOUT_MAX_MS;
+	if (ps_conn_set_unacked_timeout(n->conn, (unsigned int)ms) != 0)
+		log_debug("coordinator '%s': cannot bound unacknowledged "
+		    "heartbeats: %s", n->addr, strerror(errno));
+}
+
+/* A RING: parse it, hand it over, acknowledge it. */
+static void
+node_ring(struct ps_coord_node *n, const struct ps_msg *m)
+{
+	struct ps_ring ring;
+	char name[300], err[512];
+
+	snprintf(name, sizeof name, "coordinator '%s'", n->addr);
+	if (ps_ring_parse(m->blob != NULL ? m->blob : "", m->bloblen, name,
+	    &ring, err, sizeof err) != 0) {
+		node_lost(n, err);
+		return;
+	}
+	if (ring.version != m->ring_version) {
+		snprintf(err, sizeof err, "%s sent ring version %u as %u",
+		    name, ring.version, m->ring_version);
+		ps_ring_release(&ring);
+		node_lost(n, err);
+		return;
+	}
+	if (m->naux >= 1)
+		node_unacked_timeout(n, m->aux[0]);
+	n->backoff_ms = PS_COORD_RETRY_MIN_MS;
+	n->before = n->holding ? n->before : n->version;
+	n->holding = 0;
+	n->version = ring.version;
+	n->cbs.ring(&ring, n->arg);
+	node_heartbeat(n);
+}
+
+static void
+node_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	struct ps_coord_node *n = arg;
+	char why[600];
+
+	if (m->type == PS_MSG_RING) {
+		node_ring(n, m);
+	} else if (m->type == PS_MSG_ERROR) {
+		snprintf(why, sizeof why, "coordinator '%s' refused: %s",
+		    n->addr, m->blob != NULL ? m->blob : "");
+		node_lost(n, why);
+	} else {
+		snprintf(why, sizeof why, "coordinator '%s' sent an "
+		    "unexpected %s", n->addr, ps_msg_type_name(m->type));
+		node_lost(n, why);
+	}
+	ps_msg_release(m);
+}
+
+/* The handshake failed: stop the link and tell the owner. */
+static void
+node_refused(struct ps_coord_node *n, const char *why)
+{
+	snprintf(n->error, sizeof n->error, "%s", why);
+	ps_conn_free(n->conn);
+	n->conn = NULL;
+	event_del(n->beat);
+	n->leaving = 1;
+	n->cbs.refused(n->error, n->arg);
+}
+
+static void
+node_close_cb(struct ps_conn *c, const char *reason, void *arg)
+{
+	struct ps_coord_node *n = arg;
+	char why[600];
+
+	snprintf(why, sizeof why, "coordinator '%s': %s", n->addr, reason);
+	if (ps_conn_is_auth_refused(c))
+		node_refused(n, why);
+	else
+		node_lost(n, why);
+}
+
+/* Heartbeat timer. */
+static void
+node_beat_cb(evutil_socket_t fd, short what, void *arg)
+{
+	node_heartbeat(arg);
+}
+
+/* Reconnect timer. */
+static void
+node_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	node_connect(arg);
+}
+
+/* Send REGISTER on a fresh connection. */
+static void
+node_register(struct ps_coord_node *n)
+{
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_REGISTER;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.sender = n->id;
+	m.naux = 3;
+	m.aux[0] = n->role;
+	m.aux[1] = n->id;
+	m.aux[2] = n->join;
+	if (n->self != NULL) {
+		m.blob = (char *)n->self;
+		m.bloblen = strlen(n->self);
+	}
+	ps_conn_send(n->conn, &m);
+}
+
+/* Try to connect once; on failure schedule the next try. */
+static void
+node_connect(struct ps_coord_node *n)
+{
+	struct timeval beat = node_tv(PS_COORD_HEARTBEAT_MS), tv;
+
+	n->conn = ps_conn_connect(n->base, n->addr, PS_COORD_CONNECT_S,
+	    node_msg_cb, node_close_cb, n, n->error, sizeof n->error);
+	if (n->conn == NULL) {
+		if (!n->warned)
+			log_warnx("%s; retrying", n->error);
+		n->warned = 1;
+		tv = node_tv(n->backoff_ms);
+		if ((n->backoff_ms *= 2) > PS_COORD_RETRY_MAX_MS)
+			n->backoff_ms = PS_COORD_RETRY_MAX_MS;
+		evtimer_add(n->retry, &tv);
+		return;
+	}
+	n->warned = 0;
+	n->error[0] = '\0';
+	if (n->secret != NULL && ps_conn_set_auth(n->conn, n->secret,
+	    PS_AUTH_CONNECTOR, n->error, sizeof n->error) != 0)
+		fatalx(EX_OSERR, "coordinator '%s': %s", n->addr, n->error);
+	node_register(n);
+	event_add(n->beat, &beat);
+}
+
+struct ps_coord_node *
+ps_coord_node_new(struct event_base *base, const char *addr, int role,
+    uint32_t id, int join, const char *self, const struct ps_secret *secret,
+    const struct ps_coord_node_cbs *cbs, void *arg)
+{
+	struct ps_coord_node *n = xcalloc(1, sizeof *n);
+
+	n->base = base;
+	n->addr = addr;
+	n->self = self;
+	n->secret = secret;
+	n->role = role;
+	n->id = id;
+	n->join = join;
+	n->cbs = *cbs;
+	n->arg = arg;
+	n->backoff_ms = PS_COORD_RETRY_MIN_MS;
+	n->beat = event_new(base, -1, EV_PERSIST, node_beat_cb, n);
+	n->retry = evtimer_new(base, node_retry_cb, n);
+	if (n->beat == NULL || n->retry == NULL)
+		fatalx(EX_OSERR, "cannot create the coordinator timers");
+	node_connect(n);
+	return n;
+}
+
+void
+ps_coord_node_leave(struct ps_coord_node *n)
+{
+	struct ps_msg m;
+
+	n->leaving = 1;
+	event_del(n->beat);
+	event_del(n->retry);
+	if (n->conn == NULL)
+		return;
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_BYE;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.sender = n->id;
+	ps_conn_send(n->conn, &m);
+	ps_conn_close_after_flush(n->conn);
+}
+
+const char *
+ps_coord_node_error(const struct ps_coord_node *n)
+{
+	return n->error;
+}
+
+void
+ps_coord_node_free(struct ps_coord_node *n)
+{
+	if (n == NULL)
+		return;
+	ps_conn_free(n->conn);
+	event_free(n->beat);
+	event_free(n->retry);
+	free(n);
+}

@@ -1,0 +1,135 @@
+/*
+ * coord.h: the coordinator protocol (ps-ring serve, pskit(7)) and the node
+ * side of it that ps-server and ps-worker share (coord.c).
+ *
+ * Each node keeps one connection to the coordinator and speaks pskit
+ * frames (wire.h) on it.  A coordinator with a secret (ps-ring serve -a)
+ * first runs the handshake of auth.h on every connection, as a server
+ * does; nodes and text clients must then prove the same secret before
+ * anything else.  Fields not named below are 0.
+ *
+ *   REGISTER   node -> coordinator, first on each connection
+ *              aux[0] role, PS_COORD_SERVER or PS_COORD_WORKER
+ *              aux[1] the worker's id (workers)
+ *              aux[2] 1: join the ring now, 0: wait as a standby until
+ *                     `ps-ring add` (servers)
+ *              blob   the server's listening "host:port" (servers)
+ *   RING       coordinator -> node: ring_version v, blob the pskit-ring(5)
+ *              text of version v
+ *              aux[0] the coordinator's timeout in milliseconds
+ *   HEARTBEAT  node -> coordinator every PS_COORD_HEARTBEAT_MS, and at once
+ *              after a node applied a RING (its acknowledgement)
+ *              ring_version the version the node holds
+ *              aux[PS_COORD_HB_COPYING] the version it still copies for
+ *              aux[PS_COORD_HB_*] (servers) counters since the start
+ *   BYE        node -> coordinator: leaving for good (a worker whose job
+ *              ended); the coordinator reports it as "left", not dead
+ *   ERROR      coordinator -> node: why a REGISTER was refused; the
+ *              coordinator then closes the connection
+ *
+ * Rules:
+ *   1. A connection that drops marks its node dead at once; one silent for
+ *      the coordinator's timeout (default PS_COORD_TIMEOUT_MS) is marked
+ *      dead and its connection closed, so a hung node that wakes up finds
+ *      itself cut off (fencing).  A node whose heartbeats stay
+ *      unacknowledged for that timeout less one heartbeat interval (at
+ *      least one interval) gives the connection up itself, so a node cut
+ *      off silently, its packets dropped, knows it shortly after the
+ *      coordinator declares it dead, and not only once the network heals.
+ *   2. A dead server leaves the ring (version + 1).  A server that comes
+ *      back registers again as a new member.
+ *   3. Publishing version v: persist it, send it to every live server,
+ *      wait until each acknowledged v (a server that does not within the
+ *      timeout is dead, which makes another version), then send it to the
+ *      workers.  No worker acts on a version its servers do not hold.
+ *   4. A server refuses requests stamped with a ring version other than
+ *      the one it holds, and all key traffic while it has no coordinator.
+ */
+#ifndef PS_COORD_H
+#define PS_COORD_H
+
+#include <stdint.h>
+
+#include <event2/event.h>
+
+#include "cluster/ring.h"
+#include "wire/auth.h"
+#include "wire/wire.h"
+
+#define PS_COORD_SERVER		1
+#define PS_COORD_WORKER		2
+
+#define PS_COORD_HEARTBEAT_MS	100	/* a node's heartbeat interval */
+#define PS_COORD_TIMEOUT_MS	300	/* default silence before "dead" */
+#define PS_COORD_TIMEOUT_MIN_MS	10	/* bounds of ps-ring serve -t */
+#define PS_COORD_TIMEOUT_MAX_MS	600000
+#define PS_COORD_GRACE_MS	3000	/* servers of a loaded ring have this
+					   long to register again */
+#define PS_COORD_RETRY_MIN_MS	50	/* a node's reconnect backoff */
+#define PS_COORD_RETRY_MAX_MS	1000
+#define PS_COORD_CONNECT_S	1.0	/* seconds allowed for one connect */
+
+/* HEARTBEAT scalars of a server. */
+#define PS_COORD_HB_KEYS	0	/* keys held, all channels */
+#define PS_COORD_HB_BYTES_IN	1	/* bytes received from clients */
+#define PS_COORD_HB_BYTES_OUT	2	/* bytes sent to clients */
+#define PS_COORD_HB_REQUESTS	3	/* pushes and pulls answered */
+#define PS_COORD_HB_N		4
+/*
+ * HEARTBEAT scalar after the counters: the ring version a server is still
+ * copying segments for (0: none).  Its ring_version then stays the one
+ * before, and the coordinator waits for it up to PS_COORD_COPY_MAX_MS
+ * instead of its timeout.
+ */
+#define PS_COORD_HB_COPYING	PS_COORD_HB_N
+#define PS_COORD_COPY_MAX_MS	60000
+
+struct ps_coord_node;
+
+/* What a node's owner hears from its coordinator link. */
+struct ps_coord_node_cbs {
+	/* A RING arrived; the callback owns *ring (ps_ring_release). */
+	void	(*ring)(struct ps_ring *ring, void *arg);
+	/* The connection is gone (why); the link reconnects by itself. */
+	void	(*lost)(const char *why, void *arg);
+	/*
+	 * The coordinator refused this node's secret, or asked for one it
+	 * was not given (ps_conn_is_auth_refused); the link has stopped for
+	 * good.  The owner should exit 77.  A coordinator that does not
+	 * challenge in time is lost instead, and tried again.
+	 */
+	void	(*refused)(const char *why, void *arg);
+	/* Fill a heartbeat's counters (servers); NULL sends none. */
+	void	(*counters)(struct ps_msg *m, void *arg);
+};
+
+/*
+ * Start a node's link to the coordinator at addr: connect (retrying with
+ * a backoff from PS_COORD_RETRY_MIN_MS to PS_COORD_RETRY_MAX_MS), REGISTER
+ * with role, id, join and self (a server's "host:port"; NULL for workers),
+ * heartbeat, and acknowledge each RING once the ring callback returned.
+ * With a secret (not NULL) every connection first proves it.  The strings
+ * and the secret stay the caller's and must outlive the link.
+ */
+struct ps_coord_node *ps_coord_node_new(struct event_base *base,
+		    const char *addr, int role, uint32_t id, int join,
+		    const char *self, const struct ps_secret *secret,
+		    const struct ps_coord_node_cbs *cbs, void *arg);
+/*
+ * Say BYE and close once it is flushed (the loop must run a little);
+ * no more heartbeats or reconnecting.  Free the link afterwards.
+ */
+void		 ps_coord_node_leave(struct ps_coord_node *n);
+/*
+ * From the ring callback: do not acknowledge this ring yet (segments are
+ * being copied); ps_coord_node_ack() does, when they are.  A later ring
+ * drops the hold.
+ */
+void		 ps_coord_node_hold(struct ps_coord_node *n);
+void		 ps_coord_node_ack(struct ps_coord_node *n);
+/* Why the last connection attempt failed or the link dropped, or "". */
+const char	*ps_coord_node_error(const struct ps_coord_node *n);
+/* Close the connection and free the link; NULL is fine. */
+void		 ps_coord_node_free(struct ps_coord_node *n);
+
+#endif

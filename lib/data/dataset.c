@@ -1,0 +1,181 @@
+/*
+ * dataset.c: the CSR data set and its builder.
+ *
+ * The builder keeps global ids until finish.  Remapping then uses a dense
+ * table indexed by id when the largest id is small compared with the data
+ * (the usual libsvm case), and otherwise a radix sort of the ids plus a
+ * binary search per non-zero.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "util/radix.h"
+#include "util/xmalloc.h"
+
+#define DENSE_MIN	(UINT64_C(1) << 24)	/* a dense table is always fine */
+#define DENSE_MAX	(UINT64_C(1) << 31)	/* and never beyond this */
+
+void
+ps_dataset_release(struct ps_dataset *ds)
+{
+	free(ds->fids);
+	free(ds->y);
+	free(ds->rowptr);
+	free(ds->col);
+	free(ds->val);
+	memset(ds, 0, sizeof *ds);
+}
+
+size_t
+ps_dataset_positives(const struct ps_dataset *ds)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ds->nrows; i++)
+		n += ds->y[i] > 0;
+	return n;
+}
+
+void
+ps_dataset_builder_init(struct ps_dataset_builder *b)
+{
+	memset(b, 0, sizeof *b);
+	b->cap_rows = 1024;
+	b->y = xmalloc(b->cap_rows);
+	b->rowptr = xcalloc(b->cap_rows + 1, sizeof *b->rowptr);
+}
+
+void
+ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
+    const uint64_t *fid, const float *val, size_t n)
+{
+	if (b->nrows == b->cap_rows) {
+		b->cap_rows *= 2;
+		b->y = xreallocarray(b->y, b->cap_rows, 1);
+		b->rowptr = xreallocarray(b->rowptr, b->cap_rows + 1,
+		    sizeof *b->rowptr);
+	}
+	if (b->nnz + n > b->cap_nnz) {
+		b->cap_nnz = (b->nnz + n) * 2 + 1024;
+		b->gid = xreallocarray(b->gid, b->cap_nnz, sizeof *b->gid);
+		b->val = xreallocarray(b->val, b->cap_nnz, sizeof *b->val);
+	}
+	if (n > 0) {
+		memcpy(b->gid + b->nnz, fid, n * sizeof *fid);
+		memcpy(b->val + b->nnz, val, n * sizeof *val);
+		if (fid[n - 1] > b->max_fid)
+			b->max_fid = fid[n - 1];
+		b->nnz += n;
+	}
+	b->y[b->nrows++] = (int8_t)(y > 0 ? 1 : -1);
+	b->rowptr[b->nrows] = b->nnz;
+}
+
+/* Remap through a table indexed by id; sets ds->fids, nfeat and col. */
+static void
+remap_dense(const struct ps_dataset_builder *b, struct ps_dataset *ds)
+{
+	uint32_t *map = xcalloc(b->max_fid + 1, sizeof *map);
+	size_t k, j = 0;
+	uint64_t id;
+
+	for (k = 0; k < b->nnz; k++)
+		map[b->gid[k]] = 1;
+	for (id = 1; id <= b->max_fid; id++)
+		j += map[id];
+	ds->nfeat = j;
+	ds->fids = xcalloc(j + 1, sizeof *ds->fids);
+	for (id = 1, j = 0; id <= b->max_fid; id++)
+		if (map[id]) {
+			ds->fids[j] = id;
+			map[id] = (uint32_t)j++;
+		}
+	for (k = 0; k < b->nnz; k++)
+		ds->col[k] = map[b->gid[k]];
+	free(map);
+}
+
+/* Index of id in the sorted array a of n ids (id is known to be there). */
+static uint32_t
+find_id(const uint64_t *a, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (a[mid] <= id)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+/* Remap through sorting; fails beyond 2^32 - 1 distinct ids. */
+static int
+remap_sorted(const struct ps_dataset_builder *b, struct ps_dataset *ds,
+    char *err, size_t errlen)
+{
+	uint64_t *ids = xcalloc(b->nnz + 1, sizeof *ids);
+	size_t k, j = 0;
+
+	if (b->nnz > 0)
+		memcpy(ids, b->gid, b->nnz * sizeof *ids);
+	ps_radix_sort(ids, NULL, b->nnz);
+	for (k = 0; k < b->nnz; k++)
+		if (j == 0 || ids[k] != ids[j - 1])
+			ids[j++] = ids[k];
+	if (j > UINT32_MAX) {
+		free(ids);
+		snprintf(err, errlen, "too many distinct features: %zu", j);
+		return -1;
+	}
+	ds->nfeat = j;
+	ds->fids = xreallocarray(ids, j + 1, sizeof *ids);
+	for (k = 0; k < b->nnz; k++)
+		ds->col[k] = find_id(ds->fids, j, b->gid[k]);
+	return 0;
+}
+
+int
+ps_dataset_builder_finish(struct ps_dataset_builder *b,
+    struct ps_dataset *ds, char *err, size_t errlen)
+{
+	uint64_t lim = 2 * (uint64_t)b->nnz;
+
+	memset(ds, 0, sizeof *ds);
+	ds->col = xcalloc(b->nnz + 1, sizeof *ds->col);
+	if (lim < DENSE_MIN)
+		lim = DENSE_MIN;
+	if (b->max_fid < lim && b->max_fid < DENSE_MAX)
+		remap_dense(b, ds);
+	else if (remap_sorted(b, ds, err, errlen) != 0) {
+		ps_dataset_release(ds);
+		return -1;
+	}
+	ds->nrows = b->nrows;
+	ds->nnz = b->nnz;
+	ds->y = b->y;
+	ds->rowptr = b->rowptr;
+	ds->val = b->val != NULL ? b->val : xcalloc(1, sizeof *ds->val);
+	b->y = NULL;
+	b->rowptr = NULL;
+	b->val = NULL;
+	ps_dataset_builder_release(b);
+	ps_dataset_builder_init(b);
+	return 0;
+}
+
+void
+ps_dataset_builder_release(struct ps_dataset_builder *b)
+{
+	free(b->y);
+	free(b->rowptr);
+	free(b->gid);
+	free(b->val);
+	memset(b, 0, sizeof *b);
+}
