@@ -17,6 +17,13 @@
 #include "util/xmalloc.h"
 #include "wire/sockname.h"
 
+/*
+ * Milliseconds a connection that is not a registered node may stay
+ * without sending a whole message (conn.h idle limit), as ps-server's
+ * --hello-timeout: silent sockets do not pile up.
+ */
+#define CLIENT_IDLE_LIMIT	10000
+
 double
 coord_now(void)
 {
@@ -60,8 +67,11 @@ client_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {
 	struct client *cl = arg;
 
-	if (m->type == PS_MSG_REGISTER)
+	if (m->type == PS_MSG_REGISTER) {
 		member_register(cl, m);
+		if (cl->member != NULL)
+			ps_conn_set_idle_limit(c, 0);
+	}
 	else if (m->type == PS_MSG_HEARTBEAT && cl->member != NULL)
 		member_heartbeat(cl->member, m);
 	else if (m->type == PS_MSG_BYE && cl->member != NULL)
@@ -89,6 +99,8 @@ client_close_cb(struct ps_conn *c, const char *reason, void *arg)
 
 	if (ps_conn_is_auth_error(c))
 		log_warnx("%s: %s", ps_conn_peer(c), reason);
+	else if (ps_conn_idled_out(c))
+		log_info("%s: %s", ps_conn_peer(c), reason);
 	if (cl->member != NULL)
 		member_dead(cl->co, cl->member, "%s", reason);
 	else
@@ -109,6 +121,7 @@ client_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	cl->conn = ps_conn_new(co->base, fd, name, client_msg_cb,
 	    client_text_cb, client_close_cb, cl);
 	TAILQ_INSERT_TAIL(&co->clients, cl, entry);
+	ps_conn_set_idle_limit(cl->conn, CLIENT_IDLE_LIMIT);
 	if (co->have_secret && ps_conn_set_auth(cl->conn, &co->secret,
 	    PS_AUTH_ACCEPTOR, err, sizeof err) != 0) {
 		log_warnx("%s", err);

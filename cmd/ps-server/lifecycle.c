@@ -25,6 +25,7 @@ server_defaults(struct server *srv)
 
 	memset(srv, 0, sizeof *srv);
 	srv->max_conns = 1024;
+	srv->hello_timeout = 10000;
 	srv->max_frame = PS_FRAME_MAX_PAYLOAD;
 	srv->key_cache = PS_KEYCACHE_DEFAULT;
 	srv->ckpt.keep = 3;

@@ -30,6 +30,28 @@ static void peer_text_cb(struct ps_conn *c, const char *line, void *arg);
 static void peer_close_cb(struct ps_conn *c, const char *reason, void *arg);
 static void peer_free(struct peer *p);
 
+/*
+ * Make room for one more connection: close the oldest that has not proved
+ * itself (no HELLO or REPLICATE yet), so that silent sockets cannot lock
+ * the job's peers out.  0, or -1 when every connection has proved itself.
+ */
+static int
+peer_make_room(struct server *srv)
+{
+	struct peer *p;
+
+	TAILQ_FOREACH(p, &srv->peers, entry)
+		if (!p->proven)
+			break;
+	if (p == NULL)
+		return -1;
+	log_info("%s: closed to make room for a new connection (%d open)",
+	    ps_conn_peer(p->conn), srv->nconns);
+	srv->stats.conns_evicted++;
+	peer_free(p);
+	return 0;
+}
+
 void
 peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
@@ -40,7 +62,7 @@ peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 
 	srv->stats.conns_total++;
 	ps_sockaddr_name(sa, name, sizeof name);
-	if (srv->nconns >= srv->max_conns) {
+	if (srv->nconns >= srv->max_conns && peer_make_room(srv) != 0) {
 		log_warnx("%s: refused: %d connections already", name,
 		    srv->nconns);
 		srv->stats.conns_refused++;
@@ -54,6 +76,8 @@ peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	ps_conn_set_keycache_recv(p->conn, srv->key_cache);
 	ps_conn_set_max_frame(p->conn, srv->max_frame);
 	ps_conn_set_pool(p->conn, srv->pool);
+	if (srv->hello_timeout > 0)
+		ps_conn_set_idle_limit(p->conn, srv->hello_timeout);
 	srv->nconns++;
 	TAILQ_INSERT_TAIL(&srv->peers, p, entry);
 	log_debug("%s: connected", name);
@@ -524,6 +548,11 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		ps_msg_release(m);
 		return;
 	}
+	if (!p->proven && (m->type == PS_MSG_HELLO ||
+	    m->type == PS_MSG_REPLICATE)) {
+		p->proven = 1;
+		ps_conn_set_idle_limit(c, 0);
+	}
 	peer_dispatch(srv, p, m);
 }
 
@@ -572,6 +601,9 @@ peer_close_cb(struct ps_conn *c, const char *reason, void *arg)
 		p->is_worker = 0;
 		job_abort(p->ch, why);
 		free(why);
+	} else if (ps_conn_idled_out(c)) {
+		srv->stats.conns_idle++;
+		log_info("%s: %s", ps_conn_peer(c), reason);
 	} else if (ps_conn_is_auth_error(c)) {
 		srv->stats.auth_failures++;
 		log_warnx("%s: %s", ps_conn_peer(c), reason);

@@ -23,8 +23,8 @@
 #include "wire/crash.h"
 
 static const char usage_text[] =
-"usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [-i model]\n"
-"                 [-K keys] [-k ckdir [--keep n]] [-l addr:port]\n"
+"usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [--hello-timeout ms]\n"
+"                 [-i model] [-K keys] [-k ckdir [--keep n]] [-l addr:port]\n"
 "                 [-m max-frame] [--max-buffered bytes] [--max-keys n]\n"
 "                 [-o model.psm]\n"
 "                 [-C host:port [--standby] | -r ring]\n";
@@ -52,7 +52,12 @@ usage(int status)
 		    "                          (ps-ring serve) and hold the rings it sends;\n"
 		    "                          with -a, prove the secret to it too\n"
 		    "      --standby           with -C: join the ring only on `ps-ring add`\n"
-		    "  -c, --max-conns n       refuse connections beyond n (default 1024)\n"
+		    "  -c, --max-conns n       at most n connections (default 1024); past it,\n"
+		    "                          a new one closes the oldest that has not said\n"
+		    "                          HELLO, or is refused when there is none\n"
+		    "      --hello-timeout ms  close a connection that is not a worker's or a\n"
+		    "                          replica's and sends no whole message for ms\n"
+		    "                          (default 10000; 0: never)\n"
 		    "  -m, --max-frame bytes   close a connection that sends a frame whose\n"
 		    "                          payload is larger (4096 to 67108864; default 67108864)\n"
 		    "  -K, --key-cache n       keys of cached key lists kept per connection\n"
@@ -144,6 +149,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "init", required_argument, NULL, 'i' },
 		{ "max-buffered", required_argument, NULL, 3 },
 		{ "max-keys", required_argument, NULL, 4 },
+		{ "hello-timeout", required_argument, NULL, 5 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -168,6 +174,10 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		case 4:
 			srv->max_keys = (uint64_t)server_parse_num(optarg,
 			    "key limit", 1, 1L << 40);
+			break;
+		case 5:
+			srv->hello_timeout = (unsigned)server_parse_num(optarg,
+			    "hello timeout", 0, 86400000);
 			break;
 		case 'i':
 			*init = optarg;

@@ -45,6 +45,8 @@ struct peer {
 	int			 is_worker;
 	uint32_t		 worker_id;
 	int			 said_bye;
+	int			 proven;	/* a HELLO or REPLICATE was taken:
+						   no idle limit, never evicted */
 	TAILQ_ENTRY(peer)	 entry;
 };
 TAILQ_HEAD(peer_list, peer);
@@ -213,6 +215,8 @@ struct ckpt_conf {
 struct server_stats {
 	uint64_t	conns_total, conns_refused, frames_rejected;
 	uint64_t	auth_failures;		/* connections that failed it */
+	uint64_t	conns_idle;		/* closed by --hello-timeout */
+	uint64_t	conns_evicted;		/* closed to make room (peer.c) */
 	uint64_t	bytes_in, bytes_out, msgs_in, msgs_out;
 	uint64_t	pushes, pulls, keys_pushed, keys_pulled;
 	uint64_t	sigmod_in, sigmod_out;	/* pull entries before, after */
@@ -253,6 +257,7 @@ struct server {
 	size_t			 handoff_acks;	/* handoff frames unanswered */
 	double			 handoff_started;
 	int			 max_conns;
+	unsigned int		 hello_timeout;	/* ms a new peer may stay silent */
 	size_t			 max_frame;	/* -m: payload bytes per frame */
 	struct ps_secret	 secret;	/* -a: every peer proves it, and
 						   so does this server to -C */

@@ -111,6 +111,8 @@ server_stats_text(struct server *srv)
 	stat_line(&buf, "curr_connections", "%d", srv->nconns);
 	stat_line(&buf, "total_connections", "%llu", (unsigned long long)s->conns_total);
 	stat_line(&buf, "rejected_connections", "%llu", (unsigned long long)s->conns_refused);
+	stat_line(&buf, "idle_closed", "%llu", (unsigned long long)s->conns_idle);
+	stat_line(&buf, "evicted_connections", "%llu", (unsigned long long)s->conns_evicted);
 	stat_line(&buf, "rejected_frames", "%llu", (unsigned long long)s->frames_rejected);
 	stat_line(&buf, "auth_failures", "%llu", (unsigned long long)s->auth_failures);
 	stat_line(&buf, "buffered_bytes", "%zu", srv->pool != NULL ? ps_conn_pool_held(srv->pool) : 0);

@@ -28,6 +28,7 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/event.h>
 
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -45,6 +46,8 @@ conn_destroy(struct ps_conn *c)
 	conn_pool_leave(c);
 	conn_pool_trim(c);
 	conn_auth_release(c);
+	if (c->idle_ev != NULL)
+		event_free(c->idle_ev);
 	bufferevent_free(c->bev);
 	ps_keycache_release(&c->sent_lists);
 	ps_keycache_release(&c->recv_lists);
@@ -214,6 +217,7 @@ conn_read_frame(struct ps_conn *c, struct evbuffer *in)
 		return 1;
 	}
 	conn_keys_in(c, &m, flen - PS_FRAME_HDR_LEN);
+	conn_idle_rearm(c);
 	ps_crash_note(m.type, m.flags, c->peer);
 	c->msg_cb(c, &m, c->arg);
 	return 1;
@@ -260,6 +264,7 @@ conn_read_line(struct ps_conn *c, struct evbuffer *in)
 	if (!conn_line_ok(buf, len) || memchr(buf, '\r', len) != NULL)
 		goto binary;
 	buf[len] = '\0';
+	conn_idle_rearm(c);
 	c->text_cb(c, buf, c->arg);
 	return 1;
 binary:
@@ -417,6 +422,65 @@ ps_conn_new(struct event_base *base, evutil_socket_t fd, const char *peer,
 	    c);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	return c;
+}
+
+/* The idle limit ran out: nothing whole came in for idle_ms. */
+static void
+conn_idle_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ps_conn *c = arg;
+
+	c->busy++;
+	c->idled_out = 1;
+	conn_fail(c, 0, "idle: no whole message in %u ms", c->idle_ms);
+	conn_leave(c);
+}
+
+/* A whole message came in: the idle limit starts again. */
+void
+conn_idle_rearm(struct ps_conn *c)
+{
+	struct timeval tv;
+
+	if (c->idle_ev == NULL)
+		return;
+	tv.tv_sec = c->idle_ms / 1000;
+	tv.tv_usec = (suseconds_t)(c->idle_ms % 1000) * 1000;
+	evtimer_add(c->idle_ev, &tv);
+}
+
+/* See conn.h. */
+void
+ps_conn_set_idle_limit(struct ps_conn *c, unsigned int ms)
+{
+	if (ms == 0) {
+		if (c->idle_ev != NULL)
+			event_free(c->idle_ev);
+		c->idle_ev = NULL;
+		c->idle_ms = 0;
+		return;
+	}
+	if (c->idle_ev == NULL) {
+		c->idle_ev = evtimer_new(bufferevent_get_base(c->bev),
+		    conn_idle_cb, c);
+		if (c->idle_ev == NULL)
+			fatalx(EX_OSERR, "cannot create a timer for '%s'",
+			    c->peer);
+	}
+	c->idle_ms = ms;
+	conn_idle_rearm(c);
+}
+
+int
+ps_conn_has_idle_limit(const struct ps_conn *c)
+{
+	return c->idle_ev != NULL;
+}
+
+int
+ps_conn_idled_out(const struct ps_conn *c)
+{
+	return c->idled_out;
 }
 
 /* Give up on unacknowledged data after ms; see conn.h. */

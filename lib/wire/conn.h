@@ -163,6 +163,19 @@ int		 ps_conn_is_auth_refused(const struct ps_conn *c);
  * RST or FIN, is then noticed as long as something is being sent.  0, or
  * -1 with errno (ENOTSUP where the system has no such option).
  */
+/*
+ * Close the conn, as a protocol error would ("idle: ..."), when no whole
+ * message (frame or text line, the handshake's frames not counted) comes
+ * in for ms milliseconds from now, and again after each one that does: a
+ * peer that connects and sends nothing, or half a frame, or only the
+ * handshake, does not keep its slot.  0 turns the limit off, as when the
+ * peer has proved what it is (a HELLO taken).
+ */
+void		 ps_conn_set_idle_limit(struct ps_conn *c, unsigned int ms);
+/* True while an idle limit is set on the conn (ps_conn_set_idle_limit). */
+int		 ps_conn_has_idle_limit(const struct ps_conn *c);
+/* True once the idle limit has closed the conn. */
+int		 ps_conn_idled_out(const struct ps_conn *c);
 int		 ps_conn_set_unacked_timeout(struct ps_conn *c,
 		    unsigned int ms);
 /*

@@ -84,6 +84,9 @@ struct ps_conn {
 	TAILQ_ENTRY(ps_conn)	 pool_entry;
 	size_t			 held;		/* bytes counted in the pool */
 	size_t			 held_peak;
+	struct event		*idle_ev;	/* or NULL: no idle limit */
+	unsigned int		 idle_ms;
+	int			 idled_out;	/* closed by the idle limit */
 };
 
 /* conn.c */
@@ -91,6 +94,7 @@ void	conn_fail(struct ps_conn *c, int proto, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 void	conn_leave(struct ps_conn *c);
 void	conn_start_closing(struct ps_conn *c, const char *reason);
+void	conn_idle_rearm(struct ps_conn *c);
 
 /* conn_pool.c */
 void	conn_pool_account(struct ps_conn *c);

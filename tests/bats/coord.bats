@@ -396,3 +396,17 @@ wait_count() {
 	start_cserver 0 -a "$SECRET" -l 127.0.0.2:0
 	wait_status "\$1 == \"server\" && \$3 == \"$ADDR_0\" && \$4 == \"live\""
 }
+
+@test "a connection that is not a node and stays silent is closed after 10 s; a registered server's is not" {
+	start_coord
+	start_cserver 0
+	host=${COORD%:*} port=${COORD##*:}
+	exec 5<>"/dev/tcp/$host/$port"
+	start=$SECONDS
+	run timeout 15 cat <&5		# closed by the coordinator
+	[ "$status" -ne 124 ]
+	[ $((SECONDS - start)) -ge 9 ] && [ $((SECONDS - start)) -le 12 ]
+	exec 5>&-
+	ps_wait_line "$BATS_TEST_TMPDIR/coord.out.err" 'idle: no whole message in 10000 ms' 2
+	wait_status '$1 == "server" && $4 == "live"' 2
+}

@@ -1,12 +1,15 @@
 #!/usr/bin/env bats
 # limits.bats: ps-server's limits on what one peer may cost it: the frame
 # size (-m, --max-frame), checked from the header before the payload is
-# read, and the connection count (-c).  Each refusal closes only that
+# read, the connection count (-c) and how long a peer that is not a
+# worker's may stay silent (--hello-timeout).  Each refusal closes only that
 # connection, is logged with the peer and counted; other connections go on.
 
 load helper
 
 FRAMETOOL="$PSKIT_BUILDDIR/tests/tools/ps-frametool"
+# The HELLO of worker 0 of a one-worker sgd job (hello.h's scalars).
+SGD_HELLO='HELLO,nokeys aux=0,1,0,1,0,1,0,1,2,0.1,1,0,0'
 
 teardown() {
 	exec 5>&- 6>&-
@@ -71,23 +74,82 @@ fd_stats() {
 	assert_success
 }
 
-@test "-c 2: a third connection is refused at once, logged and counted; the first two still work" {
-	start_server -c 2
+@test "-c 2: a third connection closes the oldest silent one, logged and counted; the other still works" {
+	start_server -c 2 -v
 	exec 5<>"/dev/tcp/$HOST/$PORT" 6<>"/dev/tcp/$HOST/$PORT"
+	sleep 0.2
+	run "$FRAMETOOL" "$ADDR" stats
+	assert_success
+	assert_output --partial $'STAT evicted_connections 1\r'
+	assert_output --partial $'STAT rejected_connections 0\r'
+	ps_wait_line "$BATS_TEST_TMPDIR/server.out.err" \
+	    '^ps-server: 127\.0\.0\.1:[0-9]+: closed to make room for a new connection \(2 open\)$' 5
+	run timeout 5 cat <&5		# the oldest: closed by the server
+	[ "$status" -ne 124 ]
+	run fd_stats 6
+	assert_success
+	assert_line 'STAT curr_connections 1'
+}
+
+@test "-c 1: with its one connection a worker's (HELLO taken), a new one is refused at once, logged and counted" {
+	start_server -c 1
+	exec 5<>"/dev/tcp/$HOST/$PORT"
+	"$FRAMETOOL" - script <<<"$SGD_HELLO" >&5
+	read -r -t 5 -N 8 magic <&5	# the HELLO's answer
+	[ "$magic" = PSK1 ] || [ "${magic:0:4}" = PSK1 ]
 	start=$SECONDS
 	run "$FRAMETOOL" -w 5 "$ADDR" silent
 	assert_success			# the server closed it...
 	[ $((SECONDS - start)) -le 2 ]	# ...at once
 	ps_wait_line "$BATS_TEST_TMPDIR/server.out.err" \
-	    '^ps-server: 127\.0\.0\.1:[0-9]+: refused: 2 connections already$' 5
-	run fd_stats 5
+	    '^ps-server: 127\.0\.0\.1:[0-9]+: refused: 1 connections already$' 5
+	run timeout 1 cat <&5		# the worker's is still open
+	[ "$status" -eq 124 ]
+}
+
+@test "--hello-timeout: a connection silent, half a header or only stats for that long is closed and counted; a worker's is not" {
+	start_server --hello-timeout 300 -v
+	exec 5<>"/dev/tcp/$HOST/$PORT" 6<>"/dev/tcp/$HOST/$PORT" 7<>"/dev/tcp/$HOST/$PORT" 8<>"/dev/tcp/$HOST/$PORT"
+	"$FRAMETOOL" - good-hello | head -c 10 >&6
+	"$FRAMETOOL" - script <<<"$SGD_HELLO" >&7
+	run fd_stats 8			# a whole message: served
 	assert_success
-	assert_line 'STAT curr_connections 2'
-	assert_line 'STAT total_connections 3'
-	assert_line 'STAT rejected_connections 1'
-	run fd_stats 6
-	assert_success
-	assert_line 'STAT rejected_connections 1'
+	sleep 1
+	for fd in 5 6 8; do
+		run timeout 5 cat <&$fd	# closed by the server
+		[ "$status" -ne 124 ]
+	done
+	run timeout 1 cat <&7		# the worker's: open (its HELLO reply aside)
+	[ "$status" -eq 124 ]
+	run "$FRAMETOOL" "$ADDR" stats
+	assert_output --partial $'STAT idle_closed 3\r'
+	run grep -c 'idle: no whole message in 300 ms' "$BATS_TEST_TMPDIR/server.out.err"
+	assert_output 3
+}
+
+@test "a flood of silent sockets past -c does not lock a worker out" {
+	local i fds=()
+	start_server -c 16
+	for i in $(seq 40); do
+		exec {fd}<>"/dev/tcp/$HOST/$PORT"
+		fds+=("$fd")
+	done
+	run "$FRAMETOOL" "$ADDR" script <<<"$SGD_HELLO"
+	assert_line --regexp '^HELLO_OK '
+	run "$FRAMETOOL" "$ADDR" stats
+	assert_output --partial $'STAT rejected_connections 0\r'
+	# 24 closed for the 40 silent ones past 16, one for the worker's
+	# (gone since: the stats connection finds a free slot).
+	assert_output --partial $'STAT evicted_connections 25\r'
+	for fd in "${fds[@]}"; do exec {fd}>&-; done
+}
+
+@test "--hello-timeout outside 0 to 86400000 ms is a usage error" {
+	for bad in -1 86400001 1s ''; do
+		run ps-server --hello-timeout "$bad"
+		assert_failure 64
+		assert_output --partial "ps-server: bad hello timeout '$bad' (expected 0 to 86400000)"
+	done
 }
 
 # half_frame FD BYTES: on the connection open on FD, the header of a
@@ -119,7 +181,7 @@ half_frame() {
 }
 
 @test "--max-keys: a push that would hold more keys ends the job with the limit named" {
-	local sgd='HELLO,nokeys aux=0,1,0,1,0,1,0,1,2,0.1,1,0,0'
+	local sgd=$SGD_HELLO
 	start_server --max-keys 4
 	run "$FRAMETOOL" "$ADDR" script <<-EOF
 	$sgd
