@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sysexits.h>
 
 #include <event2/event.h>
 
 #include "ps-ring.h"
 #include "serve.h"
+#include "util/lifeline.h"
 #include "util/log.h"
 #include "wire/crash.h"
 
@@ -90,10 +92,13 @@ serve_args(struct coord *co, int argc, char **argv, const char **listen,
 	const char *secret = NULL;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "+a:hk:l:t:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "+a:hk:Ll:t:v:")) != -1) {
 		switch (ch) {
 		case 'a':
 			secret = optarg;
+			break;
+		case 'L':
+			co->lifeline = 1;
 			break;
 		case 'h':
 			usage(0);
@@ -132,12 +137,24 @@ serve_release(struct coord *co)
 	ps_secret_release(&co->secret);
 }
 
+/* -L: the launcher is gone; shut down as on SIGTERM. */
+static void
+serve_orphaned_cb(void *arg)
+{
+	struct coord *co = arg;
+
+	log_warnx("the launcher is gone (standard input closed): shutting "
+	    "down");
+	event_base_loopbreak(co->base);
+}
+
 /* ps-ring serve: the coordinator daemon. */
 int
 cmd_serve(int argc, char **argv)
 {
 	struct coord co;
 	struct event *sigterm, *sigint, *tick;
+	struct ps_lifeline *lifeline = NULL;
 	struct timeval tv = { 0, SERVE_TICK_MS * 1000 };
 	const char *listen = "127.0.0.1:0";
 	uint32_t vnodes = 64, replicas = 0;
@@ -155,6 +172,9 @@ cmd_serve(int argc, char **argv)
 	co.started = coord_now();
 	if ((co.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
+	if (co.lifeline && (lifeline = ps_lifeline_watch(co.base,
+	    STDIN_FILENO, serve_orphaned_cb, &co, err, sizeof err)) == NULL)
+		fatalx(EX_USAGE, "-L: %s", err);
 	/*
 	 * Bind before the ring store is touched, so that a coordinator that
 	 * cannot listen writes nothing; nobody is accepted until the loop
@@ -183,6 +203,7 @@ cmd_serve(int argc, char **argv)
 	event_free(sigterm);
 	event_free(sigint);
 	event_free(tick);
+	ps_lifeline_free(lifeline);
 	event_base_free(co.base);
 	return 0;
 }

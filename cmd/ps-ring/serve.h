@@ -71,6 +71,7 @@ struct coord {
 	double			 timeout;	/* seconds of silence: dead */
 	struct ps_secret	 secret;	/* -a: every client proves it */
 	int			 have_secret;
+	int			 lifeline;	/* -L: stdin's EOF ends us */
 	double			 started;
 	struct ring_store	*store;
 	struct ps_ring		 ring;		/* the latest version */

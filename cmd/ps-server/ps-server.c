@@ -18,12 +18,13 @@
 
 #include "algo/blas.h"
 #include "server.h"
+#include "util/lifeline.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "wire/crash.h"
 
 static const char usage_text[] =
-"usage: ps-server [-hVv] [-a secret-file] [-c max-conns] [--hello-timeout ms]\n"
+"usage: ps-server [-hLVv] [-a secret-file] [-c max-conns] [--hello-timeout ms]\n"
 "                 [-i model] [-K keys] [-k ckdir [--keep n]] [-l addr:port]\n"
 "                 [-m max-frame] [--max-buffered bytes] [--max-keys n]\n"
 "                 [-o model.psm]\n"
@@ -67,6 +68,8 @@ usage(int status)
 		    "                          cached keys (default: 1 GiB, at most 1/4 of RAM)\n"
 		    "      --max-keys n        end a job whose push would make a channel hold\n"
 		    "                          more keys (default: 1/2 of RAM at 192 bytes a key)\n"
+		    "  -L, --lifeline          shut down when standard input, a pipe from the\n"
+		    "                          launcher, reaches end of file (or the parent dies)\n"
 		    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
 		    "  -V, --version           print the version and exit\n"
 		    "  -h, --help              print this help and exit\n"
@@ -75,6 +78,17 @@ usage(int status)
 		    "(without -a only: with it, text commands follow the handshake).\n",
 		    stdout);
 	exit(status);
+}
+
+/* --lifeline: the launcher is gone; shut down as on SIGTERM. */
+static void
+server_orphaned_cb(void *arg)
+{
+	struct server *srv = arg;
+
+	log_warnx("the launcher is gone (standard input closed): shutting "
+	    "down");
+	event_base_loopbreak(srv->base);
 }
 
 /* SIGTERM, SIGINT: leave the loop; main() saves and cleans up. */
@@ -150,6 +164,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		{ "max-buffered", required_argument, NULL, 3 },
 		{ "max-keys", required_argument, NULL, 4 },
 		{ "hello-timeout", required_argument, NULL, 5 },
+		{ "lifeline", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -157,7 +172,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "a:C:c:hi:K:k:l:m:o:r:Vv",
+	while ((ch = getopt_long(argc, argv, "a:C:c:hi:K:k:Ll:m:o:r:Vv",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 1:
@@ -174,6 +189,9 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		case 4:
 			srv->max_keys = (uint64_t)server_parse_num(optarg,
 			    "key limit", 1, 1L << 40);
+			break;
+		case 'L':
+			srv->lifeline = 1;
 			break;
 		case 5:
 			srv->hello_timeout = (unsigned)server_parse_num(optarg,
@@ -270,6 +288,7 @@ main(int argc, char **argv)
 {
 	struct server srv;
 	struct event *sigterm, *sigint, *sigusr1;
+	struct ps_lifeline *lifeline = NULL;
 	const char *listen = "127.0.0.1:0", *secret = NULL, *init = NULL;
 	char err[512];
 	int verbose = 0, status;
@@ -287,6 +306,9 @@ main(int argc, char **argv)
 	ps_crash_init("ps-server");
 	if ((srv.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
+	if (srv.lifeline && (lifeline = ps_lifeline_watch(srv.base,
+	    STDIN_FILENO, server_orphaned_cb, &srv, err, sizeof err)) == NULL)
+		fatalx(EX_USAGE, "--lifeline: %s", err);
 	server_open(&srv, srv.base);
 	if (ps_listen(srv.base, listen, peer_accept_cb, &srv, &srv.listener,
 	    srv.bound, sizeof srv.bound, err, sizeof err) != 0)
@@ -317,6 +339,7 @@ main(int argc, char **argv)
 	event_free(sigterm);
 	event_free(sigint);
 	event_free(sigusr1);
+	ps_lifeline_free(lifeline);
 	event_base_free(srv.base);
 	if (srv.have_ring)
 		ps_ring_release(&srv.ring);

@@ -241,6 +241,7 @@ struct server {
 	const char		*ring_path;	/* -r, or NULL: accept any key */
 	const char		*coord_addr;	/* -C, or NULL */
 	int			 standby;	/* --standby: wait for ps-ring add */
+	int			 lifeline;	/* --lifeline: stdin's EOF ends us */
 	struct ps_coord_node	*coord;		/* the link to it (coordlink.c) */
 	int			 coord_lost;	/* no coordinator: refuse keys */
 	struct ps_ring		 ring;		/* -r: loaded at the first HELLO;

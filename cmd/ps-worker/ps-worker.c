@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sysexits.h>
 
 #include "algo/blas.h"
 #include "cluster/hello.h"
 #include "data/shard.h"
+#include "util/lifeline.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "wire/crash.h"
@@ -28,13 +30,13 @@
 #define SGD_BATCH	"1000"
 
 static const char usage_text[] =
-"usage: ps-worker [-hVvz] [-A dbpg|sgd] [-a secret-file] [-b blocks]\n"
+"usage: ps-worker [-hLVvz] [-A dbpg|sgd] [-a secret-file] [-b blocks]\n"
 "                 [-c channel] [-e epsilon] [-F filters] [-i id] [-l lambda]\n"
 "                 [-m max-iter] [-n workers] [-S seed] [-t tau] [-T test.pss]\n"
 "                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
 "                 [--checkpoint-every n] [--checkpoint-secs secs]\n"
-"                 [--optimizer adagrad|ftrl] [--rejoin secs] [--timeout secs]\n"
-"                 -C host:port | -r ring shard.pss\n";
+"                 [--optimizer adagrad|ftrl] [--rejoin secs]\n"
+"                 [--timeout secs] -C host:port | -r ring shard.pss\n";
 
 static void
 usage(int status)
@@ -80,6 +82,8 @@ usage(int status)
 		    "      --epochs n         passes over the shard (default " SGD_EPOCHS ")\n"
 		    "      --batch rows       rows per mini-batch (default " SGD_BATCH ")\n"
 		    "      --timeout secs     give up when servers are silent this long (default 60)\n"
+		    "  -L, --lifeline         exit 75 when standard input, a pipe from the\n"
+		    "                         launcher, reaches end of file (or the parent dies)\n"
 		    "  -v, --verbose          more messages on stderr\n"
 		    "  -V, --version          print the version and exit\n"
 		    "  -h, --help             print this help and exit\n"
@@ -189,6 +193,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		{ "rejoin", required_argument, NULL, 8 },
 		{ "checkpoint-every", required_argument, NULL, 9 },
 		{ "checkpoint-secs", required_argument, NULL, 10 },
+		{ "lifeline", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "lz4", no_argument, NULL, 'z' },
@@ -196,7 +201,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 	};
 	int ch, given = 0, lz4 = 0;
 
-	while ((ch = getopt_long(argc, argv, "A:a:b:C:c:e:F:hi:l:m:n:r:S:t:T:vVz",
+	while ((ch = getopt_long(argc, argv, "A:a:b:C:c:e:F:hi:Ll:m:n:r:S:t:T:vVz",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
@@ -237,6 +242,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		case 8: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
 		case 9: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
 		case 10: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
+		case 'L': c->lifeline = 1; break;
 		case 'v': (*verbose)++; break;
 		case 'V': printf("ps-worker %s\n", PACKAGE_VERSION); exit(0);
 		case 'z': lz4 = 1; break;
@@ -297,6 +303,13 @@ worker_load(struct worker *w)
 	    w->plan.boff, w->plan.feats);
 }
 
+/* --lifeline: the launcher is gone, and nobody waits for our result. */
+static void
+worker_orphaned_cb(void *arg)
+{
+	fatalx(EX_TEMPFAIL, "the launcher is gone (standard input closed)");
+}
+
 /* The tick wakes the loop every second so that waits can time out. */
 static void
 worker_tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -307,6 +320,8 @@ int
 main(int argc, char **argv)
 {
 	struct worker w;
+	struct ps_lifeline *lifeline = NULL;
+	char err[512];
 	int verbose = 0, status;
 
 	memset(&w, 0, sizeof w);
@@ -339,6 +354,9 @@ main(int argc, char **argv)
 		fatalx(EX_OSERR, "cannot create event loop");
 	w.tick = event_new(w.base, -1, EV_PERSIST, worker_tick_cb, NULL);
 	event_add(w.tick, &(struct timeval){ .tv_sec = 1 });
+	if (w.conf.lifeline && (lifeline = ps_lifeline_watch(w.base,
+	    STDIN_FILENO, worker_orphaned_cb, NULL, err, sizeof err)) == NULL)
+		fatalx(EX_USAGE, "--lifeline: %s", err);
 	worker_load(&w);
 	links_open(&w);
 	if (w.conf.algorithm == PS_ALG_SGD)
@@ -357,6 +375,7 @@ main(int argc, char **argv)
 	ps_ring_release(&w.ring);
 	ps_secret_release(&w.secret);
 	event_free(w.tick);
+	ps_lifeline_free(lifeline);
 	event_base_free(w.base);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		fatal(EX_IOERR, "stdout");

@@ -42,6 +42,7 @@ struct worker_conf {
 	uint64_t	 max_iter;
 	uint64_t	 seed;
 	double		 timeout;	/* seconds without progress before giving up */
+	int		 lifeline;	/* --lifeline: stdin's EOF ends us */
 	double		 rejoin;	/* dbpg: seconds the servers wait for this
 					   worker to come back (resume.c) */
 	double		 beta;		/* row-count factor of the curvature bound */
