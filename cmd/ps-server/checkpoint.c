@@ -16,7 +16,13 @@
  *  3. After sealing, only the newest srv->ckpt.keep versions that have a
  *     MANIFEST are kept; older versions, sealed or not, are removed, each
  *     MANIFEST first (unlinked and the directory synced), so a kill while
- *     removing leaves an incomplete version.
+ *     removing leaves an incomplete version.  Only versions of the
+ *     directory's job (the JOB each carries, ckptjob.h) are counted or
+ *     removed: another job's stay.
+ *  6. A checkpoint that cannot be written is logged as "checkpoint
+ *     failed: REASON", the line launchers pass on (ps-train(1)), and
+ *     counted (checkpoints_failed); its version directory is removed if
+ *     this server left it empty.
  *  4. A request (SIGUSR1, the "checkpoint" text command) sets wanted; the
  *     next pull reply to worker 0 of channel 0's job says so and clears
  *     it (ckpt_tell, round.c); worker 0 flags its next push, unless it
@@ -48,8 +54,10 @@
 #include "cluster/hello.h"
 #include "cluster/roundmsg.h"
 #include "model/ckptdir.h"
+#include "model/ckptjob.h"
 #include "server.h"
 #include "util/atomicfile.h"
+#include "util/errbuf.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -118,32 +126,54 @@ ckpt_remove(const char *vdir)
 		log_info("removed old checkpoint %s", vdir);
 }
 
-/* Invariant 3: keep the newest keep sealed versions, nothing older. */
+/* True when version directory vdir is of the job named by job (JOB). */
+static int
+ckpt_is_ours(const char *vdir, const char *job)
+{
+	char err[512], *vjob;
+	int same;
+
+	if (ps_ckpt_job_read(vdir, &vjob, err, sizeof err) != 0) {
+		log_warnx("%s", err);
+		return 0;
+	}
+	same = ps_ckpt_job_same(vjob, job);
+	free(vjob);
+	return same;
+}
+
+/*
+ * Invariant 3: keep the newest keep sealed versions of this directory's
+ * job (its JOB, ckptjob.h), nothing older of it; another job's versions
+ * are neither counted nor removed.
+ */
 static void
 ckpt_prune(const struct server *srv)
 {
 	struct ps_ckpt_version *v;
 	struct stat st;
 	size_t n, i, sealed = 0;
-	char err[512], *path;
+	char err[512], *path, *vdir, *job;
 
-	if (ps_ckpt_list(srv->ckpt.dir, &v, &n, err, sizeof err) != 0) {
-		log_warnx("%s", err);
+	if (ps_ckpt_job_read(srv->ckpt.dir, &job, err, sizeof err) != 0 ||
+	    ps_ckpt_list(srv->ckpt.dir, &v, &n, err, sizeof err) != 0) {
+		log_warnx("checkpoints not rotated: %s", err);
 		return;
 	}
 	for (i = n; i-- > 0;) {
-		path = xasprintf("%s/%s/%s", srv->ckpt.dir, v[i].name,
-		    PS_MANIFEST_NAME);
-		if (sealed < srv->ckpt.keep && stat(path, &st) == 0)
+		vdir = xasprintf("%s/%s", srv->ckpt.dir, v[i].name);
+		path = xasprintf("%s/%s", vdir, PS_MANIFEST_NAME);
+		if (!ckpt_is_ours(vdir, job))
+			;
+		else if (sealed < srv->ckpt.keep && stat(path, &st) == 0)
 			sealed++;
-		else if (sealed >= srv->ckpt.keep) {
-			free(path);
-			path = xasprintf("%s/%s", srv->ckpt.dir, v[i].name);
-			ckpt_remove(path);
-		}
+		else if (sealed >= srv->ckpt.keep)
+			ckpt_remove(vdir);
 		free(path);
+		free(vdir);
 	}
 	ps_ckpt_list_free(v, n);
+	free(job);
 }
 
 /* Invariant 2: seal vdir if every one of its nservers parts is there. */
@@ -170,6 +200,69 @@ ckpt_try_seal(const struct server *srv, const char *vdir, uint32_t nservers)
 	ckpt_prune(srv);
 }
 
+/*
+ * A checkpoint could not be written: say so in the one form launchers
+ * look for (ps-train(1)), count it, and leave no empty version behind.
+ */
+static void
+ckpt_failed(struct server *srv, const char *vdir, const char *why)
+{
+	srv->stats.ckpt_failed++;
+	log_warnx("checkpoint failed: %s", why);
+	(void)rmdir(vdir);	/* only if nothing is in it */
+}
+
+/*
+ * Create version directory vdir, or take it as it is if another server of
+ * this job made it (it has our JOB, or none yet and no MANIFEST: it is
+ * being written); another job's is not written into.  0, or -1 with the
+ * reason in err.
+ */
+static int
+ckpt_make_vdir(const struct server *srv, const char *vdir, char *err,
+    size_t errlen)
+{
+	char *job, *manifest;
+	struct stat st;
+	int ours;
+
+	if (mkdir(vdir, 0777) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return ps_errbuf(err, errlen, -1, "cannot create '%s': %s",
+		    vdir, strerror(errno));
+	if (ps_ckpt_job_read(srv->ckpt.dir, &job, err, errlen) != 0)
+		return -1;
+	ours = ckpt_is_ours(vdir, job);
+	free(job);
+	if (!ours && ckpt_is_ours(vdir, NULL)) {
+		manifest = xasprintf("%s/%s", vdir, PS_MANIFEST_NAME);
+		ours = stat(manifest, &st) != 0;
+		free(manifest);
+	}
+	if (!ours)
+		return ps_errbuf(err, errlen, -1, "'%s' holds another job's "
+		    "checkpoint (its JOB is not %s/JOB)", vdir,
+		    srv->ckpt.dir);
+	return 0;
+}
+
+/* Copy the checkpoint directory's JOB into vdir; 0, or -1 with err. */
+static int
+ckpt_write_job(const struct server *srv, const char *vdir, char *err,
+    size_t errlen)
+{
+	char *job;
+	int rc = 0;
+
+	if (ps_ckpt_job_read(srv->ckpt.dir, &job, err, errlen) != 0)
+		return -1;
+	if (job != NULL)
+		rc = ps_ckpt_job_write(vdir, job, err, errlen);
+	free(job);
+	return rc;
+}
+
 /* Write this server's part of ch as version iteration, and seal it. */
 static void
 ckpt_write(struct channel *ch, uint64_t iteration)
@@ -181,15 +274,17 @@ ckpt_write(struct channel *ch, uint64_t iteration)
 
 	srv->ckpt.wanted = 0;	/* a request waiting here is served too */
 	vdir = ps_ckpt_version_path(srv->ckpt.dir, iteration);
-	if (mkdir(vdir, 0777) != 0 && errno != EEXIST) {
-		log_warn("checkpoint: cannot create '%s'", vdir);
+	if (ckpt_make_vdir(srv, vdir, err, sizeof err) != 0) {
+		log_warnx("checkpoint failed: %s", err);
+		srv->stats.ckpt_failed++;
 		free(vdir);
 		return;
 	}
 	path = xasprintf("%s/part-%u.psm", vdir, job->server_index);
-	if (store_save(&ch->store, job, iteration, path, err,
+	if (ckpt_write_job(srv, vdir, err, sizeof err) != 0 ||
+	    store_save(&ch->store, job, iteration, path, err,
 	    sizeof err) != 0) {
-		log_warnx("checkpoint: %s", err);
+		ckpt_failed(srv, vdir, err);
 	} else {
 		log_info("checkpoint %s: part %u, %llu weights, written in "
 		    "%.3f s", vdir, job->server_index,

@@ -216,6 +216,7 @@ struct server_stats {
 	uint64_t	conns_total, conns_refused, frames_rejected;
 	uint64_t	auth_failures;		/* connections that failed it */
 	uint64_t	conns_idle;		/* closed by --hello-timeout */
+	uint64_t	ckpt_failed;		/* checkpoints not written */
 	uint64_t	conns_evicted;		/* closed to make room (peer.c) */
 	uint64_t	bytes_in, bytes_out, msgs_in, msgs_out;
 	uint64_t	pushes, pulls, keys_pushed, keys_pulled;

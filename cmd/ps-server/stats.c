@@ -111,6 +111,7 @@ server_stats_text(struct server *srv)
 	stat_line(&buf, "curr_connections", "%d", srv->nconns);
 	stat_line(&buf, "total_connections", "%llu", (unsigned long long)s->conns_total);
 	stat_line(&buf, "rejected_connections", "%llu", (unsigned long long)s->conns_refused);
+	stat_line(&buf, "checkpoints_failed", "%llu", (unsigned long long)s->ckpt_failed);
 	stat_line(&buf, "idle_closed", "%llu", (unsigned long long)s->conns_idle);
 	stat_line(&buf, "evicted_connections", "%llu", (unsigned long long)s->conns_evicted);
 	stat_line(&buf, "rejected_frames", "%llu", (unsigned long long)s->frames_rejected);

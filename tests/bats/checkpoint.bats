@@ -328,3 +328,32 @@ abs_gap() {
 	run ps-worker --checkpoint-every 0 -r x y
 	assert_failure 64
 }
+
+@test "rotation keeps another job's versions: only those with the directory's JOB are counted and removed" {
+	local ck=$BATS_TEST_TMPDIR/ck
+	mkdir "$ck"
+	printf 'pskit-job 1\nname A\n' >"$ck/JOB"
+	ps-train -q -c "$ck" -E 10 -m 60 -o "$BATS_TEST_TMPDIR/a.model" "$SAMPLE"
+	ls "$ck" | grep '^v' >"$BATS_TEST_TMPDIR/a.versions"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/a.versions")" -eq 3 ]
+	for v in $(cat "$BATS_TEST_TMPDIR/a.versions"); do
+		cmp "$ck/JOB" "$ck/$v/JOB"
+	done
+	printf 'pskit-job 1\nname B\n' >"$ck/JOB"
+	# Other iterations than A's: B writes none of A's version names.
+	ps-train -q -l 5 -c "$ck" -E 7 -m 45 -o "$BATS_TEST_TMPDIR/b.model" "$SAMPLE"
+	# A's three versions are all there, beside B's newest three.
+	for v in $(cat "$BATS_TEST_TMPDIR/a.versions"); do
+		grep -qx 'name A' "$ck/$v/JOB"
+		ps-ckpt verify "$ck/$v"
+	done
+	[ "$(grep -lx 'name B' "$ck"/v*/JOB | wc -l)" -eq 3 ]
+	# A job that comes to one of A's version names does not write into
+	# it: that checkpoint fails, and A's version stays whole.
+	printf 'pskit-job 1\nname C\n' >"$ck/JOB"
+	run ps-train -q -c "$ck" -E 60 -m 60 -k -j "$BATS_TEST_TMPDIR/c" \
+	    -o "$BATS_TEST_TMPDIR/c.model" "$SAMPLE"
+	grep -h 'checkpoint failed: .*v000000000060.* holds another job' "$BATS_TEST_TMPDIR"/c/server-*.err
+	grep -qx 'name A' "$ck/v000000000060/JOB"
+	ps-ckpt verify "$ck/v000000000060"
+}
