@@ -18,6 +18,7 @@
 
 #include "algo/blas.h"
 #include "server.h"
+#include "util/fdlimit.h"
 #include "util/lifeline.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -78,6 +79,27 @@ usage(int status)
 		    "(without -a only: with it, text commands follow the handshake).\n",
 		    stdout);
 	exit(status);
+}
+
+/*
+ * Descriptors beyond the connections: the listener, model and checkpoint
+ * files, the coordinator and replica links, the logs.
+ */
+#define SERVER_SPARE_FDS	64
+
+/* -c needs as many descriptors: raise the limit, or lower -c to fit. */
+static void
+server_fd_limit(struct server *srv)
+{
+	long want = (long)srv->max_conns + SERVER_SPARE_FDS;
+	long have = ps_fd_limit_raise(want);
+
+	if (have >= want)
+		return;
+	srv->max_conns = have > SERVER_SPARE_FDS + 1 ?
+	    (int)(have - SERVER_SPARE_FDS) : 1;
+	log_warnx("-c: only %ld file descriptors (ulimit -n); at most %d "
+	    "connections", have, srv->max_conns);
 }
 
 /* --lifeline: the launcher is gone; shut down as on SIGTERM. */
@@ -296,6 +318,7 @@ main(int argc, char **argv)
 	server_defaults(&srv);
 	server_parse_args(&srv, argc, argv, &listen, &secret, &init, &verbose);
 	log_init("ps-server", verbose);
+	server_fd_limit(&srv);
 	server_auth_setup(&srv, listen, secret);
 	ckpt_dir_check(&srv);
 	if (init != NULL)

@@ -391,6 +391,33 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	conn_leave(c);
 }
 
+/* The pause of a listener that could not accept (listen_error_cb) is over. */
+static void
+listen_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	evconnlistener_enable(arg);
+}
+
+/*
+ * accept() failed.  Out of descriptors (EMFILE, ENFILE) or memory, the
+ * pending connection stays queued and the listener would wake again at
+ * once, spinning: pause it for 100 ms, and say so.  Closed connections
+ * free descriptors meanwhile (conn.h idle limits, ps-server -c).
+ */
+static void
+listen_error_cb(struct evconnlistener *l, void *arg)
+{
+	struct timeval pause = { 0, 100000 };
+	int e = EVUTIL_SOCKET_ERROR();
+
+	log_warnx("cannot accept a connection: %s; pausing 100 ms",
+	    evutil_socket_error_to_string(e));
+	evconnlistener_disable(l);
+	if (event_base_once(evconnlistener_get_base(l), -1, EV_TIMEOUT,
+	    listen_resume_cb, l, &pause) != 0)
+		evconnlistener_enable(l);
+}
+
 /* Wrap a connected socket; see conn.h. */
 struct ps_conn *
 ps_conn_new(struct event_base *base, evutil_socket_t fd, const char *peer,
@@ -776,6 +803,7 @@ ps_listen(struct event_base *base, const char *hostport,
 		return -1;
 	}
 	conn_addr_format((struct sockaddr *)&ss, len, bound, boundlen);
+	evconnlistener_set_error_cb(l, listen_error_cb);
 	*out = l;
 	return 0;
 }

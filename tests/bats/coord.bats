@@ -410,3 +410,27 @@ wait_count() {
 	ps_wait_line "$BATS_TEST_TMPDIR/coord.out.err" 'idle: no whole message in 10000 ms' 2
 	wait_status '$1 == "server" && $4 == "live"' 2
 }
+
+@test "out of descriptors, the coordinator pauses accepting instead of spinning, and serves again once they are freed" {
+	local i fds=() pid ticks0 ticks1
+	ps_start_daemon "$BATS_TEST_TMPDIR/coord.out" bash -c 'ulimit -n 40 && exec ps-ring serve "$0"' "$RING"
+	pid=$PS_LAST_PID
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/coord.out" '^listening ' 10)
+	COORD=${line#listening }
+	for i in $(seq 50); do
+		exec {fd}<>"/dev/tcp/${COORD%:*}/${COORD##*:}"
+		fds+=("$fd")
+	done
+	ps_wait_line "$BATS_TEST_TMPDIR/coord.out.err" \
+	    'cannot accept a connection: Too many open files; pausing 100 ms' 5
+	# CPU time (utime + stime, clock ticks) over one second: far from
+	# a spinning loop's 100 ticks.
+	ticks0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	sleep 1
+	ticks1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	[ $((ticks1 - ticks0)) -lt 30 ]
+	for fd in "${fds[@]}"; do exec {fd}>&-; done
+	run timeout 10 ps-ring status -C "$COORD"
+	assert_success
+	assert_line --index 0 --regexp '^ring	0	'
+}

@@ -144,6 +144,24 @@ fd_stats() {
 	for fd in "${fds[@]}"; do exec {fd}>&-; done
 }
 
+@test "-c above the descriptor limit: the server lowers -c to fit and says so, and a flood past it is still served" {
+	local i fds=()
+	ps_start_daemon "$BATS_TEST_TMPDIR/server.out" bash -c 'ulimit -n 100 && exec ps-server -c 1024'
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/server.out" '^listening ' 10)
+	ADDR=${line#listening } HOST=${ADDR%:*} PORT=${ADDR##*:}
+	grep -qx 'ps-server: -c: only 100 file descriptors (ulimit -n); at most 36 connections' \
+	    "$BATS_TEST_TMPDIR/server.out.err"
+	for i in $(seq 60); do
+		exec {fd}<>"/dev/tcp/$HOST/$PORT"
+		fds+=("$fd")
+	done
+	run "$FRAMETOOL" "$ADDR" script <<<"$SGD_HELLO"
+	assert_line --regexp '^HELLO_OK '
+	run "$FRAMETOOL" "$ADDR" stats
+	assert_output --partial $'STAT curr_connections 36\r'
+	for fd in "${fds[@]}"; do exec {fd}>&-; done
+}
+
 @test "--hello-timeout outside 0 to 86400000 ms is a usage error" {
 	for bad in -1 86400001 1s ''; do
 		run ps-server --hello-timeout "$bad"
