@@ -127,39 +127,36 @@ fd_stats() {
 	assert_output 3
 }
 
-@test "a flood of silent sockets past -c does not lock a worker out" {
-	local i fds=()
-	start_server -c 16
-	for i in $(seq 40); do
+# flood N: open N connections to the server and send nothing; then a
+# worker's HELLO must still be answered.  They close with the test's process.
+flood() {
+	local i fd
+	for i in $(seq "$1"); do
 		exec {fd}<>"/dev/tcp/$HOST/$PORT"
-		fds+=("$fd")
 	done
 	run "$FRAMETOOL" "$ADDR" script <<<"$SGD_HELLO"
 	assert_line --regexp '^HELLO_OK '
+}
+
+@test "a flood of silent sockets past -c does not lock a worker out" {
+	start_server -c 16
+	flood 40
 	run "$FRAMETOOL" "$ADDR" stats
 	assert_output --partial $'STAT rejected_connections 0\r'
 	# 24 closed for the 40 silent ones past 16, one for the worker's
 	# (gone since: the stats connection finds a free slot).
 	assert_output --partial $'STAT evicted_connections 25\r'
-	for fd in "${fds[@]}"; do exec {fd}>&-; done
 }
 
 @test "-c above the descriptor limit: the server lowers -c to fit and says so, and a flood past it is still served" {
-	local i fds=()
 	ps_start_daemon "$BATS_TEST_TMPDIR/server.out" bash -c 'ulimit -n 100 && exec ps-server -c 1024'
 	line=$(ps_wait_line "$BATS_TEST_TMPDIR/server.out" '^listening ' 10)
 	ADDR=${line#listening } HOST=${ADDR%:*} PORT=${ADDR##*:}
 	grep -qx 'ps-server: -c: only 100 file descriptors (ulimit -n); at most 36 connections' \
 	    "$BATS_TEST_TMPDIR/server.out.err"
-	for i in $(seq 60); do
-		exec {fd}<>"/dev/tcp/$HOST/$PORT"
-		fds+=("$fd")
-	done
-	run "$FRAMETOOL" "$ADDR" script <<<"$SGD_HELLO"
-	assert_line --regexp '^HELLO_OK '
+	flood 60
 	run "$FRAMETOOL" "$ADDR" stats
 	assert_output --partial $'STAT curr_connections 36\r'
-	for fd in "${fds[@]}"; do exec {fd}>&-; done
 }
 
 @test "--hello-timeout outside 0 to 86400000 ms is a usage error" {
