@@ -7,6 +7,11 @@
  *	largest payload (64 MiB) and then BYTES of that payload; a second
  *	after the last, count those the server closed, and close them all.
  *	Prints "conns N sent B closed_by_server C".
+ *   bench-attack idle HOST:PORT CONNS SECS
+ *	hold CONNS connections that send nothing for SECS seconds, opening
+ *	a new one each time the server closes one (its --hello-timeout, -c
+ *	making room): a slowloris that never lets go.  Prints "conns N
+ *	reopened R" (R: connections the server closed and we opened again).
  *   bench-attack freshkeys HOST:PORT TOTAL PER_PUSH
  *	say HELLO as worker 0 of a one-worker sgd job, then push TOTAL
  *	fresh keys, PER_PUSH at a time, each with gradient 1, waiting for a
@@ -23,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -150,6 +156,49 @@ attack_halfframes(const char *addr, long conns, long bytes)
 	return 0;
 }
 
+/* Seconds on the monotonic clock. */
+static double
+attack_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int
+attack_idle(const char *addr, long conns, long secs)
+{
+	struct pollfd *pfd = xcalloc((size_t)conns, sizeof *pfd);
+	double end = attack_now() + (double)secs;
+	long i, reopened = 0;
+	char sink[4096];
+
+	for (i = 0; i < conns; i++) {
+		if ((pfd[i].fd = attack_connect(addr)) < 0)
+			return 1;
+		pfd[i].events = POLLIN;
+	}
+	while (attack_now() < end) {
+		if (poll(pfd, (nfds_t)conns, 100) <= 0)
+			continue;
+		for (i = 0; i < conns; i++) {
+			if (pfd[i].revents == 0 ||
+			    read(pfd[i].fd, sink, sizeof sink) > 0)
+				continue;
+			close(pfd[i].fd);
+			if ((pfd[i].fd = attack_connect(addr)) < 0)
+				return 1;
+			reopened++;
+		}
+	}
+	for (i = 0; i < conns; i++)
+		close(pfd[i].fd);
+	printf("conns %ld reopened %ld\n", conns, reopened);
+	free(pfd);
+	return 0;
+}
+
 /* Read one frame from fd into m; 0, or -1 at end of stream. */
 static int
 attack_recv(int fd, struct ps_msg *m)
@@ -251,7 +300,8 @@ main(int argc, char **argv)
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: bench-attack halfframes host:port conns "
-		    "bytes\n       bench-attack freshkeys host:port total "
+		    "bytes\n       bench-attack idle host:port conns secs\n"
+		    "       bench-attack freshkeys host:port total "
 		    "per-push\n");
 		return 64;
 	}
@@ -261,6 +311,8 @@ main(int argc, char **argv)
 		return 64;
 	if (strcmp(argv[1], "halfframes") == 0)
 		return attack_halfframes(argv[2], a, b);
+	if (strcmp(argv[1], "idle") == 0)
+		return attack_idle(argv[2], a, b);
 	if (strcmp(argv[1], "freshkeys") == 0)
 		return attack_freshkeys(argv[2], a, b);
 	return 64;
