@@ -313,3 +313,12 @@ history_last() {
 	assert_failure 64
 	assert_line --index 0 "ps-retrain: bad count 'x'"
 }
+
+@test "dir on a full disk: exit 74 naming the work directory and the cause, not the held-out set" {
+	F=$BATS_TEST_TMPDIR/full
+	run on_full_fs "$F" ps-retrain -d "$F/pskit" -T "$HELD" "$TRAIN"
+	assert_failure 74
+	assert_line --regexp "^ps-shard-data: .*No space left on device"
+	assert_line "ps-retrain: cannot check '$HELD': cannot write its output in '$F/pskit/work' (exit 74); no space left on its file system"
+	assert_line 'left: pskit'
+}
