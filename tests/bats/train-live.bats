@@ -2,8 +2,9 @@
 # train-live.bats: every ps-train job runs on its own coordinator: its
 # first line on stderr names the job directory and the coordinator,
 # ps-ring status and watch show the running job's servers and workers
-# given either (with -a, the secret from the job directory), and nothing
-# it started outlives it (done, failed or stopped).
+# given either (with -a, the secret from the job directory), nothing it
+# started outlives it (done, failed or stopped), and a dbpg job with 2
+# servers or more keeps one replica by default.
 
 load helper
 
@@ -132,4 +133,18 @@ none_alive() {
 	ps_wait_pid "$TRAIN" 20
 	[ "$PS_WAIT_STATUS" -ne 0 ]
 	none_alive
+}
+
+@test "a dbpg job keeps one replica by default with 2 servers or more, none with 1; -R 0 turns it off" {
+	local args
+	for args in '-s 2:1' '-s 3:1' '-s 1:0' '-s 2 -R 0:0' '-s 2 -A sgd:0'; do
+		rm -rf "$BATS_TEST_TMPDIR/model"
+		# shellcheck disable=SC2086
+		run timeout 120 ps-train -q -m 30 ${args%:*} -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
+		echo "$args: $output"
+		assert_success
+		grep -qx "replicas ${args#*:}" "$BATS_TEST_TMPDIR/model/ring"
+	done
+	run ps-train -h
+	assert_line --partial 'default 1 with'
 }
