@@ -60,7 +60,8 @@ client_release(struct coord_target *t)
 /*
  * The coordinator of a ps-train job directory: its address from the file
  * "coordinator" there and the secret of "secret" if there is one.  Exit
- * 66 without the address (no job runs there), 65 if it is malformed.
+ * 64 if dir is not a directory, 66 without the address (no job runs
+ * there), 65 if it is malformed.
  */
 void
 client_jobdir(struct coord_target *t, const char *dir)
@@ -69,7 +70,11 @@ client_jobdir(struct coord_target *t, const char *dir)
 	char line[PS_RING_MAX_ADDR + 2], why[512];
 	FILE *fp;
 
-	if ((fp = fopen(path, "r")) == NULL)
+	if ((fp = fopen(path, "r")) == NULL && errno == ENOTDIR) {
+		warnx("'%s' is not a job directory", dir);
+		usage(EX_USAGE);
+	}
+	if (fp == NULL)
 		errx(EX_NOINPUT, "%s: %s: no ps-train job runs in '%s'",
 		    path, strerror(errno), dir);
 	if (fgets(line, sizeof line, fp) == NULL)
