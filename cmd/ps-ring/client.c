@@ -1,6 +1,7 @@
 /*
- * client.c: the commands that ask a running coordinator (-C host:port)
- * through its text protocol (textcmd.c): the ring for show and lookup,
+ * client.c: the commands that ask a running coordinator (-C host:port,
+ * or the one named in a ps-train job directory) through its text protocol
+ * (textcmd.c): the ring for show and lookup,
  * status (TSV or -j JSON lines), add, remove, and watch, which redraws the
  * status every interval.  One blocking connection per request, with
  * timeouts, which with -a first runs the handshake (auth_sock.h); a
@@ -46,12 +47,48 @@ client_secret(struct coord_target *t, const char *path)
 	t->have_secret = 1;
 }
 
-/* Wipe the secret. */
+/* Wipe the secret; forget an address read from a job directory. */
 void
 client_release(struct coord_target *t)
 {
 	ps_secret_release(&t->secret);
 	t->have_secret = 0;
+	free(t->addr_mem);
+	t->addr_mem = NULL;
+}
+
+/*
+ * The coordinator of a ps-train job directory: its address from the file
+ * "coordinator" there and the secret of "secret" if there is one.  Exit
+ * 64 if dir is not a directory, 66 without the address (no job runs
+ * there), 65 if it is malformed.
+ */
+void
+client_jobdir(struct coord_target *t, const char *dir)
+{
+	char *path = xasprintf("%s/coordinator", dir);
+	char line[PS_RING_MAX_ADDR + 2], why[512];
+	FILE *fp;
+
+	if ((fp = fopen(path, "r")) == NULL && errno == ENOTDIR) {
+		warnx("'%s' is not a job directory", dir);
+		usage(EX_USAGE);
+	}
+	if (fp == NULL)
+		errx(EX_NOINPUT, "%s: %s: no ps-train job runs in '%s'",
+		    path, strerror(errno), dir);
+	if (fgets(line, sizeof line, fp) == NULL)
+		line[0] = '\0';
+	fclose(fp);
+	line[strcspn(line, "\r\n")] = '\0';
+	if (ps_hostport_check(line, why, sizeof why) != 0)
+		errx(EX_DATAERR, "%s: %s", path, why);
+	t->addr = t->addr_mem = xstrdup(line);
+	free(path);
+	path = xasprintf("%s/secret", dir);
+	if (access(path, F_OK) == 0)
+		client_secret(t, path);
+	free(path);
 }
 
 /*

@@ -33,9 +33,11 @@ static const char usage_text[] =
 "       ps-ring serve [-L] [-a secret-file] [-k replicas] [-l addr:port]"
     " [-t timeout-ms] [-v vnodes] ringfile\n"
 "       ps-ring status [-j] [-a secret-file] -C host:port\n"
+"       ps-ring status [-j] jobdir\n"
 "       ps-ring add [-a secret-file] -C host:port server\n"
 "       ps-ring remove [-a secret-file] -C host:port server\n"
-"       ps-ring watch [-a secret-file] [-i secs] [-n count] -C host:port\n"
+"       ps-ring watch [-i secs] [-n count] [-a secret-file] -C host:port\n"
+"       ps-ring watch [-i secs] [-n count] jobdir\n"
 "       ps-ring checkpoint ringfile | [-a secret-file] -C host:port\n";
 
 /* Print the usage (and help for status 0) and exit. */
@@ -64,6 +66,8 @@ usage(int status)
 		    "          -L          shut down when standard input, a pipe from the\n"
 		    "                      launcher, reaches end of file (or the parent dies)\n"
 		    "  status  each server's and worker's state, keys and rates\n"
+		    "  jobdir  a ps-train job directory: ask the coordinator of its\n"
+		    "          running job (the address and secret ps-train wrote there)\n"
 		    "  add     a registered standby server joins the ring\n"
 		    "  remove  a server leaves the ring\n"
 		    "  watch   redraw the status every -i secs (default 1),\n"

@@ -15,6 +15,7 @@
 /* The coordinator a command asks (-C) and the secret it proves (-a). */
 struct coord_target {
 	const char		*addr;		/* NULL: no -C */
+	char			*addr_mem;	/* addr, read from a job dir */
 	struct ps_secret	 secret;
 	int			 have_secret;
 };
@@ -36,6 +37,7 @@ void	ring_get(const struct coord_target *t, const char *path,
  */
 void	client_secret(struct coord_target *t, const char *path);
 void	client_release(struct coord_target *t);
+void	client_jobdir(struct coord_target *t, const char *dir);
 char	*client_request(const struct coord_target *t, const char *command,
 	    size_t *len);
 void	client_ring(const struct coord_target *t, struct ps_ring *r);

@@ -82,16 +82,18 @@ status_json(char *line)
 	printf("}\n");
 }
 
-/* ps-ring status [-j] [-a secret-file] -C addr. */
+/* ps-ring status [-j] [-a secret-file] -C addr | [-j] jobdir. */
 int
 cmd_status(int argc, char **argv)
 {
 	struct coord_target t;
 	char *body, *line, *save;
 	size_t len;
-	int json = 0;
+	int json = 0, first = coord_options(argc, argv, &t, &json);
 
-	if (coord_options(argc, argv, &t, &json) != argc || t.addr == NULL)
+	if (t.addr == NULL && argc - first == 1)
+		client_jobdir(&t, argv[first]);
+	else if (first != argc || t.addr == NULL)
 		usage(EX_USAGE);
 	body = client_request(&t, "status", &len);
 	client_release(&t);
@@ -178,7 +180,7 @@ watch_draw(const struct coord_target *t, double secs, int tty)
 	free(body);
 }
 
-/* ps-ring watch [-a secret-file] [-i secs] [-n count] -C addr. */
+/* ps-ring watch [-i secs] [-n count] [-a secret-file] -C addr | jobdir. */
 int
 cmd_watch(int argc, char **argv)
 {
@@ -216,9 +218,11 @@ cmd_watch(int argc, char **argv)
 			usage(EX_USAGE);
 		}
 	}
-	if (t.addr == NULL || optind != argc)
-		usage(EX_USAGE);
 	client_secret(&t, secret);
+	if (t.addr == NULL && argc - optind == 1)
+		client_jobdir(&t, argv[optind]);
+	else if (t.addr == NULL || optind != argc)
+		usage(EX_USAGE);
 	ts.tv_sec = (time_t)secs;
 	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
 	for (i = 0; count == 0 || i < count; i++) {

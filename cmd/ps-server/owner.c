@@ -31,6 +31,12 @@ owner_adopt(struct server *srv, struct ps_ring *ring)
 
 	if (srv->have_ring) {
 		replica_links_free(srv);
+		/*
+		 * Handoff frames still unanswered went on those links: no
+		 * answer will come, and waiting for one would hold every
+		 * later version (handoff.c, invariant 2).
+		 */
+		srv->handoff_acks = 0;
 		ps_ring_release(&srv->ring);
 	}
 	srv->ring = *ring;

@@ -2,9 +2,10 @@
 # coord.bats: ps-ring serve, the coordinator: registration and ring
 # versions, the ring file, a job on the coordinator's ring, failure
 # detection (kill -9 and SIGSTOP, with the measured times), fencing by ring
-# version, add/remove, watch, restarts, exit codes, and a coordinator with
-# a secret (-a): the handshake for nodes and ps-ring commands, refusals on
-# both sides, and no coordinator off 127.0.0.1 without one.
+# version, add/remove (and a standby that hangs when added), watch,
+# restarts, exit codes, and a coordinator with a secret (-a): the
+# handshake for nodes and ps-ring commands, refusals on both sides, and no
+# coordinator off 127.0.0.1 without one.
 
 load helper
 
@@ -188,6 +189,32 @@ wait_count() {
 	assert_failure 1
 	assert_output --partial 'is not in the ring'
 	grep -qx 'version 2' "$RING"
+}
+
+@test "servers whose handoff to a hung standby went unanswered take the next version at once" {
+	ps-shard-data -q -n 1 -o "$BATS_TEST_TMPDIR/train" \
+	    "$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
+	start_coord -t 2000
+	start_cserver 0
+	start_cserver 1
+	wait_status '$1 == "ring" && $3 == 2'
+	# Weights to hand over: a short job.
+	run timeout 60 ps-worker -C "$COORD" -b 14 -m 20 "$BATS_TEST_TMPDIR/train-0.pss"
+	assert_success
+	start_cserver 2 --standby
+	wait_status '$1 == "server" && $4 == "standby"'
+	# Added while it hangs, the standby answers no handoff frame and is
+	# dropped (version 4); the servers must not wait for those answers
+	# (and be dropped after 60 s, and so on without end).
+	kill -STOP "$PID_2"
+	STOPPED=$PID_2
+	run ps-ring add -C "$COORD" "$ADDR_2"
+	assert_output "$(printf 'version\t3')"
+	wait_status '$1 == "ring" && $2 >= 4 && $3 == $2' 15
+	wait_status "\$1 == \"server\" && \$2 == \"-\" && \$3 == \"$ADDR_2\" && \$4 == \"dead\""
+	run ps-ring status -C "$COORD"
+	assert_line --regexp "^server	[01]	$ADDR_0	live	"
+	assert_line --regexp "^server	[01]	$ADDR_1	live	"
 }
 
 @test "watch -n 2 prints two refreshes, without escapes when not on a terminal" {

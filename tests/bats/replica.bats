@@ -154,7 +154,7 @@ replicas_hold() {
 @test "ps-train -R 1 trains to the same objective; bad -R is refused" {
 	run ps-train -q -s 3 -R 1 -o "$BATS_TEST_TMPDIR/m1" "$BATS_FILE_TMPDIR/small"
 	assert_success
-	run ps-train -q -s 3 -o "$BATS_TEST_TMPDIR/m0" "$BATS_FILE_TMPDIR/small"
+	run ps-train -q -s 3 -R 0 -o "$BATS_TEST_TMPDIR/m0" "$BATS_FILE_TMPDIR/small"
 	assert_success
 	a=$(final_objective "$BATS_TEST_TMPDIR/m0/progress.tsv")
 	b=$(final_objective "$BATS_TEST_TMPDIR/m1/progress.tsv")

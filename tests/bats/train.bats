@@ -3,6 +3,7 @@
 # failure cases of a running job (a worker or a server dying, bad input).
 
 load helper
+bats_require_minimum_version 1.5.0
 
 setup_file() {
 	export BATS_FILE_TMPDIR
@@ -71,7 +72,8 @@ liblinear_ref() {
 @test "progress TSV has a header, increasing iterations and test metrics" {
 	head -n 3000 "$BATS_FILE_TMPDIR/a9a" > "$BATS_TEST_TMPDIR/train"
 	tail -n 1000 "$BATS_FILE_TMPDIR/a9a" > "$BATS_TEST_TMPDIR/test"
-	run ps-train -s 1 -w 2 -T "$BATS_TEST_TMPDIR/test" -o "$BATS_TEST_TMPDIR/model" "$BATS_TEST_TMPDIR/train"
+	# stdout alone: stderr begins with the job's coordinator line.
+	run --separate-stderr ps-train -s 1 -w 2 -T "$BATS_TEST_TMPDIR/test" -o "$BATS_TEST_TMPDIR/model" "$BATS_TEST_TMPDIR/train"
 	assert_success
 	assert_line --index 0 --regexp '^iter	secs	objective	rel_change	nnz	bytes_sent	bytes_recv	test_logloss	test_auc	msgs_sent	msgs_recv	kkt_in	kkt_out	skip_out	sigmod_in	sigmod_out	keycache_in	keycache_out	fp16_in	fp16_out	lz4_in	lz4_out$'
 	tsv="$BATS_TEST_TMPDIR/model/progress.tsv"

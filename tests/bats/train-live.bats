@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# train-live.bats: every ps-train job runs on its own coordinator: its
+# first line on stderr names the job directory and the coordinator,
+# ps-ring status and watch show the running job's servers and workers
+# given either (with -a, the secret from the job directory), nothing it
+# started outlives it (done, failed or stopped), and a dbpg job with 2
+# servers or more keeps one replica by default.
+
+load helper
+
+SAMPLE="$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
+
+setup() {
+	JOB="$BATS_TEST_TMPDIR/job"
+	TRAIN=
+	COORD_AUTH=()			# ps-ring's -a for wait_status (helper.bash)
+}
+
+# The job's processes, by the PIDs ps-train wrote: ps-train stops them
+# itself on SIGTERM; any still there after 10 s are killed.
+teardown() {
+	local pid i=0
+	if [ -n "$TRAIN" ] && kill -0 "$TRAIN" 2>/dev/null; then
+		kill -TERM "$TRAIN" 2>/dev/null || true
+		while kill -0 "$TRAIN" 2>/dev/null && [ "$i" -lt 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+	fi
+	for pid in $(cat "$JOB"/*.pid 2>/dev/null); do
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+	ps_reap
+}
+
+# train [OPTION...]: a long ps-train job on the sample in the background
+# (at most 120 s), job files in $JOB, stderr in $BATS_TEST_TMPDIR/t.out.err;
+# sets TRAIN and, once the first line names it, COORD.
+train() {
+	local line
+	ps_start_daemon "$BATS_TEST_TMPDIR/t.out" timeout 120 \
+	    ps-train -q -j "$JOB" -e 0 -m 100000000 "$@" \
+	    -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
+	TRAIN=$PS_LAST_PID
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/t.out.err" '^ps-train: job ' 20) ||
+		return 1
+	echo "$line"
+	COORD=$(echo "$line" | sed -n 's/.*, coordinator \([0-9.:]*\) .*/\1/p')
+	[ -n "$COORD" ]
+}
+
+# wait_live: poll the coordinator's status (wait_status, helper.bash)
+# until 2 servers and 2 workers are live.
+wait_live() {
+	wait_status '$1 == "ring" && $5 == 2 && $6 == 2' 20
+}
+
+# lists_job: the status in $output shows the job: a ring of 2 servers,
+# both live, and 2 live workers.
+lists_job() {
+	assert_success
+	assert_line --regexp '^ring	[0-9]+	[0-9]+	2	2	2$'
+	[ "$(echo "$output" | grep -Ec '^server	[01]	127\.0\.0\.1:[0-9]+	live	')" -eq 2 ]
+	[ "$(echo "$output" | grep -Ec '^worker	[01]	127\.0\.0\.1:[0-9]+	live	')" -eq 2 ]
+}
+
+# none_alive: no process whose PID ps-train wrote in $JOB still runs.
+none_alive() {
+	local f pid
+	for f in "$JOB"/*.pid; do
+		pid=$(cat "$f")
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "${f##*/}: $pid still runs: $(ps -o args= -p "$pid")"
+			return 1
+		fi
+	done
+}
+
+@test "a running job names its coordinator; status by address and by job directory lists its servers and workers" {
+	train -s 2 -w 2
+	assert_equal "$(head -n 1 "$BATS_TEST_TMPDIR/t.out.err")" \
+	    "ps-train: job $JOB, coordinator $COORD (ps-ring status -C $COORD)"
+	[ "$(cat "$JOB/coordinator")" = "$COORD" ]
+	wait_live
+	run ps-ring status -C "$COORD"
+	lists_job
+	run ps-ring status "$JOB"
+	lists_job
+	run ps-ring status -j "$JOB"
+	assert_success
+	assert_line --regexp '^\{"type":"worker","id":1,"addr":"127\.0\.0\.1:[0-9]+","state":"live",'
+	run ps-ring watch -n 1 "$JOB"
+	assert_success
+	assert_line --regexp '^worker +0 +127\.0\.0\.1:[0-9]+ +live '
+	# Stopped by SIGTERM (or Ctrl-C), it ends every process it started.
+	kill -TERM "$TRAIN"
+	ps_wait_pid "$TRAIN" 20
+	[ "$PS_WAIT_STATUS" -ne 0 ]
+	[ -f "$JOB/coordinator.pid" ]
+	none_alive
+	[ ! -e "$JOB/coordinator" ]
+	run ps-ring status "$JOB"
+	assert_failure 66
+}
+
+@test "with -a the job's secret is in its directory, mode 0600, and status jobdir proves it" {
+	train -a -s 2 -w 2
+	[ "$(stat -c %a "$JOB/secret")" = 600 ]
+	grep -q "(ps-ring status -a $JOB/secret -C $COORD)" "$BATS_TEST_TMPDIR/t.out.err"
+	COORD_AUTH=(-a "$JOB/secret")
+	wait_live
+	run ps-ring status "$JOB"
+	assert_success
+	assert_line --regexp '^worker	1	127\.0\.0\.1:[0-9]+	live	'
+	run ps-ring status -C "$COORD"
+	assert_failure 77
+	run ps-ring status -a "$JOB/secret" -C "$COORD"
+	assert_success
+}
+
+@test "after a job, done or failed, no process it started remains" {
+	run timeout 120 ps-train -q -j "$JOB" -m 30 -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
+	assert_success
+	assert_line --index 0 --regexp "^ps-train: job $JOB, coordinator 127\.0\.0\.1:[0-9]+ "
+	[ "$(ls "$JOB"/*.pid | wc -l)" -eq 5 ]	# coordinator, 2 servers, 2 workers
+	none_alive
+	[ ! -e "$JOB/coordinator" ]
+	# A worker that dies with -r 0 fails the job; the coordinator goes too.
+	JOB="$BATS_TEST_TMPDIR/job2"
+	train -r 0 -s 2 -w 2
+	ps_wait_line "$JOB/worker-0.tsv" '^20	' 20
+	kill -9 "$(cat "$JOB/worker-1.pid")"
+	ps_wait_pid "$TRAIN" 20
+	[ "$PS_WAIT_STATUS" -ne 0 ]
+	none_alive
+}
+
+@test "a dbpg job keeps one replica by default with 2 servers or more, none with 1; -R 0 turns it off" {
+	local args
+	for args in '-s 2:1' '-s 3:1' '-s 1:0' '-s 2 -R 0:0' '-s 2 -A sgd:0'; do
+		rm -rf "$BATS_TEST_TMPDIR/model"
+		# shellcheck disable=SC2086
+		run timeout 120 ps-train -q -m 30 ${args%:*} -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
+		echo "$args: $output"
+		assert_success
+		grep -qx "replicas ${args#*:}" "$BATS_TEST_TMPDIR/model/ring"
+	done
+	run ps-train -h
+	assert_line --partial 'default 1 with'
+}
