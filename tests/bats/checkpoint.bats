@@ -72,6 +72,12 @@ server_pids() {
 	[ "$(echo $SERVER_PIDS | wc -w)" -eq 2 ]
 }
 
+# versions CKDIR: the version directories of CKDIR, oldest first (not its
+# JOB file).
+versions() {
+	ls "$1" | grep '^v'
+}
+
 # first_objective TSV: the objective of the first progress line.
 first_objective() {
 	sed -n 2p "$1" | cut -f 3
@@ -97,10 +103,10 @@ abs_gap() {
 		ps-ckpt verify "$v"
 	done
 	# Every 200 iterations, and the final round's.
-	ls "$BATS_FILE_TMPDIR/clean.ck" | head -n 2 | while read -r v; do
+	versions "$BATS_FILE_TMPDIR/clean.ck" | head -n 2 | while read -r v; do
 		[ $((10#${v#v} % 200)) -eq 0 ]
 	done
-	last=$(ls "$BATS_FILE_TMPDIR/clean.ck" | tail -n 1)
+	last=$(versions "$BATS_FILE_TMPDIR/clean.ck" | tail -n 1)
 	iter=$(ps-ckpt info "$BATS_FILE_TMPDIR/clean.model" | awk '$1 == "iteration" { print $2 }')
 	[ "$last" = "$(printf 'v%012d' "$iter")" ]
 	ps-ckpt diff -q "$BATS_FILE_TMPDIR/clean.ck" "$BATS_FILE_TMPDIR/clean.model"
@@ -111,7 +117,8 @@ abs_gap() {
 	wait_lines req 50
 	kill -USR1 "$TRAIN_SH"
 	wait_versions "$BATS_TEST_TMPDIR/ck" 1
-	run ps-ring checkpoint "$BATS_TEST_TMPDIR/req/ring"
+	run ps-ring checkpoint -a "$BATS_TEST_TMPDIR/req/secret" \
+	    -C "$(cat "$BATS_TEST_TMPDIR/req/coordinator")"
 	echo "$output"
 	assert_success
 	[ "$(echo "$output" | grep -c 'checkpoint requested$')" -eq 2 ]
@@ -122,7 +129,7 @@ abs_gap() {
 		ps-ckpt verify "$v"
 	done
 	# Without -E no final checkpoint: both came on request.
-	[ "$(ls "$BATS_TEST_TMPDIR/ck" | wc -l)" -eq 2 ]
+	[ "$(versions "$BATS_TEST_TMPDIR/ck" | wc -l)" -eq 2 ]
 	# A server without -k refuses the request and says why.
 	start_servers 1
 	run ps-ring checkpoint "$BATS_TEST_TMPDIR/ring"
@@ -137,16 +144,16 @@ abs_gap() {
 	cat "$BATS_TEST_TMPDIR/err"
 	secs=$(awk '$1 == "seconds" { print $2 }' "$BATS_TEST_TMPDIR/err")
 	iters=$(awk '$1 == "iterations" { print $2 }' "$BATS_TEST_TMPDIR/err")
-	ls "$ck"
+	versions "$ck"
 	ps-ckpt diff -q "$ck" "$BATS_TEST_TMPDIR/m"
 	# The newest three are kept: the final one and the timed ones before
 	# it, one a second (the job takes 2 s or more here, so there is at
 	# least one).  Two timed ones are about a second of iterations apart.
-	n=$(ls "$ck" | wc -l)
+	n=$(versions "$ck" | wc -l)
 	[ "$n" -le 3 ]
 	awk -v s="$secs" -v n="$n" 'BEGIN { exit !(s < 1.5 || n >= 2) }'
 	[ "$n" -eq 3 ] || return 0
-	a=$(ls "$ck" | sed -n 1p) b=$(ls "$ck" | sed -n 2p)
+	a=$(versions "$ck" | sed -n 1p) b=$(versions "$ck" | sed -n 2p)
 	gap=$((10#${b#v} - 10#${a#v}))
 	echo "versions $a $b: $gap iterations apart; $iters in $secs s"
 	awk -v g="$gap" -v n="$iters" -v s="$secs" \
@@ -155,7 +162,7 @@ abs_gap() {
 
 @test "a warm start (-I) begins at the checkpoint's objective and ends at the cold run's" {
 	ck=$BATS_FILE_TMPDIR/clean.ck
-	v=$(ls "$ck" | head -n 1)
+	v=$(versions "$ck" | head -n 1)
 	iter=$((10#${v#v}))
 	timeout 300 ps-train -q -I "$ck/$v" -o "$BATS_TEST_TMPDIR/warm" \
 	    "$BATS_FILE_TMPDIR/a9a"
@@ -184,7 +191,7 @@ abs_gap() {
 	echo "$output"
 	[ "$(echo "$output" | grep -c '	complete	')" -eq 3 ]
 	ps-ckpt diff -q "$ck" "$BATS_TEST_TMPDIR/cold"
-	first=$(ls "$ck" | head -n 1)
+	first=$(versions "$ck" | head -n 1)
 	run ps-ckpt info "$ck/$first"
 	assert_line "format	2"
 	e=$(echo "$output" | awk '$1 == "epochs" { print $2 }')
@@ -222,7 +229,7 @@ abs_gap() {
 	echo "ps-train exit $PS_WAIT_STATUS"
 	[ "$PS_WAIT_STATUS" -ne 0 ]
 	[ ! -e "$BATS_TEST_TMPDIR/crash.model" ]
-	before=$(ls "$ck" | tail -n 1)
+	before=$(versions "$ck" | tail -n 1)
 	run ps-ckpt ls "$ck"
 	echo "$output"
 	# On three servers: each takes its keys of the two servers' parts.
@@ -235,7 +242,7 @@ abs_gap() {
 	echo "fault-free $want restarted $got gap $gap"
 	[ "$(awk -v g="$gap" 'BEGIN { print (g < 1e-3) }')" = 1 ]
 	# The restarted job's checkpoints come after the old ones.
-	after=$(ls "$ck" | tail -n 1)
+	after=$(versions "$ck" | tail -n 1)
 	[[ "$after" > "$before" ]]
 	ps-ckpt diff -q "$ck" "$BATS_TEST_TMPDIR/restart"
 }
@@ -271,7 +278,7 @@ abs_gap() {
 @test "a bit-flipped or truncated checkpoint is caught by verify and refused at load, naming file and offset" {
 	ck=$BATS_TEST_TMPDIR/ck
 	cp -r "$BATS_FILE_TMPDIR/clean.ck" "$ck"
-	v=$(ls "$ck" | tail -n 1)
+	v=$(versions "$ck" | tail -n 1)
 	part=$ck/$v/part-1.psm
 	# Flip one bit of the first record's weight.
 	byte=$(od -An -tu1 -j 60 -N 1 "$part" | tr -d ' ')
@@ -297,7 +304,7 @@ abs_gap() {
 	ps_wait_line "$BATS_TEST_TMPDIR/s.out" '^listening '
 	grep "the newer $v is incomplete or damaged" "$BATS_TEST_TMPDIR/s.out.err"
 	# Truncated.
-	v2=$(ls "$ck" | head -n 1)
+	v2=$(versions "$ck" | head -n 1)
 	part=$ck/$v2/part-0.psm
 	truncate -s -5 "$part"
 	run ps-ckpt verify "$ck/$v2"
@@ -329,31 +336,56 @@ abs_gap() {
 	assert_failure 64
 }
 
-@test "rotation keeps another job's versions: only those with the directory's JOB are counted and removed" {
+@test "a checkpoint directory is one job's: another is refused, --force takes it over keeping the old versions, and a clash fails that checkpoint" {
 	local ck=$BATS_TEST_TMPDIR/ck
-	mkdir "$ck"
-	printf 'pskit-job 1\nname A\n' >"$ck/JOB"
-	ps-train -q -c "$ck" -E 10 -m 60 -o "$BATS_TEST_TMPDIR/a.model" "$SAMPLE"
-	ls "$ck" | grep '^v' >"$BATS_TEST_TMPDIR/a.versions"
+	ps-train -q -l 1 -c "$ck" -E 10 -m 60 -o "$BATS_TEST_TMPDIR/a.model" "$SAMPLE"
+	grep -qx 'lambda 1' "$ck/JOB"
+	versions "$ck" >"$BATS_TEST_TMPDIR/a.versions"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/a.versions")" -eq 3 ]
 	for v in $(cat "$BATS_TEST_TMPDIR/a.versions"); do
 		cmp "$ck/JOB" "$ck/$v/JOB"
 	done
-	printf 'pskit-job 1\nname B\n' >"$ck/JOB"
-	# Other iterations than A's: B writes none of A's version names.
-	ps-train -q -l 5 -c "$ck" -E 7 -m 45 -o "$BATS_TEST_TMPDIR/b.model" "$SAMPLE"
-	# A's three versions are all there, beside B's newest three.
+	# Another job (lambda 5): refused before any work, naming the owner.
+	run ps-train -q -l 5 -c "$ck" -E 7 -m 45 -o "$BATS_TEST_TMPDIR/b.model" "$SAMPLE"
+	assert_failure 73
+	assert_output --partial "ps-train: -c '$ck' holds the checkpoints of another job (data $SAMPLE algorithm dbpg lambda 1): resume it with -I '$ck', use another directory, or take it over with --force"
+	[ ! -e "$BATS_TEST_TMPDIR/b.model" ]
+	# --force: B's iterations are not A's, so it writes no version name of
+	# A's; A's three versions stay, beside B's newest three.
+	ps-train -q -l 5 -c "$ck" --force -E 7 -m 45 -o "$BATS_TEST_TMPDIR/b.model" "$SAMPLE"
 	for v in $(cat "$BATS_TEST_TMPDIR/a.versions"); do
-		grep -qx 'name A' "$ck/$v/JOB"
+		grep -qx 'lambda 1' "$ck/$v/JOB"
 		ps-ckpt verify "$ck/$v"
 	done
-	[ "$(grep -lx 'name B' "$ck"/v*/JOB | wc -l)" -eq 3 ]
+	[ "$(grep -lx 'lambda 5' "$ck"/v*/JOB | wc -l)" -eq 3 ]
 	# A job that comes to one of A's version names does not write into
-	# it: that checkpoint fails, and A's version stays whole.
-	printf 'pskit-job 1\nname C\n' >"$ck/JOB"
-	run ps-train -q -c "$ck" -E 60 -m 60 -k -j "$BATS_TEST_TMPDIR/c" \
-	    -o "$BATS_TEST_TMPDIR/c.model" "$SAMPLE"
-	grep -h 'checkpoint failed: .*v000000000060.* holds another job' "$BATS_TEST_TMPDIR"/c/server-*.err
-	grep -qx 'name A' "$ck/v000000000060/JOB"
+	# it: that checkpoint fails, is said on stderr and in the summary, the
+	# model is written, the exit is 74, and A's version stays whole.
+	run ps-train -q -l 2 -c "$ck" --force -E 60 -m 60 -o "$BATS_TEST_TMPDIR/c.model" "$SAMPLE"
+	assert_failure 74
+	assert_line --regexp "^ps-train: server [01]: checkpoint failed: '$ck/v000000000060' holds another job's checkpoint"
+	assert_line --regexp '^checkpoints_failed	[0-9]+$'
+	ps-ckpt info "$BATS_TEST_TMPDIR/c.model"
+	grep -qx 'lambda 1' "$ck/v000000000060/JOB"
 	ps-ckpt verify "$ck/v000000000060"
+}
+
+@test "a checkpoint directory on a full disk: each failure is said as it comes, the model is written, exit 74" {
+	F=$BATS_TEST_TMPDIR/full
+	# The disk fills after the directory was the job's: its JOB is there.
+	run on_full_fs "$F" sh -c 'rm "$1/fill" && mkdir "$1/ck" &&
+		printf "pskit-job 1\ndata %s\nalgorithm dbpg\nlambda 1\n" "$3" >"$1/ck/JOB" &&
+		head -c 1M /dev/zero >"$1/fill" 2>/dev/null
+		ps-train -q -c "$1/ck" -E 20 -m 60 -o "$2" "$3"' sh "$F" "$BATS_TEST_TMPDIR/m" "$SAMPLE"
+	echo "$output"
+	assert_failure 74
+	assert_line --regexp '^ps-train: server [01]: checkpoint failed: '
+	assert_line --regexp '^checkpoints_failed	[0-9]+$'
+	ps-ckpt info "$BATS_TEST_TMPDIR/m"
+	# The first refusal, before any work: a directory that cannot be the
+	# job's.
+	run on_full_fs "$F" ps-train -q -c "$F/ck" -o "$BATS_TEST_TMPDIR/m2" "$SAMPLE"
+	assert_failure 73
+	assert_line "ps-train: cannot write '$F/ck/JOB'"
+	[ ! -e "$BATS_TEST_TMPDIR/m2" ]
 }

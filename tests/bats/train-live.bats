@@ -79,10 +79,11 @@ none_alive() {
 @test "a running job names its coordinator; status by address and by job directory lists its servers and workers" {
 	train -s 2 -w 2
 	assert_equal "$(head -n 1 "$BATS_TEST_TMPDIR/t.out.err")" \
-	    "ps-train: job $JOB, coordinator $COORD (ps-ring status -C $COORD)"
+	    "ps-train: job $JOB, coordinator $COORD (ps-ring status -a $JOB/secret -C $COORD)"
 	[ "$(cat "$JOB/coordinator")" = "$COORD" ]
+	COORD_AUTH=(-a "$JOB/secret")
 	wait_live
-	run ps-ring status -C "$COORD"
+	run ps-ring status -a "$JOB/secret" -C "$COORD"
 	lists_job
 	run ps-ring status "$JOB"
 	lists_job
@@ -103,8 +104,8 @@ none_alive() {
 	assert_failure 66
 }
 
-@test "with -a the job's secret is in its directory, mode 0600, and status jobdir proves it" {
-	train -a -s 2 -w 2
+@test "by default the job's secret is in its directory, mode 0600, and status jobdir proves it; a stranger gets nothing" {
+	train -s 2 -w 2
 	[ "$(stat -c %a "$JOB/secret")" = 600 ]
 	grep -q "(ps-ring status -a $JOB/secret -C $COORD)" "$BATS_TEST_TMPDIR/t.out.err"
 	COORD_AUTH=(-a "$JOB/secret")
@@ -116,13 +117,28 @@ none_alive() {
 	assert_failure 77
 	run ps-ring status -a "$JOB/secret" -C "$COORD"
 	assert_success
+	# A local process without the secret: no stats from a server, no
+	# HELLO taken (ps-server -a; pskit(7), Security).
+	server=$(ps-ring status "$JOB" | awk -F'\t' '$1 == "server" { print $3; exit }')
+	run sh -c 'printf "stats\r\n" | timeout 5 nc -q 2 "${1%:*}" "${1##*:}"' sh "$server"
+	refute_output --partial STAT
+}
+
+@test "--no-auth: no secret, and status by address needs none" {
+	train --no-auth -s 2 -w 2
+	[ ! -e "$JOB/secret" ]
+	grep -q "(ps-ring status -C $COORD)" "$BATS_TEST_TMPDIR/t.out.err"
+	wait_live
+	run ps-ring status -C "$COORD"
+	lists_job
 }
 
 @test "after a job, done or failed, no process it started remains" {
 	run timeout 120 ps-train -q -j "$JOB" -m 30 -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
 	assert_success
 	assert_line --index 0 --regexp "^ps-train: job $JOB, coordinator 127\.0\.0\.1:[0-9]+ "
-	[ "$(ls "$JOB"/*.pid | wc -l)" -eq 5 ]	# coordinator, 2 servers, 2 workers
+	# ps-train itself, the coordinator, 2 servers, 2 workers
+	[ "$(ls "$JOB"/*.pid | wc -l)" -eq 6 ]
 	none_alive
 	[ ! -e "$JOB/coordinator" ]
 	# A worker that dies with -r 0 fails the job; the coordinator goes too.
