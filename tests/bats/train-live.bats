@@ -164,3 +164,54 @@ none_alive() {
 	run ps-train -h
 	assert_line --partial 'default 1 with'
 }
+
+# gone_within SECONDS PID: PID has exited (or is a zombie nobody reaps).
+gone_within() {
+	local i=0
+	while kill -0 "$2" 2>/dev/null &&
+	    [ "$(ps -o stat= -p "$2" 2>/dev/null | cut -c1)" != Z ]; do
+		[ "$i" -ge $(($1 * 20)) ] && return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+@test "kill -9 of ps-train: every daemon of the job is gone within a second, and its temporary directory soon after" {
+	local tmp=$BATS_TEST_TMPDIR/tmp d p i=0
+	mkdir "$tmp"
+	ps_start_daemon "$BATS_TEST_TMPDIR/t.out" env TMPDIR="$tmp" \
+	    ps-train -q -e 0 -m 100000000 -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
+	until d=$(ls -d "$tmp"/ps-train.* 2>/dev/null) && [ -f "$d/worker-1.pid" ]; do
+		[ "$i" -lt 400 ] || return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
+	cat "$d"/*.pid >"$BATS_TEST_TMPDIR/job.pids"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/job.pids")" -eq 6 ]
+	kill -KILL "$(cat "$d/ps-train.pid")"
+	for p in $(cat "$BATS_TEST_TMPDIR/job.pids"); do
+		gone_within 1 "$p"
+	done
+	i=0
+	while [ -e "$d" ]; do
+		[ "$i" -lt 120 ] || { ls -la "$d"; return 1; }
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+@test "the next run removes the directory a killed run left, and only such" {
+	local tmp=$BATS_TEST_TMPDIR/tmp dead
+	mkdir -p "$tmp/ps-train.dead1" "$tmp/ps-train.live1" "$tmp/ps-train.other"
+	sh -c 'exit 0' & dead=$!
+	wait "$dead"
+	echo "$dead" >"$tmp/ps-train.dead1/ps-train.pid"
+	echo $$ >"$tmp/ps-train.live1/ps-train.pid"	# bats: alive, not ps-train
+	run env TMPDIR="$tmp" ps-train -q -m 5 -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
+	assert_success
+	assert_line "ps-train: removed '$tmp/ps-train.dead1', left by a run that was killed"
+	assert_line "ps-train: removed '$tmp/ps-train.live1', left by a run that was killed"
+	[ ! -e "$tmp/ps-train.dead1" ] && [ ! -e "$tmp/ps-train.live1" ]
+	[ -d "$tmp/ps-train.other" ]	# no ps-train.pid: not ours to judge
+	[ "$(ls "$tmp")" = ps-train.other ]
+}
