@@ -51,6 +51,19 @@ ps_wait_pid() {
 	return 0
 }
 
+# gone_within SECONDS PID: PID has exited within SECONDS.  For a process
+# that is not our child, so polled; an orphan that has exited may stay a
+# zombie where init does not reap (some containers): that counts as gone.
+gone_within() {
+	local i=0
+	while kill -0 "$2" 2>/dev/null &&
+	    [ "$(ps -o stat= -p "$2" 2>/dev/null | cut -c1)" != Z ]; do
+		[ "$i" -ge $(($1 * 20)) ] && return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
 # ps_reap: TERM then KILL every daemon this test started.
 ps_reap() {
 	local f="${PS_PIDS_FILE:-$BATS_TEST_TMPDIR/pids}" pid

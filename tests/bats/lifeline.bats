@@ -30,19 +30,6 @@ launch() {
 	echo "$DAEMON" >>"$BATS_TEST_TMPDIR/pids"
 }
 
-# gone_within SECONDS PID: PID has exited within SECONDS.  It is not our
-# child, so poll it; an orphan that has exited may stay a zombie where the
-# init process does not reap (some containers): that counts as gone.
-gone_within() {
-	local i=0
-	while kill -0 "$2" 2>/dev/null &&
-	    [ "$(ps -o stat= -p "$2" 2>/dev/null | cut -c1)" != Z ]; do
-		[ "$i" -ge $(($1 * 20)) ] && return 1
-		sleep 0.05
-		i=$((i + 1))
-	done
-}
-
 @test "ps-server -L: gone within a second of its launcher's SIGKILL" {
 	launch "$BATS_TEST_TMPDIR/server.out" ps-server -L -v
 	ps_wait_line "$BATS_TEST_TMPDIR/server.out" '^listening ' 10

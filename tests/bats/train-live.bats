@@ -165,17 +165,6 @@ none_alive() {
 	assert_line --partial 'default 1 with'
 }
 
-# gone_within SECONDS PID: PID has exited (or is a zombie nobody reaps).
-gone_within() {
-	local i=0
-	while kill -0 "$2" 2>/dev/null &&
-	    [ "$(ps -o stat= -p "$2" 2>/dev/null | cut -c1)" != Z ]; do
-		[ "$i" -ge $(($1 * 20)) ] && return 1
-		sleep 0.05
-		i=$((i + 1))
-	done
-}
-
 @test "kill -9 of ps-train: every daemon of the job is gone within a second, and its temporary directory soon after" {
 	local tmp=$BATS_TEST_TMPDIR/tmp d p i=0
 	mkdir "$tmp"
