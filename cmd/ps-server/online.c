@@ -123,9 +123,9 @@ online_check_push(struct peer *p, const struct ps_msg *m, double *epochs)
 	return 0;
 }
 
-/* Apply a push at once (invariant 1); the message is consumed. */
+/* Apply a push at once (invariant 1). */
 void
-online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
+online_push(struct channel *ch, struct peer *p, const struct ps_msg *m)
 {
 	struct online *on = &ch->job.online;
 	struct store *st = &ch->store;
@@ -137,13 +137,10 @@ online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	double said;
 	uint32_t k, s;
 
-	if (online_check_push(p, m, &said) != 0) {
-		ps_msg_release(m);
+	if (online_check_push(p, m, &said) != 0)
 		return;
-	}
 	if (store_room(st, m->keys, m->nkeys, ch->srv->max_keys, err,
 	    sizeof err) != 0) {
-		ps_msg_release(m);
 		job_abort(ch, err);
 		return;
 	}
@@ -154,7 +151,6 @@ online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 		    m->timestamp + 1 == *next ? "duplicate" : "out-of-order",
 		    (unsigned long long)(*next - 1));
 		stats->pushes_refused++;
-		ps_msg_release(m);
 		return;
 	}
 	if (said > *epochs) {
@@ -171,7 +167,6 @@ online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	ch->job.rounds_done++;
 	stats->pushes++;
 	stats->keys_pushed += m->nkeys;
-	ps_msg_release(m);
 }
 
 /*
@@ -210,9 +205,9 @@ online_barrier_sums(struct channel *ch)
 	ch->job.rounds_done = batches;
 }
 
-/* Invariant 5: the end barrier; the message is consumed. */
+/* Invariant 5: the end barrier. */
 void
-online_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
+online_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 {
 	struct online *on = &ch->job.online;
 	struct ps_ftrl opt;
@@ -222,12 +217,10 @@ online_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 
 	if (on->done[p->worker_id] != NULL) {
 		peer_fail(p, "worker %u reached the end twice", p->worker_id);
-		ps_msg_release(m);
 		return;
 	}
 	on->done[p->worker_id] = p;
 	online_barrier_counts(ch, p->worker_id, m);
-	ps_msg_release(m);
 	if (++on->ndone < ch->job.nworkers)
 		return;
 	online_barrier_sums(ch);

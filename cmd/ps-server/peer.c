@@ -259,7 +259,7 @@ peer_job_match(const struct job *job, const struct ps_hello *h, char *err,
 
 /* Check a HELLO against the job, starting the job with the first one. */
 static void
-peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
+peer_hello(struct server *srv, struct peer *p, const struct ps_msg *m)
 {
 	struct channel *ch = channel_get(srv, m->channel, 1);
 	struct job *job;
@@ -376,7 +376,7 @@ peer_save(struct server *srv, struct peer *p, const struct ps_msg *m)
  * (msg_round.h, rejoin.c).
  */
 static void
-peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
+peer_pull_current(struct server *srv, struct peer *p, const struct ps_msg *m)
 {
 	struct channel *ch = channel_get(srv, m->channel, 0);
 	char err[128];
@@ -385,23 +385,29 @@ peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
 
 	if (ch == NULL) {
 		peer_fail(p, "no channel %u on this server", m->channel);
-		ps_msg_release(m);
 		return;
 	}
 	bad = ps_resume_pull_decode(m, &resume, &round, err, sizeof err);
-	if (resume && p->is_worker && p->ch == ch &&
-	    ch->job.algorithm == PS_ALG_DBPG) {
-		if (bad != 0)
-			peer_fail(p, "%s", err);
-		else
-			rejoin_pull(ch, p, m, round);
-		ps_msg_release(m);
-		return;
-	}
-	round_pull_current(ch, p, m);
+	if (!(resume && p->is_worker && p->ch == ch &&
+	    ch->job.algorithm == PS_ALG_DBPG))
+		round_pull_current(ch, p, m);
+	else if (bad != 0)
+		peer_fail(p, "%s", err);
+	else
+		rejoin_pull(ch, p, m, round);
 }
 
-/* Hand an admitted message to its handler, which releases it. */
+/*
+ * Who owns a message: its dispatcher.  peer_msg_cb takes each decoded
+ * message from the conn and releases it once, after peer_route (the
+ * drops, the admission and peer_dispatch) returned, whatever happened
+ * there.  No handler releases the message it is given; one that keeps
+ * its keys, values or blob past its return moves the whole message out
+ * with ps_msg_take(), which leaves it empty (a round's pushes, round.c; a
+ * resync that came before its ring, replica.c).
+ */
+
+/* Hand an admitted message to its handler. */
 static void
 peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 {
@@ -416,7 +422,7 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 			round_push_unresolved(p->ch, p, m);
 		else
 			round_push(p->ch, p, m);
-		return;
+		break;
 	case PS_MSG_PULL:
 		if (m->flags & PS_MSG_F_CURRENT)
 			peer_pull_current(srv, p, m);
@@ -424,7 +430,7 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 			online_pull(p->ch, p, m);
 		else
 			round_pull(p->ch, p, m);
-		return;
+		break;
 	case PS_MSG_BYE:
 		peer_bye(p);
 		break;
@@ -435,7 +441,6 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 		replica_apply(srv, p, m);
 		break;
 	}
-	ps_msg_release(m);
 }
 
 /*
@@ -447,9 +452,8 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
  * below rely on what admit.h guarantees.
  */
 static void
-peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+peer_route(struct peer *p, struct ps_msg *m)
 {
-	struct peer *p = arg;
 	struct server *srv = p->srv;
 	char why[512];
 	int keyed = m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL;
@@ -460,7 +464,6 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		/* The conn asked for the keys; the peer sends it again. */
 		log_info("%s: %s named an unknown key list; asked for its "
 		    "keys", ps_conn_peer(p->conn), ps_msg_type_name(m->type));
-		ps_msg_release(m);
 		return;
 	}
 	if (keyed && p->ch != NULL && owner_stale(srv, m)) {
@@ -473,19 +476,16 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		log_debug("%s: dropped a %s of ring version %u",
 		    ps_conn_peer(p->conn), ps_msg_type_name(m->type),
 		    m->ring_version);
-		ps_msg_release(m);
 		return;
 	}
 	if (peer_admit(p, m, why, sizeof why) != 0) {
 		peer_fail(p, "%s", why);
-		ps_msg_release(m);
 		return;
 	}
 	if (job_only && m->channel != p->ch->id) {
 		peer_fail(p, "%s for channel %u, but the worker joined "
 		    "channel %u", ps_msg_type_name(m->type), m->channel,
 		    p->ch->id);
-		ps_msg_release(m);
 		return;
 	}
 	if (((m->type == PS_MSG_HELLO || keyed) &&
@@ -493,10 +493,17 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	    (keyed && owner_check(srv, m->keys, m->nkeys, why,
 	    sizeof why) != 0)) {
 		peer_fail(p, "%s", why);
-		ps_msg_release(m);
 		return;
 	}
 	peer_dispatch(srv, p, m);
+}
+
+/* A decoded message from p: route it, then release it (see above). */
+static void
+peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	peer_route(arg, m);
+	ps_msg_release(m);
 }
 
 /*

@@ -302,8 +302,8 @@ replica_resync(struct channel *ch)
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && mark[slots[j]] == mark[slots[i]]; j++)
 			continue;
-		if (replica_send_slots(ch, mark[slots[i]] - 1, PS_REPLICATE_RESYNC,
-		    slots + i, j - i) < 0) {
+		if (replica_send_slots(ch, mark[slots[i]] - 1,
+		    PS_REPLICATE_RESYNC, slots + i, j - i) < 0) {
 			log_warnx("channel %u: a replica cannot be reached; "
 			    "its copies are not restored", ch->id);
 			break;
@@ -417,8 +417,7 @@ replica_other_ring(struct server *srv, struct peer *p, struct ps_msg *m)
 	replica_ack(srv, p, m);
 	srv->early = xreallocarray(srv->early, srv->nearly + 1,
 	    sizeof *srv->early);
-	srv->early[srv->nearly++] = *m;	/* kept: the list owns the arrays */
-	memset(m, 0, sizeof *m);
+	ps_msg_take(&srv->early[srv->nearly++], m);	/* kept */
 	return 1;
 }
 

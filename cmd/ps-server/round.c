@@ -410,7 +410,8 @@ rounds_awaiting_replicas(const struct channel *ch)
 
 /* A push the connection could not resolve: await its resend (5). */
 void
-round_push_unresolved(struct channel *ch, struct peer *p, struct ps_msg *m)
+round_push_unresolved(struct channel *ch, struct peer *p,
+    const struct ps_msg *m)
 {
 	struct round *r;
 
@@ -420,7 +421,6 @@ round_push_unresolved(struct channel *ch, struct peer *p, struct ps_msg *m)
 	    (unsigned long long)m->timestamp);
 	if ((r = round_get(ch, m->timestamp, 1)) != NULL)
 		r->resend[p->worker_id] = 1;
-	ps_msg_release(m);
 }
 
 /*
@@ -512,7 +512,8 @@ round_same_keys(const struct ps_msg *a, const struct ps_msg *b)
 
 /*
  * Invariant 9: a push of a worker that came back, for a round it pushed
- * before; 1 when taken here (m is then emptied), 0 for the usual way.
+ * before; 1 when handled here (dropped, or taken: m is then empty), 0
+ * for the usual way.
  */
 static int
 round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
@@ -527,10 +528,8 @@ round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
 	if ((r = round_get(ch, m->timestamp, 0)) != NULL) {
 		if (r->pushes[id].type == 0)
 			return 0;	/* its resend was due: as usual */
-		if (!r->done && round_same_keys(&r->pushes[id], m)) {
-			ps_msg_release(m);
+		if (!r->done && round_same_keys(&r->pushes[id], m))
 			return 1;
-		}
 		log_info("worker %u pushed round %llu again with %u keys, "
 		    "%u before; %s", id, (unsigned long long)r->t, m->nkeys,
 		    r->pushes[id].nkeys, r->done ? "applied" : "not applied");
@@ -548,8 +547,7 @@ round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
 		r->has_result = 1;
 		ch->srv->stats.replays_settled++;
 	}
-	r->pushes[id] = *m;	/* the round owns the arrays */
-	memset(m, 0, sizeof *m);
+	ps_msg_take(&r->pushes[id], m);
 	return 1;
 }
 
@@ -564,7 +562,6 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 
 	if (store_room(&ch->store, m->keys, m->nkeys, srv->max_keys, err,
 	    sizeof err) != 0) {
-		ps_msg_release(m);
 		job_abort(ch, err);
 		return;
 	}
@@ -577,7 +574,6 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	    round_get(ch, m->timestamp, 0) == NULL) {
 		peer_fail(p, "push for finished round %llu",
 		    (unsigned long long)m->timestamp);
-		ps_msg_release(m);
 		return;
 	}
 	r = round_get(ch, m->timestamp, 1);
@@ -585,7 +581,6 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	if (r->pushes[p->worker_id].type != 0) {
 		peer_fail(p, "second push for round %llu",
 		    (unsigned long long)m->timestamp);
-		ps_msg_release(m);
 		return;
 	}
 	srv->stats.pushes++;
@@ -593,8 +588,7 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	ps_dbpg_push_decode(m, &push);
 	if (push.ckpt)
 		r->ckpt = 1;	/* checkpoint.c */
-	r->pushes[p->worker_id] = *m;	/* the round now owns the arrays */
-	memset(m, 0, sizeof *m);
+	ps_msg_take(&r->pushes[p->worker_id], m);
 	if (round_settled(ch, r, p->worker_id)) {
 		r->settled[p->worker_id] = 1;
 		srv->stats.replays_settled++;
@@ -604,7 +598,7 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 }
 
 void
-round_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
+round_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 {
 	struct round *r = round_get(ch, m->timestamp, 0);
 	struct server *srv = ch->srv;
@@ -625,7 +619,6 @@ round_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 		else
 			r->waiting[r->nwaiting++] = p;
 	}
-	ps_msg_release(m);
 }
 
 /* A worker left (rejoin.c): no reply of any round may go to it. */
@@ -695,7 +688,8 @@ round_current_reply(const struct channel *ch, const struct ps_msg *m,
 
 /* A pull of current weights for the keys it names, answered at once. */
 void
-round_pull_current(struct channel *ch, struct peer *p, struct ps_msg *m)
+round_pull_current(struct channel *ch, struct peer *p,
+    const struct ps_msg *m)
 {
 	struct server *srv = ch->srv;
 	struct ps_current_reply said;
@@ -713,5 +707,4 @@ round_pull_current(struct channel *ch, struct peer *p, struct ps_msg *m)
 	srv->stats.keys_pulled += m->nkeys;
 	peer_send(p, &reply);
 	free(reply.vals);
-	ps_msg_release(m);
 }

@@ -340,8 +340,10 @@ void	coordlink_stop(struct server *srv);
 
 /* online.c */
 void	online_start(struct channel *ch);
-void	online_push(struct channel *ch, struct peer *p, struct ps_msg *m);
-void	online_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	online_push(struct channel *ch, struct peer *p,
+	    const struct ps_msg *m);
+void	online_pull(struct channel *ch, struct peer *p,
+	    const struct ps_msg *m);
 void	online_clear(struct channel *ch);
 
 /* handover.c */
@@ -380,10 +382,10 @@ void	replica_free(struct server *srv);
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);
 void	round_push_unresolved(struct channel *ch, struct peer *p,
-	    struct ps_msg *m);
-void	round_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+	    const struct ps_msg *m);
+void	round_pull(struct channel *ch, struct peer *p, const struct ps_msg *m);
 void	round_pull_current(struct channel *ch, struct peer *p,
-	    struct ps_msg *m);
+	    const struct ps_msg *m);
 void	rounds_clear(struct channel *ch);
 int	round_replicated(struct channel *ch, uint64_t t);
 size_t	rounds_awaiting_replicas(const struct channel *ch);

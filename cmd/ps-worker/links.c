@@ -55,9 +55,16 @@ link_keys_missing(struct worker *w, struct link *l, const struct ps_msg *m)
 		    "this worker cannot send again", l->index, l->addr);
 }
 
-/* What a server sent on link l: route it by type; m is released. */
-void
-links_recv(struct link *l, struct ps_msg *m)
+/*
+ * Who owns a message: its dispatcher, links_recv.  It releases each
+ * message once, after link_route returned; no handler releases the
+ * message it is given, and one that needs its keys, values or blob later
+ * copies them (or would take the whole message with ps_msg_take()).
+ */
+
+/* What a server sent on link l: drop it if stale, else route it by type. */
+static void
+link_route(struct link *l, struct ps_msg *m)
 {
 	struct worker *w = l->w;
 	struct ps_hello_ok ok;
@@ -67,7 +74,6 @@ links_recv(struct link *l, struct ps_msg *m)
 		log_debug("server %u (%s): dropped a %s of ring version %u",
 		    l->index, l->addr, ps_msg_type_name(m->type),
 		    m->ring_version);
-		ps_msg_release(m);
 		return;
 	}
 	/*
@@ -114,6 +120,13 @@ links_recv(struct link *l, struct ps_msg *m)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected %s",
 		    l->index, l->addr, ps_msg_type_name(m->type));
 	}
+}
+
+/* What a server sent on link l: route it, then release it (see above). */
+void
+links_recv(struct link *l, struct ps_msg *m)
+{
+	link_route(l, m);
 	ps_msg_release(m);
 }
 

@@ -186,5 +186,11 @@ int	ps_msg_decode(const uint8_t *frame, size_t len, struct ps_msg *m,
 
 /* Free what ps_msg_decode() allocated and zero *m; fine on a zeroed struct. */
 void	ps_msg_release(struct ps_msg *m);
+/*
+ * Keep a decoded message: move *m into *dst, which must own nothing (it
+ * is overwritten), and zero *m, so that releasing m frees nothing.  How a
+ * handler keeps what its dispatcher is about to release.
+ */
+void	ps_msg_take(struct ps_msg *dst, struct ps_msg *m);
 
 #endif
