@@ -23,8 +23,8 @@
 
 /* What a REPLICATE carries. */
 enum ps_replicate_kind {
-	PS_REPLICATE_ROUND = 0,		/* a round's result, acknowledged */
-	PS_REPLICATE_RESYNC = 1,	/* keys sent again after a ring change */
+	PS_REPLICATE_ROUND = 0,		/* a round's result, to acknowledge */
+	PS_REPLICATE_RESYNC = 1,	/* keys sent again after a new ring */
 	PS_REPLICATE_HANDOFF = 2	/* keys to their new primary */
 };
 
