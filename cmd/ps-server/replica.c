@@ -487,7 +487,10 @@ replica_free(struct server *srv)
 	replica_early_free(srv);
 }
 
-/* A replica's REPLICATE_OK: one wait fewer for that round (invariant 2). */
+/*
+ * A replica's REPLICATE_OK: one wait fewer for that round (invariant 2).
+ * The dispatcher of a replica link: it releases m, as peer.c's rule says.
+ */
 static void
 replica_link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {
