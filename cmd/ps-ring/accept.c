@@ -62,6 +62,12 @@ client_refuse(struct client *cl, const char *fmt, ...)
 	ps_conn_close_after_flush(cl->conn);
 }
 
+/*
+ * Who owns a message: its dispatcher, client_msg_cb.  It releases each
+ * message once, after the handler returned; no handler releases the
+ * message it is given, and one that needs its keys, values or blob later
+ * copies them (or would take the whole message with ps_msg_take()).
+ */
 static void
 client_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {

@@ -95,7 +95,8 @@ member_attach(struct member *mb, struct client *cl)
 
 /* REGISTER of a server: its listening address in the blob. */
 static void
-member_register_server(struct client *cl, const struct ps_msg *m)
+member_register_server(struct client *cl, const struct ps_msg *m,
+    const struct ps_register *reg)
 {
 	struct coord *co = cl->co;
 	const char *addr = m->blob != NULL ? m->blob : "", *why = "empty";
@@ -118,8 +119,8 @@ member_register_server(struct client *cl, const struct ps_msg *m)
 		mb = member_new(co, PS_COORD_SERVER, addr, 0);
 	member_attach(mb, cl);
 	log_info("server %s registered from %s%s", addr,
-	    ps_conn_peer(cl->conn), m->aux[2] ? "" : " as a standby");
-	if (ps_ring_find(&co->ring, addr) >= 0 || !m->aux[2]) {
+	    ps_conn_peer(cl->conn), reg->join ? "" : " as a standby");
+	if (ps_ring_find(&co->ring, addr) >= 0 || !reg->join) {
 		publish_send(mb, co->text, co->textlen, co->ring.version);
 		return;
 	}
@@ -136,20 +137,14 @@ member_register_server(struct client *cl, const struct ps_msg *m)
 	free(msg);
 }
 
-/* REGISTER of a worker: its id in aux[1]; it gets the published ring. */
+/* REGISTER of a worker: its id; it gets the published ring. */
 static void
-member_register_worker(struct client *cl, const struct ps_msg *m)
+member_register_worker(struct client *cl, const struct ps_register *reg)
 {
 	struct coord *co = cl->co;
 	struct member *mb;
-	uint32_t id;
+	uint32_t id = reg->worker_id;
 
-	if (!(m->aux[1] >= 0 && m->aux[1] <= 65535) ||
-	    m->aux[1] != (uint32_t)m->aux[1]) {
-		client_refuse(cl, "invalid worker id %g", m->aux[1]);
-		return;
-	}
-	id = (uint32_t)m->aux[1];
 	if ((mb = member_worker(co, id)) != NULL &&
 	    mb->state == MEMBER_LIVE) {
 		client_refuse(cl, "worker %u is already registered from %s",
@@ -164,24 +159,23 @@ member_register_worker(struct client *cl, const struct ps_msg *m)
 	publish_send(mb, co->pub_text, co->pub_len, co->published);
 }
 
-/* A REGISTER: aux[0] the role, aux[1] a worker's id, aux[2] join. */
+/* A REGISTER: a role, a worker's id, a server's join (msg_coord.h). */
 void
 member_register(struct client *cl, const struct ps_msg *m)
 {
+	struct ps_register reg;
+	char err[128];
+
 	if (cl->member != NULL) {
 		client_refuse(cl, "registered twice");
 		return;
 	}
-	if (m->naux < 3 || (m->aux[2] != 0 && m->aux[2] != 1)) {
-		client_refuse(cl, "malformed REGISTER");
-		return;
-	}
-	if (m->aux[0] == PS_COORD_SERVER)
-		member_register_server(cl, m);
-	else if (m->aux[0] == PS_COORD_WORKER)
-		member_register_worker(cl, m);
+	if (ps_register_decode(m, &reg, err, sizeof err) != 0)
+		client_refuse(cl, "%s", err);
+	else if (reg.role == PS_COORD_SERVER)
+		member_register_server(cl, m, &reg);
 	else
-		client_refuse(cl, "unknown role %g", m->aux[0]);
+		member_register_worker(cl, &reg);
 }
 
 /* A HEARTBEAT: alive, holding ring_version; a server's counters. */
@@ -190,19 +184,18 @@ member_heartbeat(struct member *mb, const struct ps_msg *m)
 {
 	struct coord *co = mb->client->co;
 	double now = coord_now(), dt = now - mb->sample_t;
+	struct ps_heartbeat hb;
 	int i;
 
 	mb->last_beat = now;
 	mb->acked = m->ring_version;
 	if (mb->role != PS_COORD_SERVER)
 		return;
-	mb->copying = m->naux > PS_COORD_HB_COPYING &&
-	    m->aux[PS_COORD_HB_COPYING] >= 1 &&
-	    m->aux[PS_COORD_HB_COPYING] <= UINT32_MAX ?
-	    (uint32_t)m->aux[PS_COORD_HB_COPYING] : 0;
-	for (i = 0; i < PS_COORD_HB_N && i < m->naux; i++)
-		if (isfinite(m->aux[i]) && m->aux[i] >= 0)
-			mb->count[i] = m->aux[i];
+	ps_heartbeat_decode(m, &hb);
+	mb->copying = hb.copying;
+	for (i = 0; i < PS_COORD_HB_N; i++)
+		if (hb.count[i] >= 0)
+			mb->count[i] = hb.count[i];
 	if (mb->sample_t == 0 || dt >= 1.0) {
 		for (i = 0; i < PS_COORD_HB_N; i++) {
 			if (mb->sample_t != 0)

@@ -38,8 +38,7 @@ publish_send(struct member *mb, const char *text, size_t len,
 	m.type = PS_MSG_RING;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.ring_version = version;
-	m.naux = 1;
-	m.aux[0] = mb->client->co->timeout * 1e3;
+	ps_ring_msg_encode(mb->client->co->timeout * 1e3, &m);
 	m.blob = (char *)text;
 	m.bloblen = len;
 	ps_conn_send(mb->client->conn, &m);

@@ -4,7 +4,7 @@
  *
  * Invariants:
  *  1. A checkpoint is taken after a round, never between its sends: a
- *     worker flags its push for round t (aux[PS_PUSH_CKPT], roundmsg.h),
+ *     worker flags its push for round t (ckpt, msg_round.h),
  *     and every server writes its part of channel 0 once it applied t,
  *     as CKDIR/v<base + t + 1>/part-<its server index>.psm.  Every server
  *     applies the same rounds, so the parts are of one weight vector.
@@ -31,7 +31,7 @@
  *     every server makes one checkpoint, whatever rounds are in flight.
  *  5. An online job (sgd) has no rounds, and its pushes reach only the
  *     servers of a mini-batch's keys: worker 0 sends every server a SAVE
- *     naming the checkpoint (roundmsg.h) behind its push of mini-batch t,
+ *     naming the checkpoint (msg_online.h) behind its push of mini-batch t,
  *     and each writes its state as it is then, as version t + 1 with
  *     worker 0's epochs of data, the same on every server; any snapshot
  *     is one an asynchronous run could have had.  After the end barrier
@@ -52,7 +52,6 @@
 #include <unistd.h>
 
 #include "cluster/hello.h"
-#include "cluster/roundmsg.h"
 #include "model/ckptdir.h"
 #include "model/ckptjob.h"
 #include "server.h"
@@ -305,19 +304,17 @@ ckpt_round(struct channel *ch, uint64_t t)
 
 /*
  * Invariant 5: worker 0 of an online job asks for a checkpoint with a
- * SAVE (roundmsg.h); 0, or -1 with the reason in err.
+ * SAVE whose scalars ps_save_decode() checked (msg_online.h); 0, or -1
+ * with the reason in err.
  */
 int
-ckpt_sgd(struct channel *ch, const struct ps_msg *m, char *err,
+ckpt_sgd(struct channel *ch, const struct ps_save *save, char *err,
     size_t errlen)
 {
 	struct job *job = &ch->job;
-	double it = m->naux > PS_SAVE_ITERATION ? m->aux[PS_SAVE_ITERATION] : 0;
-	double epochs = m->naux > PS_SAVE_EPOCHS ? m->aux[PS_SAVE_EPOCHS] : -1;
+	double it = save->iteration, epochs = save->epochs;
 
-	if (job->algorithm != PS_ALG_SGD || ch->store.z == NULL ||
-	    !(it == -1 || (it >= 1 && it < 0x1p53)) ||
-	    !(epochs >= 0 && epochs < 1e15)) {
+	if (job->algorithm != PS_ALG_SGD || ch->store.z == NULL) {
 		snprintf(err, errlen, "malformed checkpoint request");
 		return -1;
 	}

@@ -108,7 +108,7 @@ coordlink_refused(const char *why, void *arg)
 
 /* A heartbeat's counters: keys held, bytes each way, requests. */
 static void
-coordlink_counters(struct ps_msg *m, void *arg)
+coordlink_counters(struct ps_heartbeat *hb, void *arg)
 {
 	struct server *srv = arg;
 	uint64_t keys = 0, in = srv->stats.bytes_in, out = srv->stats.bytes_out;
@@ -122,11 +122,11 @@ coordlink_counters(struct ps_msg *m, void *arg)
 		in += ps_conn_stats(p->conn)->bytes_in;
 		out += ps_conn_stats(p->conn)->bytes_out;
 	}
-	m->naux = PS_COORD_HB_N;
-	m->aux[PS_COORD_HB_KEYS] = (double)keys;
-	m->aux[PS_COORD_HB_BYTES_IN] = (double)in;
-	m->aux[PS_COORD_HB_BYTES_OUT] = (double)out;
-	m->aux[PS_COORD_HB_REQUESTS] = (double)(srv->stats.pushes +
+	hb->ncounts = PS_COORD_HB_N;
+	hb->count[PS_COORD_HB_KEYS] = (double)keys;
+	hb->count[PS_COORD_HB_BYTES_IN] = (double)in;
+	hb->count[PS_COORD_HB_BYTES_OUT] = (double)out;
+	hb->count[PS_COORD_HB_REQUESTS] = (double)(srv->stats.pushes +
 	    srv->stats.pulls);
 }
 

@@ -8,7 +8,7 @@
  * nothing over: its replicas take its keys over (handover.c).
  *
  * Invariants:
- *  1. Keys go as REPLICATE frames of kind REPLICATE_HANDOFF, stamped with
+ *  1. Keys go as REPLICATE frames of kind PS_REPLICATE_HANDOFF, stamped with
  *     the new ring version, one mark per frame (the frame's timestamp is
  *     the round the keys last saw, as in a resync, replica.c), at most
  *     HANDOFF_CHUNK keys a frame.
@@ -43,7 +43,7 @@ handoff_to(struct channel *ch, const struct store *st, size_t q,
 		    st->mark[slots[j]] == st->mark[slots[i]]; j++)
 			continue;
 		frames = replica_send_store(ch, st, q, st->mark[slots[i]] - 1,
-		    REPLICATE_HANDOFF, slots + i, j - i);
+		    PS_REPLICATE_HANDOFF, slots + i, j - i);
 		if (frames < 0) {
 			log_warnx("channel %u: cannot hand %zu keys over to %s",
 			    ch->id, n - i, srv->ring.servers[q].addr);

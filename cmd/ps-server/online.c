@@ -32,7 +32,7 @@
  *     worker of the job sent one, after every weight was recomputed under
  *     the final penalties, so what the workers score is the final model.
  *  6. The barrier pull says the worker's mini-batches (its timestamp) and
- *     epochs of data (aux[0]); once all are in, every server holds the
+ *     epochs of data (msg_online.h); once all are in, every server holds the
  *     same sums, so the model parts they save agree: its iteration is the
  *     mini-batches of all workers, its epochs (the store's, which a later
  *     job starts from) the store's before the job plus the mean of the
@@ -92,10 +92,14 @@ online_clear(struct channel *ch)
 	memset(on, 0, sizeof *on);
 }
 
-/* Invariant 2: 0 if m is a well-formed online push, else fail the peer. */
+/*
+ * Invariant 2: 0 and its epochs of data if m is a well-formed online
+ * push, else fail the peer.
+ */
 static int
-online_check_push(struct peer *p, const struct ps_msg *m)
+online_check_push(struct peer *p, const struct ps_msg *m, double *epochs)
 {
+	char err[128];
 	uint32_t k;
 
 	if (m->flags & PS_MSG_F_KEYSIG) {
@@ -104,10 +108,8 @@ online_check_push(struct peer *p, const struct ps_msg *m)
 		    (unsigned long long)m->timestamp);
 		return -1;
 	}
-	if (m->timestamp == UINT64_MAX || !(m->aux[0] >= 0 &&
-	    m->aux[0] < 1e15)) {
-		peer_fail(p, "malformed sgd push: timestamp %llu, epochs %g",
-		    (unsigned long long)m->timestamp, m->aux[0]);
+	if (ps_sgd_push_decode(m, epochs, err, sizeof err) != 0) {
+		peer_fail(p, "%s", err);
 		return -1;
 	}
 	for (k = 0; k < m->nkeys; k++) {
@@ -121,9 +123,9 @@ online_check_push(struct peer *p, const struct ps_msg *m)
 	return 0;
 }
 
-/* Apply a push at once (invariant 1); the message is consumed. */
+/* Apply a push at once (invariant 1). */
 void
-online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
+online_push(struct channel *ch, struct peer *p, const struct ps_msg *m)
 {
 	struct online *on = &ch->job.online;
 	struct store *st = &ch->store;
@@ -132,15 +134,13 @@ online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	double *epochs = &on->epochs[p->worker_id];
 	struct ps_ftrl opt;
 	char err[256];
+	double said;
 	uint32_t k, s;
 
-	if (online_check_push(p, m) != 0) {
-		ps_msg_release(m);
+	if (online_check_push(p, m, &said) != 0)
 		return;
-	}
 	if (store_room(st, m->keys, m->nkeys, ch->srv->max_keys, err,
 	    sizeof err) != 0) {
-		ps_msg_release(m);
 		job_abort(ch, err);
 		return;
 	}
@@ -151,12 +151,11 @@ online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 		    m->timestamp + 1 == *next ? "duplicate" : "out-of-order",
 		    (unsigned long long)(*next - 1));
 		stats->pushes_refused++;
-		ps_msg_release(m);
 		return;
 	}
-	if (m->aux[0] > *epochs) {
-		on->epochs_sum += m->aux[0] - *epochs;
-		*epochs = m->aux[0];
+	if (said > *epochs) {
+		on->epochs_sum += said - *epochs;
+		*epochs = said;
 	}
 	opt = online_opt(ch);
 	for (k = 0; k < m->nkeys; k++) {
@@ -168,22 +167,22 @@ online_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	ch->job.rounds_done++;
 	stats->pushes++;
 	stats->keys_pushed += m->nkeys;
-	ps_msg_release(m);
 }
 
 /*
  * Invariant 6: what worker id's barrier pull says: its mini-batches (the
- * timestamp) and its epochs of data (aux[0]), which every server then
- * holds alike.
+ * timestamp) and its epochs of data (msg_online.h), which every server
+ * then holds alike.
  */
 static void
 online_barrier_counts(struct channel *ch, uint32_t id, const struct ps_msg *m)
 {
 	struct online *on = &ch->job.online;
+	double epochs = ps_barrier_pull_decode(m);	/* NAN: not said */
 
 	on->batches[id] = m->timestamp;
-	if (m->naux >= 1 && isfinite(m->aux[0]) && m->aux[0] > on->epochs[id])
-		on->epochs[id] = m->aux[0];
+	if (epochs > on->epochs[id])
+		on->epochs[id] = epochs;
 }
 
 /*
@@ -206,23 +205,22 @@ online_barrier_sums(struct channel *ch)
 	ch->job.rounds_done = batches;
 }
 
-/* Invariant 5: the end barrier; the message is consumed. */
+/* Invariant 5: the end barrier. */
 void
-online_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
+online_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 {
 	struct online *on = &ch->job.online;
 	struct ps_ftrl opt;
+	struct ps_current_reply said = { 0, 0, 0 };
 	struct ps_msg reply;
 	uint32_t i;
 
 	if (on->done[p->worker_id] != NULL) {
 		peer_fail(p, "worker %u reached the end twice", p->worker_id);
-		ps_msg_release(m);
 		return;
 	}
 	on->done[p->worker_id] = p;
 	online_barrier_counts(ch, p->worker_id, m);
-	ps_msg_release(m);
 	if (++on->ndone < ch->job.nworkers)
 		return;
 	online_barrier_sums(ch);
@@ -232,9 +230,9 @@ online_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
 	reply.type = PS_MSG_PULL_REPLY;
 	reply.flags = PS_MSG_F_NOKEYS;
 	reply.ring_version = ch->job.ring_version;
-	reply.naux = 2;
-	reply.aux[0] = ch->store.l1;
-	reply.aux[1] = (double)ch->store.nnz;
+	said.l1 = ch->store.l1;
+	said.nnz = (double)ch->store.nnz;
+	ps_current_reply_encode(&said, &reply);
 	for (i = 0; i < ch->job.nworkers; i++)
 		peer_send(on->done[i], &reply);
 	log_info("job on channel %u: every worker pushed its last "

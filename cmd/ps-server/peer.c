@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +15,9 @@
 
 #include <event2/util.h>
 
-#include "cluster/hello.h"
-#include "cluster/roundmsg.h"
 #include "server.h"
-#include "util/errbuf.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
-#include "wire/admit.h"
 #include "wire/sockname.h"
 
 static void peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg);
@@ -213,34 +208,34 @@ job_end(struct channel *ch)
 
 /* The KKT threshold a HELLO asks for: its factor times lambda, 0 if off. */
 static double
-peer_hello_kkt(const struct ps_msg *m)
+peer_hello_kkt(const struct ps_hello *h)
 {
-	return m->naux >= 7 ? m->aux[6] * m->aux[5] : 0;
+	return h->kkt * h->lambda;
 }
 
 /* The first HELLO of a channel's job sets it up. */
 static void
-peer_job_start(struct channel *ch, const struct ps_msg *m, int alg,
-    const struct ps_ftrl *opt)
+peer_job_start(struct channel *ch, const struct ps_hello *h)
 {
 	struct job *job = &ch->job;
-	uint32_t n = (uint32_t)m->aux[1];
+	const struct ps_ftrl *opt = &h->opt;
+	uint32_t n = h->nworkers;
 
 	job->active = 1;
-	job->algorithm = alg;
+	job->algorithm = h->algorithm;
 	job->nworkers = n;
-	job->server_index = (uint32_t)m->aux[2];
-	job->nservers = (uint32_t)m->aux[3];
-	job->ring_version = (uint32_t)m->aux[4];
-	job->lambda = m->aux[5];
-	job->kkt = peer_hello_kkt(m);
+	job->server_index = h->server_index;
+	job->nservers = h->nservers;
+	job->ring_version = h->ring_version;
+	job->lambda = h->lambda;
+	job->kkt = peer_hello_kkt(h);
 	job->workers = xcalloc(n, sizeof *job->workers);
 	job->iter_base = 0;
-	ckpt_init_apply(ch, alg == PS_ALG_SGD ? opt : NULL);
-	rejoin_start(ch, m);
+	ckpt_init_apply(ch, h->algorithm == PS_ALG_SGD ? opt : NULL);
+	rejoin_start(ch, h);
 	store_sent_reset(&ch->store, 0);
 	job->rounds_done = 0;
-	if (alg == PS_ALG_SGD) {
+	if (h->algorithm == PS_ALG_SGD) {
 		job->online.opt = *opt;
 		online_start(ch);
 		log_info("job started on channel %u: %u workers, sgd with %s, "
@@ -256,17 +251,17 @@ peer_job_start(struct channel *ch, const struct ps_msg *m, int alg,
 
 /* 0 when a later HELLO agrees with the running job, else -1 and why. */
 static int
-peer_job_match(const struct job *job, const struct ps_msg *m, int alg,
-    const struct ps_ftrl *opt, char *err, size_t errlen)
+peer_job_match(const struct job *job, const struct ps_hello *h, char *err,
+    size_t errlen)
 {
-	const struct ps_ftrl *jo = &job->online.opt;
+	const struct ps_ftrl *jo = &job->online.opt, *opt = &h->opt;
+	int alg = h->algorithm;
 
-	if ((uint32_t)m->aux[1] != job->nworkers || m->aux[5] != job->lambda ||
-	    peer_hello_kkt(m) != job->kkt) {
+	if (h->nworkers != job->nworkers || h->lambda != job->lambda ||
+	    peer_hello_kkt(h) != job->kkt) {
 		snprintf(err, errlen, "%u workers, lambda %g, KKT threshold "
-		    "%g; the job has %u, %g and %g", (uint32_t)m->aux[1],
-		    m->aux[5], peer_hello_kkt(m), job->nworkers, job->lambda,
-		    job->kkt);
+		    "%g; the job has %u, %g and %g", h->nworkers, h->lambda,
+		    peer_hello_kkt(h), job->nworkers, job->lambda, job->kkt);
 		return -1;
 	}
 	if (alg != job->algorithm) {
@@ -286,47 +281,17 @@ peer_job_match(const struct job *job, const struct ps_msg *m, int alg,
 	return 0;
 }
 
-/*
- * 0 when a HELLO's scalars 0 to 6 and 14 (hello.h) are in range, whole
- * where they count or index, else -1 and why.
- */
-static int
-peer_hello_check(const struct ps_msg *m, char *err, size_t errlen)
-{
-	const double *a = m->aux;
-
-	if (!ps_aux_whole(a[1], 1, 65536) || !ps_aux_whole(a[0], 0, a[1] - 1))
-		return ps_errbuf(err, errlen, -1, "worker %g of %g", a[0], a[1]);
-	if (!ps_aux_whole(a[2], 0, UINT32_MAX) ||
-	    !ps_aux_whole(a[3], 0, UINT32_MAX) ||
-	    !ps_aux_whole(a[4], 0, UINT32_MAX))
-		return ps_errbuf(err, errlen, -1, "server %g of %g, ring "
-		    "version %g", a[2], a[3], a[4]);
-	if (!(a[5] >= 0 && isfinite(a[5])))
-		return ps_errbuf(err, errlen, -1, "lambda %g", a[5]);
-	if (m->naux > PS_HELLO_KKT && !(a[PS_HELLO_KKT] >= 0 &&
-	    a[PS_HELLO_KKT] <= 1))
-		return ps_errbuf(err, errlen, -1, "KKT factor %g",
-		    a[PS_HELLO_KKT]);
-	if (m->naux > PS_HELLO_REJOIN && !(a[PS_HELLO_REJOIN] >= 0 &&
-	    a[PS_HELLO_REJOIN] <= PS_HELLO_REJOIN_MAX))
-		return ps_errbuf(err, errlen, -1, "rejoin wait %g",
-		    a[PS_HELLO_REJOIN]);
-	return 0;
-}
-
 /* Check a HELLO against the job, starting the job with the first one. */
 static void
-peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
+peer_hello(struct server *srv, struct peer *p, const struct ps_msg *m)
 {
 	struct channel *ch = channel_get(srv, m->channel, 1);
 	struct job *job;
-	struct ps_ftrl opt;
+	struct ps_hello h;
+	struct ps_hello_ok said = { 0, 0 };
 	struct ps_msg ok;
 	char err[512];
-	uint32_t id, n;
-	uint64_t resume = 0;
-	int alg;
+	uint32_t id;
 
 	if (ch == NULL) {
 		peer_fail(p, "no channel %u (channels are 0 to %d)",
@@ -334,20 +299,18 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		return;
 	}
 	job = &ch->job;
-	if (peer_hello_check(m, err, sizeof err) != 0 ||
-	    ps_hello_job(m, &alg, &opt, err, sizeof err) != 0) {
+	if (ps_hello_decode(m, &h, err, sizeof err) != 0) {
 		peer_fail(p, "malformed hello: %s", err);
 		return;
 	}
-	id = (uint32_t)m->aux[0];
-	n = (uint32_t)m->aux[1];
+	id = h.worker_id;
 	if (owner_load(srv, m->ring_version, err, sizeof err) != 0) {
 		peer_fail(p, "%s", err);
 		return;
 	}
 	if (!job->active) {
-		peer_job_start(ch, m, alg, &opt);
-	} else if (peer_job_match(job, m, alg, &opt, err, sizeof err) != 0) {
+		peer_job_start(ch, &h);
+	} else if (peer_job_match(job, &h, err, sizeof err) != 0) {
 		peer_fail(p, "hello does not match the job on channel %u: %s",
 		    ch->id, err);
 		return;
@@ -359,22 +322,21 @@ peer_hello(struct server *srv, struct peer *p, struct ps_msg *m)
 		peer_fail(p, "worker %u is already connected", id);
 		return;
 	} else {
-		job->nhello += !rejoin_hello(ch, p, id, &resume);
+		job->nhello += !rejoin_hello(ch, p, id, &said.resume);
 		job->workers[id] = p;
 	}
-	rounds_resumed(ch, m);
+	rounds_resumed(ch, &h);
 	p->ch = ch;
 	p->is_worker = 1;
 	p->worker_id = id;
-	log_info("%s: worker %u of %u", ps_conn_peer(p->conn), id, n);
+	log_info("%s: worker %u of %u", ps_conn_peer(p->conn), id, h.nworkers);
 	memset(&ok, 0, sizeof ok);
 	ok.type = PS_MSG_HELLO_OK;
 	ok.flags = PS_MSG_F_NOKEYS;
 	ok.ring_version = job->ring_version;
 	ok.channel = ch->id;
-	ok.naux = 2;
-	ok.aux[0] = (double)resume;	/* hello.h */
-	ok.aux[1] = (double)ch->store.nnz;
+	said.nnz = (double)ch->store.nnz;
+	ps_hello_ok_encode(&said, &ok);
 	peer_send(p, &ok);
 }
 
@@ -404,15 +366,17 @@ peer_save(struct server *srv, struct peer *p, const struct ps_msg *m)
 {
 	char err[512];
 	struct ps_msg reply;
+	struct ps_save save;
+	int bad = ps_save_decode(m, &save, err, sizeof err);
 
-	if (m->naux > PS_SAVE_CKPT && m->aux[PS_SAVE_CKPT] == 1) {
+	if (save.ckpt) {
 		if (!p->is_worker || p->worker_id != 0 ||
 		    p->ch->id != m->channel) {
 			peer_fail(p, "a checkpoint request that is not worker "
 			    "0's of the channel's job");
 			return;
 		}
-		if (ckpt_sgd(p->ch, m, err, sizeof err) != 0) {
+		if (bad != 0 || ckpt_sgd(p->ch, &save, err, sizeof err) != 0) {
 			peer_fail(p, "%s", err);
 			return;
 		}
@@ -432,28 +396,42 @@ peer_save(struct server *srv, struct peer *p, const struct ps_msg *m)
 
 /*
  * A CURRENT pull names its channel; anyone may read one that exists.  A
- * dbpg worker of its job that came back asks with aux[0] = 1 (rejoin.c).
+ * dbpg worker of its job that came back asks with a resume pull
+ * (msg_round.h, rejoin.c).
  */
 static void
-peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
+peer_pull_current(struct server *srv, struct peer *p, const struct ps_msg *m)
 {
 	struct channel *ch = channel_get(srv, m->channel, 0);
+	char err[128];
+	uint64_t round;
+	int resume, bad;
 
 	if (ch == NULL) {
 		peer_fail(p, "no channel %u on this server", m->channel);
-		ps_msg_release(m);
 		return;
 	}
-	if (m->naux >= 1 && m->aux[0] == 1 && p->is_worker && p->ch == ch &&
-	    ch->job.algorithm == PS_ALG_DBPG) {
-		rejoin_pull(ch, p, m);
-		ps_msg_release(m);
-		return;
-	}
-	round_pull_current(ch, p, m);
+	bad = ps_resume_pull_decode(m, &resume, &round, err, sizeof err);
+	if (!(resume && p->is_worker && p->ch == ch &&
+	    ch->job.algorithm == PS_ALG_DBPG))
+		round_pull_current(ch, p, m);
+	else if (bad != 0)
+		peer_fail(p, "%s", err);
+	else
+		rejoin_pull(ch, p, m, round);
 }
 
-/* Hand an admitted message to its handler, which releases it. */
+/*
+ * Who owns a message: its dispatcher.  peer_msg_cb takes each decoded
+ * message from the conn and releases it once, after peer_route (the
+ * drops, the admission and peer_dispatch) returned, whatever happened
+ * there.  No handler releases the message it is given; one that keeps
+ * its keys, values or blob past its return moves the whole message out
+ * with ps_msg_take(), which leaves it empty (a round's pushes, round.c; a
+ * resync that came before its ring, replica.c).
+ */
+
+/* Hand an admitted message to its handler. */
 static void
 peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 {
@@ -468,7 +446,7 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 			round_push_unresolved(p->ch, p, m);
 		else
 			round_push(p->ch, p, m);
-		return;
+		break;
 	case PS_MSG_PULL:
 		if (m->flags & PS_MSG_F_CURRENT)
 			peer_pull_current(srv, p, m);
@@ -476,7 +454,7 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 			online_pull(p->ch, p, m);
 		else
 			round_pull(p->ch, p, m);
-		return;
+		break;
 	case PS_MSG_BYE:
 		peer_bye(p);
 		break;
@@ -487,7 +465,6 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 		replica_apply(srv, p, m);
 		break;
 	}
-	ps_msg_release(m);
 }
 
 /*
@@ -499,9 +476,8 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
  * below rely on what admit.h guarantees.
  */
 static void
-peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+peer_route(struct peer *p, struct ps_msg *m)
 {
-	struct peer *p = arg;
 	struct server *srv = p->srv;
 	char why[512];
 	int keyed = m->type == PS_MSG_PUSH || m->type == PS_MSG_PULL;
@@ -512,7 +488,6 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		/* The conn asked for the keys; the peer sends it again. */
 		log_info("%s: %s named an unknown key list; asked for its "
 		    "keys", ps_conn_peer(p->conn), ps_msg_type_name(m->type));
-		ps_msg_release(m);
 		return;
 	}
 	if (keyed && p->ch != NULL && owner_stale(srv, m)) {
@@ -525,19 +500,16 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		log_debug("%s: dropped a %s of ring version %u",
 		    ps_conn_peer(p->conn), ps_msg_type_name(m->type),
 		    m->ring_version);
-		ps_msg_release(m);
 		return;
 	}
 	if (peer_admit(p, m, why, sizeof why) != 0) {
 		peer_fail(p, "%s", why);
-		ps_msg_release(m);
 		return;
 	}
 	if (job_only && m->channel != p->ch->id) {
 		peer_fail(p, "%s for channel %u, but the worker joined "
 		    "channel %u", ps_msg_type_name(m->type), m->channel,
 		    p->ch->id);
-		ps_msg_release(m);
 		return;
 	}
 	if (((m->type == PS_MSG_HELLO || keyed) &&
@@ -545,7 +517,6 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	    (keyed && owner_check(srv, m->keys, m->nkeys, why,
 	    sizeof why) != 0)) {
 		peer_fail(p, "%s", why);
-		ps_msg_release(m);
 		return;
 	}
 	if (!p->proven && (m->type == PS_MSG_HELLO ||
@@ -554,6 +525,14 @@ peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 		ps_conn_set_idle_limit(c, 0);
 	}
 	peer_dispatch(srv, p, m);
+}
+
+/* A decoded message from p: route it, then release it (see above). */
+static void
+peer_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
+{
+	peer_route(arg, m);
+	ps_msg_release(m);
 }
 
 /*

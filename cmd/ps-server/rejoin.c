@@ -1,13 +1,13 @@
 /*
  * rejoin.c: a dbpg worker that goes away during the job, and comes back.
  *
- * When the job's HELLO asked for it (hello.h, aux 14), a worker whose
+ * When the job's HELLO asked for it (hello.h, rejoin), a worker whose
  * connection drops does not end the job: the server forgets its
  * connection and waits up to the job's rejoin wait for a worker with the
  * same id to say HELLO again (ps-train restarts it on the same shard).
  * Rounds that need its push wait too; the other workers wait for them
  * under their own timeout.  The one that comes back is told where to
- * resume (HELLO_OK aux[0], rounds_resume_point), takes the weights,
+ * resume (HELLO_OK's resume, rounds_resume_point), takes the weights,
  * trust radii and KKT verdicts of its keys as they were before the round
  * it resumes at with a resume pull (rejoin_pull; the store keeps each
  * key's state before its last round for this), and pushes again from a
@@ -31,11 +31,10 @@ static void rejoin_timer_cb(evutil_socket_t fd, short what, void *arg);
 
 /* A job starts: how long its workers may be away (0: not at all). */
 void
-rejoin_start(struct channel *ch, const struct ps_msg *hello)
+rejoin_start(struct channel *ch, const struct ps_hello *hello)
 {
 	struct job *job = &ch->job;
-	double wait = hello->naux > PS_HELLO_REJOIN ?
-	    hello->aux[PS_HELLO_REJOIN] : 0;
+	double wait = hello->rejoin;
 
 	job->rejoin_wait = wait > 0 && job->algorithm == PS_ALG_DBPG ?
 	    wait : 0;
@@ -195,25 +194,20 @@ rejoin_state(struct channel *ch, long s, uint64_t r, double *trust)
 }
 
 /*
- * The resume pull of a worker that came back (a CURRENT pull with
- * aux[0] = 1 and the round r it resumes at in aux[1]): for each key it
+ * The resume pull m of a worker that came back, for the round r it
+ * resumes at (msg_round.h; peer.c decoded it): for each key it
  * names, its weight and trust radius before round r (rejoin_state), the
  * radius split into three floats whose sum is it (72 bits hold the 53).  Rounds below r applied now are
  * marked (round.c, invariant 9).
  */
 void
-rejoin_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
+rejoin_pull(struct channel *ch, struct peer *p, const struct ps_msg *m,
+    uint64_t r)
 {
 	const struct store *st = &ch->store;
-	uint64_t r;
 	struct ps_msg reply;
 	size_t k;
 
-	if (m->naux < 2 || !(m->aux[1] >= 0 && m->aux[1] < 0x1p63)) {
-		peer_fail(p, "resume pull without its round");
-		return;
-	}
-	r = (uint64_t)m->aux[1];
 	ch->job.resumed_at[p->worker_id] = r;
 	round_current_reply(ch, m, 4, &reply);
 	for (k = 0; k < m->nkeys; k++) {

@@ -32,8 +32,8 @@
  *     ring without it, and the rounds waiting for it are sent again.
  *
  * REPLICATE: width 3 (w, trust, glast) per key, timestamp t, channel;
- * aux[0] the kind: 0 a round, 1 a resync, 2 a handoff (handoff.c).
- * REPLICATE_OK: NOKEYS, the same timestamp, channel and aux[0].
+ * its kind (msg_ctl.h): a round, a resync, a handoff (handoff.c).
+ * REPLICATE_OK: NOKEYS, the same timestamp, channel and kind.
  */
 #include "config.h"
 
@@ -161,8 +161,7 @@ replica_frame(struct channel *ch, const struct store *st,
 	m.channel = ch->id;
 	m.timestamp = t;
 	m.ring_version = srv->ring.version;
-	m.naux = 1;
-	m.aux[0] = kind;
+	ps_replicate_encode(kind, &m);
 	m.nkeys = (uint32_t)n;
 	m.keys = xcalloc(n + 1, sizeof *m.keys);
 	m.vals = xcalloc((n + 1) * REPLICA_WIDTH, sizeof *m.vals);
@@ -273,14 +272,14 @@ int
 replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
     size_t nslots)
 {
-	return replica_send_slots(ch, t, REPLICATE_ROUND, slots, nslots);
+	return replica_send_slots(ch, t, PS_REPLICATE_ROUND, slots, nslots);
 }
 
 /* Send these served slots to their replicas as a resync, stamped t. */
 void
 replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots, size_t n)
 {
-	if (replica_send_slots(ch, t, REPLICATE_RESYNC, slots, n) < 0)
+	if (replica_send_slots(ch, t, PS_REPLICATE_RESYNC, slots, n) < 0)
 		log_warnx("channel %u: a replica cannot be reached; %zu keys "
 		    "are not copied", ch->id, n);
 }
@@ -303,8 +302,8 @@ replica_resync(struct channel *ch)
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && mark[slots[j]] == mark[slots[i]]; j++)
 			continue;
-		if (replica_send_slots(ch, mark[slots[i]] - 1, REPLICATE_RESYNC,
-		    slots + i, j - i) < 0) {
+		if (replica_send_slots(ch, mark[slots[i]] - 1,
+		    PS_REPLICATE_RESYNC, slots + i, j - i) < 0) {
 			log_warnx("channel %u: a replica cannot be reached; "
 			    "its copies are not restored", ch->id);
 			break;
@@ -317,7 +316,7 @@ replica_resync(struct channel *ch)
 static int
 replica_is(const struct ps_msg *m, int kind)
 {
-	return (m->naux >= 1 ? m->aux[0] : 0) == kind;
+	return ps_replicate_decode(m) == kind;
 }
 
 /*
@@ -330,10 +329,9 @@ replica_check_keys(const struct server *srv, const struct ps_msg *m,
 {
 	size_t max = (size_t)srv->ring.replicas + 1, k, j, cnt;
 	size_t *idx = xcalloc(max, sizeof *idx);
-	int rc = 0;
+	int rc = 0, handoff = replica_is(m, PS_REPLICATE_HANDOFF);
 
-	for (k = 0; k < m->nkeys && rc == 0 && !replica_is(m, REPLICATE_HANDOFF);
-	    k++) {
+	for (k = 0; k < m->nkeys && rc == 0 && !handoff; k++) {
 		cnt = ps_ring_replicas(&srv->ring, m->keys[k], idx, max);
 		for (j = 1; j < cnt && idx[j] != srv->ring_index; j++)
 			continue;
@@ -362,7 +360,7 @@ replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m)
 	struct store *st = &ch->replica;
 	size_t k;
 
-	if (replica_is(m, REPLICATE_HANDOFF)) {
+	if (replica_is(m, PS_REPLICATE_HANDOFF)) {
 		handoff_apply(ch, m);
 		return;
 	}
@@ -391,8 +389,7 @@ replica_ack(struct server *srv, struct peer *p, const struct ps_msg *m)
 	ok.channel = m->channel;
 	ok.timestamp = m->timestamp;
 	ok.ring_version = m->ring_version;
-	ok.naux = 1;
-	ok.aux[0] = m->naux >= 1 ? m->aux[0] : 0;
+	ps_replicate_encode(ps_replicate_decode(m), &ok);
 	peer_send(p, &ok);
 }
 
@@ -400,8 +397,8 @@ replica_ack(struct server *srv, struct peer *p, const struct ps_msg *m)
 static int
 replica_other_ring(struct server *srv, struct peer *p, struct ps_msg *m)
 {
-	int resync = replica_is(m, REPLICATE_RESYNC) ||
-	    replica_is(m, REPLICATE_HANDOFF);
+	int resync = replica_is(m, PS_REPLICATE_RESYNC) ||
+	    replica_is(m, PS_REPLICATE_HANDOFF);
 
 	if (srv->coord_addr == NULL || (srv->have_ring &&
 	    m->ring_version == srv->ring.version))
@@ -420,8 +417,7 @@ replica_other_ring(struct server *srv, struct peer *p, struct ps_msg *m)
 	replica_ack(srv, p, m);
 	srv->early = xreallocarray(srv->early, srv->nearly + 1,
 	    sizeof *srv->early);
-	srv->early[srv->nearly++] = *m;	/* kept: the list owns the arrays */
-	memset(m, 0, sizeof *m);
+	ps_msg_take(&srv->early[srv->nearly++], m);	/* kept */
 	return 1;
 }
 
@@ -491,7 +487,10 @@ replica_free(struct server *srv)
 	replica_early_free(srv);
 }
 
-/* A replica's REPLICATE_OK: one wait fewer for that round (invariant 2). */
+/*
+ * A replica's REPLICATE_OK: one wait fewer for that round (invariant 2).
+ * The dispatcher of a replica link: it releases m, as peer.c's rule says.
+ */
 static void
 replica_link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {
@@ -499,9 +498,9 @@ replica_link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	struct channel *ch = channel_get(l->srv, m->channel, 0);
 	int ok = m->type == PS_MSG_REPLICATE_OK && ch != NULL;
 
-	if (ok && replica_is(m, REPLICATE_HANDOFF))
+	if (ok && replica_is(m, PS_REPLICATE_HANDOFF))
 		handoff_answered(l->srv, 0);
-	else if (ok && replica_is(m, REPLICATE_ROUND))
+	else if (ok && replica_is(m, PS_REPLICATE_ROUND))
 		ok = round_replicated(ch, m->timestamp) == 0;
 	if (!ok)
 		log_warnx("replica %s: unexpected %s for channel %u round "

@@ -18,7 +18,7 @@
  *     worker pulled, before any later round can touch the same keys
  *     (blocks differ within a pass, and passes are separated by the
  *     workers' barrier).
- *  4. A pull with a threshold theta (its aux[0]) asks for the
+ *  4. A pull with a threshold theta (msg_round.h) asks for the
  *     significantly-modified filter: the reply names its keys and holds
  *     only those whose weight moved more than theta from the value last
  *     sent to that worker, or that the KKT filter drops; theta 0 sends
@@ -42,7 +42,7 @@
  *     keys were applied by their old primary (handed over, or taken over
  *     from a replica), with no loss and no vote: the worker takes those
  *     from the other servers, which all answer the round.
- *  8. Each push carries the worker's stopping vote (aux[1]); the result
+ *  8. Each push carries the worker's stopping vote (msg_round.h); the result
  *     holds the lowest, so every worker takes the same decision.
  *  9. A worker that went away and came back (rejoin.c) pushes again the
  *     rounds below the one after its last push here.  Such a push for a
@@ -54,7 +54,7 @@
  *     A round already freed is answered at once from the current weights
  *     and the kept result.  A reply to a round below the one the worker
  *     resumes at, whose weights it took when it came back, says so
- *     (aux[ROUND_RESULTS] = 1): the worker then leaves their trust radii
+ *     (its again): the worker then leaves their trust radii
  *     alone.  From the rounds from there on it took the state before
  *     them (rejoin.c), and it takes their replies as usual.
  */
@@ -65,8 +65,6 @@
 #include <string.h>
 
 #include "algo/prox.h"
-#include "cluster/hello.h"
-#include "cluster/roundmsg.h"
 #include "server.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -118,7 +116,7 @@ round_keep(struct channel *ch, const struct round *r)
 		    sizeof *ch->job.history);
 	d = &ch->job.history[r->t % ROUND_HISTORY];
 	d->t = r->t + 1;
-	memcpy(d->result, r->result, sizeof d->result);
+	d->result = r->result;
 }
 
 static void
@@ -206,9 +204,11 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double *loss,
 	*vote = INFINITY;
 	for (i = 0, at = 0; i < ch->job.nworkers; i++) {
 		const struct ps_msg *m = &r->pushes[i];
+		struct ps_dbpg_push push;
 
-		*loss += m->aux[0];
-		*vote = fmin(*vote, m->naux >= 2 ? m->aux[1] : 0);
+		ps_dbpg_push_decode(m, &push);
+		*loss += push.loss;
+		*vote = fmin(*vote, push.vote);
 		for (k = 0; k < m->nkeys; k++) {
 			uint32_t s = kslot[at++] = store_slot(st, m->keys[k]);
 
@@ -251,10 +251,10 @@ round_apply(struct channel *ch, struct round *r)
 	uint32_t *slots = round_sum(ch, r, &n, &loss, &vote);
 	int acks;
 
-	r->result[0] = loss;
-	r->result[5] = vote;
-	r->result[1] = st->l1;
-	r->result[2] = (double)st->nnz;
+	r->result.loss = loss;
+	r->result.vote = vote;
+	r->result.l1_before = st->l1;
+	r->result.nnz_before = (double)st->nnz;
 	for (k = 0; k < n; k++) {
 		uint32_t s = slots[k];
 		float w;
@@ -274,8 +274,8 @@ round_apply(struct channel *ch, struct round *r)
 	}
 	acks = replica_round(ch, r->t, slots, n);
 	free(slots);
-	r->result[3] = st->l1;
-	r->result[4] = (double)st->nnz;
+	r->result.l1_after = st->l1;
+	r->result.nnz_after = (double)st->nnz;
 	r->has_result = 1;
 	round_keep(ch, r);
 	r->done = 1;
@@ -323,7 +323,8 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	struct store *st = &ch->store;
 	const struct ps_msg *push = &r->pushes[p->worker_id];
 	double theta = r->theta[p->worker_id];
-	int filter = !isnan(theta), ckpt;
+	int filter = !isnan(theta);
+	struct ps_round_reply said;
 	struct ps_msg reply;
 	size_t k, n = 0;
 
@@ -335,13 +336,10 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	reply.width = 1;
 	reply.timestamp = r->t;
 	reply.ring_version = ch->job.ring_version;
-	reply.naux = ROUND_RESULTS;
-	memcpy(reply.aux, r->result, sizeof r->result);
-	ckpt = ckpt_tell(ch, p);	/* checkpoint.c, invariant 4 */
-	if (r->again[p->worker_id] || ckpt)
-		reply.aux[reply.naux++] = r->again[p->worker_id]; /* inv. 9 */
-	if (ckpt)
-		reply.aux[reply.naux++] = 1;
+	said.result = r->result;
+	said.again = r->again[p->worker_id];	/* invariant 9 */
+	said.ckpt = ckpt_tell(ch, p);	/* checkpoint.c, invariant 4 */
+	ps_round_reply_encode(&said, &reply);
 	reply.vals = xcalloc(push->nkeys + 1, sizeof *reply.vals);
 	if (filter)
 		reply.keys = xcalloc(push->nkeys + 1, sizeof *reply.keys);
@@ -412,7 +410,8 @@ rounds_awaiting_replicas(const struct channel *ch)
 
 /* A push the connection could not resolve: await its resend (5). */
 void
-round_push_unresolved(struct channel *ch, struct peer *p, struct ps_msg *m)
+round_push_unresolved(struct channel *ch, struct peer *p,
+    const struct ps_msg *m)
 {
 	struct round *r;
 
@@ -422,30 +421,34 @@ round_push_unresolved(struct channel *ch, struct peer *p, struct ps_msg *m)
 	    (unsigned long long)m->timestamp);
 	if ((r = round_get(ch, m->timestamp, 1)) != NULL)
 		r->resend[p->worker_id] = 1;
-	ps_msg_release(m);
 }
 
 /*
- * A worker's HELLO after a ring change (hello.h, aux 13): rounds below
+ * A worker's HELLO after a ring change (hello.h, resumed): rounds below
  * the first iteration it had not started may be replays; no worker
  * finished a later one, whichever worker says it.
  */
 void
-rounds_resumed(struct channel *ch, const struct ps_msg *hello)
+rounds_resumed(struct channel *ch, const struct ps_hello *hello)
 {
 	struct job *job = &ch->job;
-	double v;
 	uint64_t below;
 
-	if (hello->naux <= PS_HELLO_RESUMED)
+	if (hello->resumed == 0)
 		return;
-	v = hello->aux[PS_HELLO_RESUMED];
-	if (!(v >= 1 && v < 0x1p63))
-		return;
-	below = (uint64_t)v - 1;
+	below = hello->resumed - 1;
 	if (job->replay_below == 0 || below < job->replay_below)
 		job->replay_below = below;
 	job->ring_changes += job->ring_changes == 0;
+}
+
+/* A round answered without a result of this server's (invariant 7). */
+static void
+round_no_result(struct round *r)
+{
+	memset(&r->result, 0, sizeof r->result);
+	r->result.loss = NAN;		/* the worker takes another's */
+	r->result.vote = INFINITY;	/* no vote */
 }
 
 /*
@@ -470,14 +473,10 @@ round_settled(struct channel *ch, struct round *r, uint32_t id)
 			return 0;
 	if (r->has_result)
 		return 1;
-	if ((d = round_history(ch, r->t)) != NULL) {
-		memcpy(r->result, d->result, sizeof r->result);
-	} else {
-		/* Applied by the keys' old primary: no result here. */
-		memset(r->result, 0, sizeof r->result);
-		r->result[0] = NAN;		/* the worker takes another's */
-		r->result[5] = INFINITY;	/* no vote */
-	}
+	if ((d = round_history(ch, r->t)) != NULL)
+		r->result = d->result;
+	else	/* applied by the keys' old primary: no result here */
+		round_no_result(r);
 	r->has_result = 1;
 	return 1;
 }
@@ -513,7 +512,8 @@ round_same_keys(const struct ps_msg *a, const struct ps_msg *b)
 
 /*
  * Invariant 9: a push of a worker that came back, for a round it pushed
- * before; 1 when taken here (m is then emptied), 0 for the usual way.
+ * before; 1 when handled here (dropped, or taken: m is then empty), 0
+ * for the usual way.
  */
 static int
 round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
@@ -528,10 +528,8 @@ round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
 	if ((r = round_get(ch, m->timestamp, 0)) != NULL) {
 		if (r->pushes[id].type == 0)
 			return 0;	/* its resend was due: as usual */
-		if (!r->done && round_same_keys(&r->pushes[id], m)) {
-			ps_msg_release(m);
+		if (!r->done && round_same_keys(&r->pushes[id], m))
 			return 1;
-		}
 		log_info("worker %u pushed round %llu again with %u keys, "
 		    "%u before; %s", id, (unsigned long long)r->t, m->nkeys,
 		    r->pushes[id].nkeys, r->done ? "applied" : "not applied");
@@ -542,17 +540,14 @@ round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
 		r->settled[id] = 1;
 		r->again[id] = r->t < job->resumed_at[id];
 		r->npushes++;
-		if ((d = round_history(ch, r->t)) != NULL) {
-			memcpy(r->result, d->result, sizeof r->result);
-		} else {
-			r->result[0] = NAN;		/* older than kept */
-			r->result[5] = INFINITY;
-		}
+		if ((d = round_history(ch, r->t)) != NULL)
+			r->result = d->result;
+		else	/* older than kept */
+			round_no_result(r);
 		r->has_result = 1;
 		ch->srv->stats.replays_settled++;
 	}
-	r->pushes[id] = *m;	/* the round owns the arrays */
-	memset(m, 0, sizeof *m);
+	ps_msg_take(&r->pushes[id], m);
 	return 1;
 }
 
@@ -561,12 +556,12 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 {
 	struct server *srv = ch->srv;
 	uint64_t *below = ch->job.pushed_below;
+	struct ps_dbpg_push push;
 	struct round *r;
 	char err[256];
 
 	if (store_room(&ch->store, m->keys, m->nkeys, srv->max_keys, err,
 	    sizeof err) != 0) {
-		ps_msg_release(m);
 		job_abort(ch, err);
 		return;
 	}
@@ -579,7 +574,6 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	    round_get(ch, m->timestamp, 0) == NULL) {
 		peer_fail(p, "push for finished round %llu",
 		    (unsigned long long)m->timestamp);
-		ps_msg_release(m);
 		return;
 	}
 	r = round_get(ch, m->timestamp, 1);
@@ -587,15 +581,14 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	if (r->pushes[p->worker_id].type != 0) {
 		peer_fail(p, "second push for round %llu",
 		    (unsigned long long)m->timestamp);
-		ps_msg_release(m);
 		return;
 	}
 	srv->stats.pushes++;
 	srv->stats.keys_pushed += m->nkeys;
-	if (m->naux > PS_PUSH_CKPT && m->aux[PS_PUSH_CKPT] == 1)
+	ps_dbpg_push_decode(m, &push);
+	if (push.ckpt)
 		r->ckpt = 1;	/* checkpoint.c */
-	r->pushes[p->worker_id] = *m;	/* the round now owns the arrays */
-	memset(m, 0, sizeof *m);
+	ps_msg_take(&r->pushes[p->worker_id], m);
 	if (round_settled(ch, r, p->worker_id)) {
 		r->settled[p->worker_id] = 1;
 		srv->stats.replays_settled++;
@@ -605,26 +598,27 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 }
 
 void
-round_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
+round_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 {
 	struct round *r = round_get(ch, m->timestamp, 0);
 	struct server *srv = ch->srv;
 	uint32_t id = p->worker_id;
+	char err[128];
+	double theta;
 
 	srv->stats.pulls++;
-	if (m->naux >= 1 && !(m->aux[0] >= 0)) {
-		peer_fail(p, "pull with a bad filter threshold %g", m->aux[0]);
+	if (ps_round_pull_decode(m, &theta, err, sizeof err) != 0) {
+		peer_fail(p, "%s", err);
 	} else if (r == NULL || (r->pushes[id].type == 0 && !r->resend[id])) {
 		peer_fail(p, "pull for round %llu without a push",
 		    (unsigned long long)m->timestamp);
 	} else {
-		r->theta[id] = m->naux >= 1 ? m->aux[0] : NAN;
+		r->theta[id] = theta;
 		if ((r->done && r->acks == 0) || r->settled[id])
 			round_answer(ch, r, p);
 		else
 			r->waiting[r->nwaiting++] = p;
 	}
-	ps_msg_release(m);
 }
 
 /* A worker left (rejoin.c): no reply of any round may go to it. */
@@ -694,23 +688,23 @@ round_current_reply(const struct channel *ch, const struct ps_msg *m,
 
 /* A pull of current weights for the keys it names, answered at once. */
 void
-round_pull_current(struct channel *ch, struct peer *p, struct ps_msg *m)
+round_pull_current(struct channel *ch, struct peer *p,
+    const struct ps_msg *m)
 {
 	struct server *srv = ch->srv;
+	struct ps_current_reply said;
 	struct ps_msg reply;
 	size_t k;
 
 	round_current_reply(ch, m, 1, &reply);
-	reply.naux = 2;
-	reply.aux[0] = ch->store.l1;
-	reply.aux[1] = (double)ch->store.nnz;
-	if (ch->job.algorithm == PS_ALG_SGD && ckpt_tell(ch, p))
-		reply.aux[reply.naux++] = 1;	/* PS_CURRENT_CKPT */
+	said.l1 = ch->store.l1;
+	said.nnz = (double)ch->store.nnz;
+	said.ckpt = ch->job.algorithm == PS_ALG_SGD && ckpt_tell(ch, p);
+	ps_current_reply_encode(&said, &reply);
 	for (k = 0; k < m->nkeys; k++)
 		reply.vals[k] = store_get(&ch->store, m->keys[k]);
 	srv->stats.pulls++;
 	srv->stats.keys_pulled += m->nkeys;
 	peer_send(p, &reply);
 	free(reply.vals);
-	ps_msg_release(m);
 }

@@ -5,12 +5,11 @@
  * A connection is in one of three states: anonymous (no HELLO yet, or its
  * job ended: a client reading weights, another server replicating), a
  * worker of a dbpg job, a worker of an sgd job.  The shapes are those
- * ps-worker and replica.c send (hello.h, roundmsg.h, online.c, rejoin.c).
+ * ps-worker and replica.c send (hello.h, msg_round.h, msg_online.h,
+ * msg_ctl.h).
  */
 #include "config.h"
 
-#include "cluster/hello.h"
-#include "cluster/roundmsg.h"
 #include "server.h"
 #include "wire/admit.h"
 
@@ -29,26 +28,26 @@ enum {
 static const struct ps_msg_rule server_rules[] = {
 	/* what, type, states, pick_mask, pick, flags, keys, width, naux, blob */
 	{ "hello", PS_MSG_HELLO, PEER_ANY, 0, 0, 0, PS_KEYS_NONE,
-	    0, 0, 6, PS_HELLO_REJOIN + 1, 0 },
+	    0, 0, PS_HELLO_NAUX_MIN, PS_HELLO_NAUX_MAX, 0 },
 	{ "dbpg push", PS_MSG_PUSH, PEER_DBPG, 0, 0, FP16 | SIG, PS_KEYS_LIST,
-	    2, 2, 1, PS_PUSH_CKPT + 1, 0 },
+	    2, 2, 1, PS_DBPG_PUSH_NAUX, 0 },
 	{ "sgd push", PS_MSG_PUSH, PEER_SGD, 0, 0, FP16 | SIG, PS_KEYS_LIST,
-	    1, 1, 1, 1, 0 },
+	    1, 1, 1, PS_SGD_PUSH_NAUX, 0 },
 	/* Current weights (round.c), or a resume pull (rejoin.c). */
 	{ "current pull", PS_MSG_PULL, PEER_ANY, CUR, CUR, SIG, PS_KEYS_LIST,
-	    0, 0, 0, 2, 0 },
+	    0, 0, 0, PS_RESUME_PULL_NAUX, 0 },
 	/* Round t's weights: the keys of the worker's push for t. */
 	{ "round pull", PS_MSG_PULL, PEER_DBPG, CUR, 0, 0, PS_KEYS_COUNT,
-	    0, 0, 0, 1, 0 },
+	    0, 0, 0, PS_ROUND_PULL_NAUX, 0 },
 	{ "end-barrier pull", PS_MSG_PULL, PEER_SGD, CUR, 0, 0, PS_KEYS_NONE,
-	    0, 0, 0, 1, 0 },
+	    0, 0, 0, PS_BARRIER_PULL_NAUX, 0 },
 	{ "bye", PS_MSG_BYE, PEER_WORKER, 0, 0, 0, PS_KEYS_NONE,
 	    0, 0, 0, 0, 0 },
 	{ "save", PS_MSG_SAVE, PEER_ANY, 0, 0, 0, PS_KEYS_NONE,
-	    0, 0, 0, PS_SAVE_EPOCHS + 1, 0 },
+	    0, 0, 0, PS_SAVE_NAUX, 0 },
 	/* Without its scalar a REPLICATE is a round's (replica.c). */
 	{ "replicate", PS_MSG_REPLICATE, PEER_ANON, 0, 0, 0, PS_KEYS_LIST,
-	    REPLICA_WIDTH, REPLICA_WIDTH, 0, 1, 0 },
+	    REPLICA_WIDTH, REPLICA_WIDTH, 0, PS_REPLICATE_NAUX, 0 },
 };
 
 /* p's state, as the rules name it, and its name for errors. */

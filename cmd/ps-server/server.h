@@ -27,11 +27,15 @@
 
 #include "algo/ftrl.h"
 #include "cluster/coord.h"
+#include "cluster/hello.h"
 #include "cluster/ring.h"
 #include "model/model.h"
 #include "util/keytab.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
+#include "wire/msg_ctl.h"
+#include "wire/msg_online.h"
+#include "wire/msg_round.h"
 #include "wire/wire.h"
 
 struct server;
@@ -74,16 +78,10 @@ struct store {
 	uint64_t		 nnz;		/* count of w != 0 */
 };
 
-/*
- * What a round's pull replies carry: the summed loss, l1 and nnz before
- * the step, l1 and nnz after, and the lowest stopping vote of the workers.
- */
-#define ROUND_RESULTS	6
-
 /* round.c: a completed round's result, kept for replays (see round.c). */
 struct round_done {
 	uint64_t		 t;		/* the round, plus one; 0: empty */
-	double			 result[ROUND_RESULTS];
+	struct ps_round_result	 result;
 };
 #define ROUND_HISTORY	4096
 
@@ -111,7 +109,7 @@ struct round {
 						   worker's pushes again */
 	int			 done;
 	uint32_t		 acks;		/* REPLICATE_OK still awaited */
-	double			 result[ROUND_RESULTS];
+	struct ps_round_result	 result;	/* what its pull replies carry */
 	int			 has_result;	/* result holds something */
 	int			 ckpt;		/* a worker asked for a checkpoint
 						   after it (checkpoint.c) */
@@ -188,13 +186,6 @@ struct channel {
 
 /* replica.c: a REPLICATE's values per key: weight, trust radius, last G. */
 #define REPLICA_WIDTH	3
-
-/* replica.c: what a REPLICATE carries (its aux[0]). */
-enum replicate_kind {
-	REPLICATE_ROUND = 0,		/* a round's result, acknowledged */
-	REPLICATE_RESYNC = 1,		/* keys sent again after a ring change */
-	REPLICATE_HANDOFF = 2		/* keys to their new primary (handoff.c) */
-};
 
 /* replica.c: a connection to another server of the ring, made on use. */
 struct replica_link {
@@ -308,7 +299,7 @@ void	ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt);
 int	ckpt_request(struct server *srv, char *err, size_t errlen);
 int	ckpt_tell(struct channel *ch, const struct peer *p);
 void	ckpt_round(struct channel *ch, uint64_t t);
-int	ckpt_sgd(struct channel *ch, const struct ps_msg *m, char *err,
+int	ckpt_sgd(struct channel *ch, const struct ps_save *save, char *err,
 	    size_t errlen);
 void	ckpt_dir_check(const struct server *srv);
 
@@ -356,8 +347,10 @@ void	coordlink_stop(struct server *srv);
 
 /* online.c */
 void	online_start(struct channel *ch);
-void	online_push(struct channel *ch, struct peer *p, struct ps_msg *m);
-void	online_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	online_push(struct channel *ch, struct peer *p,
+	    const struct ps_msg *m);
+void	online_pull(struct channel *ch, struct peer *p,
+	    const struct ps_msg *m);
 void	online_clear(struct channel *ch);
 
 /* handover.c */
@@ -378,11 +371,12 @@ int	replica_send_store(struct channel *ch, const struct store *st,
 	    size_t n);
 
 /* rejoin.c */
-void	rejoin_start(struct channel *ch, const struct ps_msg *hello);
+void	rejoin_start(struct channel *ch, const struct ps_hello *hello);
 int	rejoin_gone(struct peer *p, const char *reason);
 int	rejoin_hello(struct channel *ch, struct peer *p, uint32_t id,
 	    uint64_t *resume);
-void	rejoin_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+void	rejoin_pull(struct channel *ch, struct peer *p,
+	    const struct ps_msg *m, uint64_t round);
 void	rejoin_end(struct channel *ch);
 
 /* handoff.c */
@@ -395,15 +389,15 @@ void	replica_free(struct server *srv);
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);
 void	round_push_unresolved(struct channel *ch, struct peer *p,
-	    struct ps_msg *m);
-void	round_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+	    const struct ps_msg *m);
+void	round_pull(struct channel *ch, struct peer *p, const struct ps_msg *m);
 void	round_pull_current(struct channel *ch, struct peer *p,
-	    struct ps_msg *m);
+	    const struct ps_msg *m);
 void	rounds_clear(struct channel *ch);
 int	round_replicated(struct channel *ch, uint64_t t);
 size_t	rounds_awaiting_replicas(const struct channel *ch);
 void	rounds_ring_changed(struct channel *ch);
-void	rounds_resumed(struct channel *ch, const struct ps_msg *hello);
+void	rounds_resumed(struct channel *ch, const struct ps_hello *hello);
 void	rounds_forget_peer(struct channel *ch, const struct peer *p);
 uint64_t rounds_resume_point(struct channel *ch, uint32_t id);
 void	rounds_mark_again(struct channel *ch, uint32_t id, uint64_t below);

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "wire/msg_online.h"
 #include "worker.h"
 
 /* Does worker 0 ask for a checkpoint after iteration or mini-batch t? */
@@ -63,13 +64,11 @@ ckpt_periodic(const struct worker *w)
 void
 ckpt_sgd_save(struct worker *w, uint64_t t, double epochs, int final)
 {
+	struct ps_save save = { 1, final ? -1 : (double)(t + 1), epochs };
 	struct ps_msg m;
 
 	memset(&m, 0, sizeof m);
 	links_msg(w, &m, PS_MSG_SAVE, PS_MSG_F_NOKEYS, t);
-	m.naux = 3;
-	m.aux[PS_SAVE_CKPT] = 1;
-	m.aux[PS_SAVE_ITERATION] = final ? -1 : (double)(t + 1);
-	m.aux[PS_SAVE_EPOCHS] = epochs;
+	ps_save_encode(&save, &m);
 	links_send_all(w, &m);
 }

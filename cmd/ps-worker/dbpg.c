@@ -70,9 +70,9 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "cluster/roundmsg.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
+#include "wire/msg_round.h"
 #include "worker.h"
 
 /* Passes between two resets of the KKT active set. */
@@ -185,6 +185,7 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 	struct iter *it = dbpg_slot(w, t);
 	float ufactor = w->conf.filters & FILTER_FP16 ? 1 + 0x1p-10f : 1;
 	size_t lo, k, n = 0;
+	struct ps_dbpg_push push;
 	struct ps_msg m;
 
 	if (t < w->t_done || t >= w->t_next || it->t != t ||
@@ -207,10 +208,10 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 	m.keys = w->keybuf;
 	m.width = 2;
 	m.vals = w->gubuf;
-	m.naux = 3;
-	m.aux[PS_PUSH_LOSS] = it->push_loss;
-	m.aux[PS_PUSH_VOTE] = it->vote == VOTE_ABSTAIN ? INFINITY : it->vote;
-	m.aux[PS_PUSH_CKPT] = it->ckpt;
+	push.loss = it->push_loss;
+	push.vote = it->vote == VOTE_ABSTAIN ? INFINITY : it->vote;
+	push.ckpt = it->ckpt;
+	ps_dbpg_push_encode(&push, &m);
 	links_send(w, s, &m);
 }
 
@@ -310,10 +311,7 @@ dbpg_pull(struct worker *w, uint64_t t, size_t s)
 
 	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_NOKEYS, t);
 	m.nkeys = (uint32_t)(it->actoff[s + 1] - it->actoff[s]);
-	if (!isnan(it->theta)) {
-		m.naux = 1;
-		m.aux[0] = it->theta;
-	}
+	ps_round_pull_encode(it->theta, &m);
 	links_send(w, s, &m);
 }
 
@@ -350,10 +348,9 @@ dbpg_take(struct iter *it, uint32_t p, float v, int again)
 /* Store a server's reply values: for every key pushed, or the keys named. */
 static void
 dbpg_take_reply(struct worker *w, struct link *l, struct iter *it,
-    const struct ps_msg *m, size_t a, size_t z)
+    const struct ps_msg *m, int again, size_t a, size_t z)
 {
 	const uint64_t *keys = w->plan.keys + w->plan.boff[it->block];
-	int again = m->naux > PS_REPLY_AGAIN && m->aux[PS_REPLY_AGAIN] == 1;
 	size_t k, i;
 
 	if (m->flags & PS_MSG_F_NOKEYS) {
@@ -402,6 +399,8 @@ void
 dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct iter *it = NULL;
+	struct ps_round_reply rep;
+	const struct ps_round_result *res = &rep.result;
 	size_t a, z;
 
 	/* No slot before the run began: inflight is NULL, t_next 0. */
@@ -416,24 +415,25 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		a = it->actoff[l->index];
 		z = it->actoff[l->index + 1];
 	}
-	if (m->width != 1 || m->naux < 5 || m->nkeys > z - a ||
+	if (m->width != 1 || ps_round_reply_decode(m, &rep) != 0 ||
+	    m->nkeys > z - a ||
 	    ((m->flags & PS_MSG_F_NOKEYS) && m->nkeys != z - a))
 		fatalx(EX_PROTOCOL, "server %u (%s) answered iteration %llu "
 		    "with %u values of width %u, expected %zu", l->index,
 		    l->addr, (unsigned long long)m->timestamp, m->nkeys,
 		    m->width, z - a);
 	if (it->block != UINT32_MAX)
-		dbpg_take_reply(w, l, it, m, a, z);
+		dbpg_take_reply(w, l, it, m, rep.again, a, z);
 	w->counts.received += m->nkeys;
-	if (isnan(it->loss) && isfinite(m->aux[0]))
-		it->loss = m->aux[0];	/* every server sums the same losses */
-	if (m->naux < 6 || !(m->aux[5] >= 0))
+	if (isnan(it->loss) && isfinite(res->loss))
+		it->loss = res->loss;	/* every server sums the same losses */
+	if (!(res->vote >= 0))
 		it->vmin = 0;
-	else if (m->aux[5] < it->vmin)
-		it->vmin = (uint32_t)m->aux[5];
-	it->l1 += m->aux[1];
-	it->nnz += m->aux[2];
-	if (m->naux > PS_REPLY_CKPT && m->aux[PS_REPLY_CKPT] == 1)
+	else if (res->vote < it->vmin)
+		it->vmin = (uint32_t)res->vote;
+	it->l1 += res->l1_before;
+	it->nnz += res->nnz_before;
+	if (rep.ckpt)
 		ckpt_requested(w, m->timestamp);	/* rule 7 */
 	if (--it->pending > 0)
 		return;
@@ -512,19 +512,19 @@ dbpg_final_send(struct worker *w, uint64_t t)
 	it->pending = w->plan.nservers;
 	memset(it->actoff, 0, (w->plan.nservers + 1) * sizeof *it->actoff);
 	for (size_t s = 0; s < w->plan.nservers; s++) {
+		/* Vote 0: as when it was not sent. */
+		struct ps_dbpg_push push = { it->push_loss, 0,
+		    ckpt_periodic(w) };
 		struct ps_msg m;
 
 		links_msg(w, &m, PS_MSG_PUSH, 0, t);
 		m.width = 2;
-		m.naux = 3;
-		m.aux[PS_PUSH_LOSS] = it->push_loss;
-		m.aux[PS_PUSH_VOTE] = 0;	/* as when it was not sent */
-		m.aux[PS_PUSH_CKPT] = ckpt_periodic(w);
+		ps_dbpg_push_encode(&push, &m);
 		links_send(w, s, &m);
 		m.type = PS_MSG_PULL;
 		m.flags = PS_MSG_F_NOKEYS;
-		m.naux = 0;
 		m.width = 0;
+		ps_round_pull_encode(NAN, &m);
 		links_send(w, s, &m);
 	}
 }

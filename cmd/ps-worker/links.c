@@ -22,6 +22,7 @@
 #include "cluster/hello.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
+#include "wire/msg_ctl.h"
 #include "worker.h"
 
 /* Seconds on the monotonic clock. */
@@ -43,27 +44,36 @@ link_keys_missing(struct worker *w, struct link *l, const struct ps_msg *m)
 {
 	log_info("server %u (%s): %.*s; sending the keys again", l->index,
 	    l->addr, (int)m->bloblen, m->blob != NULL ? m->blob : "");
-	if (m->naux >= 1 && m->aux[0] == PS_MSG_PUSH)
+	int type = ps_keys_missing_decode(m);
+
+	if (type == PS_MSG_PUSH)
 		dbpg_push(w, m->timestamp, l->index);
-	else if (m->naux >= 1 && m->aux[0] == PS_MSG_PULL && w->have_test)
+	else if (type == PS_MSG_PULL && w->have_test)
 		evaltest_pull(w, l->index);
 	else
 		fatalx(EX_PROTOCOL, "server %u (%s) lost the keys of a message "
 		    "this worker cannot send again", l->index, l->addr);
 }
 
-/* What a server sent on link l: route it by type; m is released. */
-void
-links_recv(struct link *l, struct ps_msg *m)
+/*
+ * Who owns a message: its dispatcher, links_recv.  It releases each
+ * message once, after link_route returned; no handler releases the
+ * message it is given, and one that needs its keys, values or blob later
+ * copies them (or would take the whole message with ps_msg_take()).
+ */
+
+/* What a server sent on link l: drop it if stale, else route it by type. */
+static void
+link_route(struct link *l, struct ps_msg *m)
 {
 	struct worker *w = l->w;
+	struct ps_hello_ok ok;
 
 	if (m->ring_version != w->ring.version &&
 	    (m->type == PS_MSG_PULL_REPLY || m->type == PS_MSG_KEYS_MISSING)) {
 		log_debug("server %u (%s): dropped a %s of ring version %u",
 		    l->index, l->addr, ps_msg_type_name(m->type),
 		    m->ring_version);
-		ps_msg_release(m);
 		return;
 	}
 	/*
@@ -80,10 +90,10 @@ links_recv(struct link *l, struct ps_msg *m)
 	switch (m->type) {
 	case PS_MSG_HELLO_OK:
 		l->hello_ok = 1;
-		if (m->naux >= 1 && m->aux[0] >= 0 && m->aux[0] < 0x1p63)
-			l->resume = (uint64_t)m->aux[0];
-		if (m->naux >= 2 && m->aux[1] > 0)
-			l->nnz = m->aux[1];
+		ps_hello_ok_decode(m, &ok);
+		l->resume = ok.resume;
+		if (ok.nnz > 0)
+			l->nnz = ok.nnz;
 		break;
 	case PS_MSG_PULL_REPLY:
 		if ((m->flags & PS_MSG_F_CURRENT) &&
@@ -110,6 +120,13 @@ links_recv(struct link *l, struct ps_msg *m)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected %s",
 		    l->index, l->addr, ps_msg_type_name(m->type));
 	}
+}
+
+/* What a server sent on link l: route it, then release it (see above). */
+void
+links_recv(struct link *l, struct ps_msg *m)
+{
+	link_route(l, m);
 	ps_msg_release(m);
 }
 
@@ -188,27 +205,28 @@ link_connect(struct worker *w, struct link *l)
 static void
 link_hello(struct worker *w, size_t i)
 {
+	struct ps_hello h;
 	struct ps_msg hello;
 
 	w->links[i]->hello_ok = 0;
+	memset(&h, 0, sizeof h);
+	h.worker_id = w->conf.id;
+	h.nworkers = w->conf.nworkers;
+	h.server_index = (uint32_t)i;
+	h.nservers = (uint32_t)w->nlinks;
+	h.ring_version = w->ring.version;
+	h.lambda = w->conf.lambda;
+	h.kkt = w->conf.kkt;	/* 0: KKT filter off */
+	h.algorithm = w->conf.algorithm;
+	h.opt = w->conf.opt;
+	h.resumed = w->failover.count > 0 ? w->t_next + 1 : 0;
+	h.rejoin = w->conf.rejoin;
 	memset(&hello, 0, sizeof hello);
 	hello.type = PS_MSG_HELLO;
 	hello.flags = PS_MSG_F_NOKEYS;
 	hello.sender = w->conf.id;
 	hello.ring_version = w->ring.version;
-	hello.naux = 7;
-	hello.aux[0] = w->conf.id;
-	hello.aux[1] = w->conf.nworkers;
-	hello.aux[2] = (double)i;
-	hello.aux[3] = (double)w->nlinks;
-	hello.aux[4] = w->ring.version;
-	hello.aux[5] = w->conf.lambda;
-	hello.aux[PS_HELLO_KKT] = w->conf.kkt;	/* 0: KKT filter off */
-	ps_hello_set_job(&hello, w->conf.algorithm, &w->conf.opt);
-	hello.naux = PS_HELLO_REJOIN + 1;
-	hello.aux[PS_HELLO_RESUMED] = w->failover.count > 0 ?
-	    (double)w->t_next + 1 : 0;
-	hello.aux[PS_HELLO_REJOIN] = w->conf.rejoin;
+	ps_hello_encode(&h, &hello);
 	links_send(w, i, &hello);
 }
 

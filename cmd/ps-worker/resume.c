@@ -23,6 +23,7 @@
 
 #include "util/log.h"
 #include "util/xmalloc.h"
+#include "wire/msg_round.h"
 #include "worker.h"
 
 /* The lowest round the servers said to resume at; 0 for a new worker. */
@@ -86,9 +87,7 @@ resume_ask(struct worker *w, size_t s, uint64_t r)
 	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_CURRENT, RESUME_TIMESTAMP);
 	m.nkeys = (uint32_t)n;
 	m.keys = keys;
-	m.naux = 2;
-	m.aux[0] = 1;		/* a resume pull (cmd/ps-server/rejoin.c) */
-	m.aux[1] = (double)r;	/* the state before round r */
+	ps_resume_pull_encode(r, &m);	/* cmd/ps-server/rejoin.c */
 	links_send(w, s, &m);
 	free(keys);
 }

@@ -24,8 +24,9 @@
  *     (seed, epoch); the test shard is scored at each epoch's end;
  *  d. after its last push the worker waits at the end barrier (a PULL
  *     without keys, answered once every worker got there; its timestamp
- *     and aux[0] say the worker's mini-batches and epochs, which every
- *     server then holds alike, cmd/ps-server/online.c), pinging the
+ *     and its scalar (msg_online.h) say the worker's mini-batches and
+ *     epochs, which every server then holds alike,
+ *     cmd/ps-server/online.c), pinging the
  *     servers each second so that a hung one is still noticed, then
  *     scores the final model and says BYE.
  *  e. worker 0 asks every server for a checkpoint after its mini-batch t
@@ -45,6 +46,7 @@
 #include "algo/logistic.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
+#include "wire/msg_online.h"
 #include "worker.h"
 
 /* The largest tau: "inf" means this many mini-batches in flight. */
@@ -161,12 +163,13 @@ static void
 sgd_reply_barrier(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct sgd *sg = &w->sgd;
+	struct ps_current_reply rep;
 
 	if (sg->t_done < sg->total || sg->barrier == 0 ||
-	    m->nkeys != 0 || m->naux < 2)
+	    m->nkeys != 0 || ps_current_reply_decode(m, &rep) != 0)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected end of "
 		    "the job", l->index, l->addr);
-	sg->nnz[l->index] = m->aux[1];
+	sg->nnz[l->index] = rep.nnz;
 	sg->barrier--;
 }
 
@@ -177,6 +180,7 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	struct sgd *sg = &w->sgd;
 	const struct batches *bt = &sg->bt;
 	struct sgd_slot *sl = NULL;
+	struct ps_current_reply rep;
 	size_t base, a, z;
 
 	if (!(m->flags & PS_MSG_F_CURRENT)) {
@@ -201,9 +205,9 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		    l->addr, (unsigned long long)m->timestamp, m->nkeys,
 		    m->width, z - a);
 	memcpy(sl->wpull + (a - base), m->vals, (z - a) * sizeof *m->vals);
-	if (m->naux >= 2)
-		sg->nnz[l->index] = m->aux[1];
-	if (m->naux > PS_CURRENT_CKPT && m->aux[PS_CURRENT_CKPT] == 1)
+	if (ps_current_reply_decode(m, &rep) == 0)
+		sg->nnz[l->index] = rep.nnz;
+	if (rep.ckpt)
 		ckpt_requested(w, m->timestamp);	/* rule e */
 	sl->got[l->index] = 1;
 	sl->pending--;
@@ -268,8 +272,7 @@ sgd_push(struct worker *w, const struct sgd_slot *sl)
 		m.keys = sg->keybuf;
 		m.width = 1;
 		m.vals = sg->gbuf;
-		m.naux = 1;
-		m.aux[0] = (double)sg->rows / (double)w->ds.nrows;
+		ps_sgd_push_encode((double)sg->rows / (double)w->ds.nrows, &m);
 		links_send(w, s, &m);
 	}
 }
@@ -344,11 +347,10 @@ sgd_barrier(struct worker *w)
 	m.sender = w->conf.id;
 	m.timestamp = sg->total;	/* its mini-batches, and epochs: */
 	m.ring_version = w->ring.version;
-	m.naux = 1;
-	m.aux[0] = (double)sg->rows / (double)w->ds.nrows;
+	ps_barrier_pull_encode((double)sg->rows / (double)w->ds.nrows, &m);
 	links_send_all(w, &m);
 	sg->barrier = (uint32_t)w->nlinks;
-	m.naux = 0;
+	m.naux = 0;		/* a ping: a CURRENT pull of no keys */
 	m.flags = PS_MSG_F_CURRENT;
 	m.timestamp = SGD_PING_TIMESTAMP;
 	while (sg->barrier > 0) {

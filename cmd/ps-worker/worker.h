@@ -23,7 +23,6 @@
 #include "algo/l1lr.h"
 #include "cluster/coord.h"
 #include "cluster/ring.h"
-#include "cluster/roundmsg.h"
 #include "data/dataset.h"
 #include "wire/auth.h"
 #include "wire/conn.h"

@@ -54,18 +54,21 @@ node_tv(int ms)
 static void
 node_heartbeat(struct ps_coord_node *n)
 {
+	struct ps_heartbeat hb;
 	struct ps_msg m;
 
 	memset(&m, 0, sizeof m);
+	memset(&hb, 0, sizeof hb);
 	m.type = PS_MSG_HEARTBEAT;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.sender = n->id;
 	m.ring_version = n->holding ? n->before : n->version;
 	if (n->cbs.counters != NULL) {
-		n->cbs.counters(&m, n->arg);
-		m.naux = PS_COORD_HB_COPYING + 1;
-		m.aux[PS_COORD_HB_COPYING] = n->holding ? n->version : 0;
+		n->cbs.counters(&hb, n->arg);
+		hb.ncounts = PS_COORD_HB_N;
+		hb.copying = n->holding ? n->version : 0;
 	}
+	ps_heartbeat_encode(&hb, &m);
 	ps_conn_send(n->conn, &m);
 }
 
@@ -130,6 +133,7 @@ node_ring(struct ps_coord_node *n, const struct ps_msg *m)
 {
 	struct ps_ring ring;
 	char name[300], err[512];
+	double timeout_ms;
 
 	snprintf(name, sizeof name, "coordinator '%s'", n->addr);
 	if (ps_ring_parse(m->blob != NULL ? m->blob : "", m->bloblen, name,
@@ -144,8 +148,8 @@ node_ring(struct ps_coord_node *n, const struct ps_msg *m)
 		node_lost(n, err);
 		return;
 	}
-	if (m->naux >= 1)
-		node_unacked_timeout(n, m->aux[0]);
+	if (ps_ring_msg_decode(m, &timeout_ms) == 0)
+		node_unacked_timeout(n, timeout_ms);
 	n->backoff_ms = PS_COORD_RETRY_MIN_MS;
 	n->before = n->holding ? n->before : n->version;
 	n->holding = 0;
@@ -217,16 +221,14 @@ node_retry_cb(evutil_socket_t fd, short what, void *arg)
 static void
 node_register(struct ps_coord_node *n)
 {
+	struct ps_register reg = { n->role, n->id, n->join };
 	struct ps_msg m;
 
 	memset(&m, 0, sizeof m);
 	m.type = PS_MSG_REGISTER;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.sender = n->id;
-	m.naux = 3;
-	m.aux[0] = n->role;
-	m.aux[1] = n->id;
-	m.aux[2] = n->join;
+	ps_register_encode(&reg, &m);
 	if (n->self != NULL) {
 		m.blob = (char *)n->self;
 		m.bloblen = strlen(n->self);

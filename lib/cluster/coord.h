@@ -6,22 +6,23 @@
  * frames (wire.h) on it.  A coordinator with a secret (ps-ring serve -a)
  * first runs the handshake of auth.h on every connection, as a server
  * does; nodes and text clients must then prove the same secret before
- * anything else.  Fields not named below are 0.
+ * anything else.  Fields not named below are 0; the scalars (aux) are
+ * struct ps_register, the RING's timeout and struct ps_heartbeat, whose
+ * codec is msg_coord.h.
  *
  *   REGISTER   node -> coordinator, first on each connection
- *              aux[0] role, PS_COORD_SERVER or PS_COORD_WORKER
- *              aux[1] the worker's id (workers)
- *              aux[2] 1: join the ring now, 0: wait as a standby until
- *                     `ps-ring add` (servers)
+ *              scalars: role, the worker's id (workers), join (servers:
+ *                     1 join the ring now, 0 wait as a standby until
+ *                     `ps-ring add`)
  *              blob   the server's listening "host:port" (servers)
  *   RING       coordinator -> node: ring_version v, blob the pskit-ring(5)
  *              text of version v
- *              aux[0] the coordinator's timeout in milliseconds
+ *              scalar: the coordinator's timeout in milliseconds
  *   HEARTBEAT  node -> coordinator every PS_COORD_HEARTBEAT_MS, and at once
  *              after a node applied a RING (its acknowledgement)
  *              ring_version the version the node holds
- *              aux[PS_COORD_HB_COPYING] the version it still copies for
- *              aux[PS_COORD_HB_*] (servers) counters since the start
+ *              scalars (servers): counters since the start
+ *                     (PS_COORD_HB_*) and the version it still copies for
  *   BYE        node -> coordinator: leaving for good (a worker whose job
  *              ended); the coordinator reports it as "left", not dead
  *   ERROR      coordinator -> node: why a REGISTER was refused; the
@@ -54,10 +55,8 @@
 
 #include "cluster/ring.h"
 #include "wire/auth.h"
+#include "wire/msg_coord.h"
 #include "wire/wire.h"
-
-#define PS_COORD_SERVER		1
-#define PS_COORD_WORKER		2
 
 #define PS_COORD_HEARTBEAT_MS	100	/* a node's heartbeat interval */
 #define PS_COORD_TIMEOUT_MS	300	/* default silence before "dead" */
@@ -69,19 +68,12 @@
 #define PS_COORD_RETRY_MAX_MS	1000
 #define PS_COORD_CONNECT_S	1.0	/* seconds allowed for one connect */
 
-/* HEARTBEAT scalars of a server. */
-#define PS_COORD_HB_KEYS	0	/* keys held, all channels */
-#define PS_COORD_HB_BYTES_IN	1	/* bytes received from clients */
-#define PS_COORD_HB_BYTES_OUT	2	/* bytes sent to clients */
-#define PS_COORD_HB_REQUESTS	3	/* pushes and pulls answered */
-#define PS_COORD_HB_N		4
 /*
- * HEARTBEAT scalar after the counters: the ring version a server is still
- * copying segments for (0: none).  Its ring_version then stays the one
- * before, and the coordinator waits for it up to PS_COORD_COPY_MAX_MS
- * instead of its timeout.
+ * A server's HEARTBEAT says the ring version it is still copying segments
+ * for (copying; 0: none).  Its ring_version then stays the one before,
+ * and the coordinator waits for it up to PS_COORD_COPY_MAX_MS instead of
+ * its timeout.
  */
-#define PS_COORD_HB_COPYING	PS_COORD_HB_N
 #define PS_COORD_COPY_MAX_MS	60000
 
 struct ps_coord_node;
@@ -99,8 +91,8 @@ struct ps_coord_node_cbs {
 	 * challenge in time is lost instead, and tried again.
 	 */
 	void	(*refused)(const char *why, void *arg);
-	/* Fill a heartbeat's counters (servers); NULL sends none. */
-	void	(*counters)(struct ps_msg *m, void *arg);
+	/* Fill a heartbeat's counters and ncounts (servers); NULL: none. */
+	void	(*counters)(struct ps_heartbeat *hb, void *arg);
 };
 
 /*

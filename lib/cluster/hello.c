@@ -1,13 +1,17 @@
 /*
- * hello.c: writing and checking the algorithm and optimiser scalars of a
- * HELLO (layout in hello.h).
+ * hello.c: the codec of the HELLO and HELLO_OK scalars (layout in
+ * hello.h): the only place that knows their positions; decoding a HELLO
+ * checks every scalar.
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cluster/hello.h"
+#include "util/errbuf.h"
+#include "wire/admit.h"
 
 const char *
 ps_algorithm_name(int alg)
@@ -32,55 +36,141 @@ ps_algorithm_parse(const char *name)
 	return -1;
 }
 
+/* Scalar positions (hello.h). */
+enum {
+	AUX_WORKER, AUX_NWORKERS, AUX_SERVER, AUX_NSERVERS, AUX_RING,
+	AUX_LAMBDA, AUX_KKT, AUX_ALGORITHM, AUX_OPTIMIZER, AUX_ALPHA,
+	AUX_BETA, AUX_L1, AUX_L2, AUX_RESUMED, AUX_REJOIN
+};
+/* Scalars before the optional ones, as the online path sends them. */
+#define HELLO_JOB_NAUX	AUX_RESUMED
+
 void
-ps_hello_set_job(struct ps_msg *m, int alg, const struct ps_ftrl *opt)
+ps_hello_encode(const struct ps_hello *h, struct ps_msg *m)
 {
-	m->aux[PS_HELLO_ALGORITHM] = alg;
-	m->aux[PS_HELLO_OPTIMIZER] = 0;
-	m->aux[PS_HELLO_ALPHA] = m->aux[PS_HELLO_BETA] = 0;
-	m->aux[PS_HELLO_L1] = m->aux[PS_HELLO_L2] = 0;
-	if (alg == PS_ALG_SGD) {
-		m->aux[PS_HELLO_OPTIMIZER] = opt->opt;
-		m->aux[PS_HELLO_ALPHA] = opt->alpha;
-		m->aux[PS_HELLO_BETA] = opt->beta;
-		m->aux[PS_HELLO_L1] = opt->l1;
-		m->aux[PS_HELLO_L2] = opt->l2;
+	double *a = m->aux;
+
+	a[AUX_WORKER] = h->worker_id;
+	a[AUX_NWORKERS] = h->nworkers;
+	a[AUX_SERVER] = h->server_index;
+	a[AUX_NSERVERS] = h->nservers;
+	a[AUX_RING] = h->ring_version;
+	a[AUX_LAMBDA] = h->lambda;
+	a[AUX_KKT] = h->kkt;
+	a[AUX_ALGORITHM] = h->algorithm;
+	a[AUX_OPTIMIZER] = 0;
+	a[AUX_ALPHA] = a[AUX_BETA] = a[AUX_L1] = a[AUX_L2] = 0;
+	if (h->algorithm == PS_ALG_SGD) {
+		a[AUX_OPTIMIZER] = h->opt.opt;
+		a[AUX_ALPHA] = h->opt.alpha;
+		a[AUX_BETA] = h->opt.beta;
+		a[AUX_L1] = h->opt.l1;
+		a[AUX_L2] = h->opt.l2;
 	}
-	m->naux = PS_HELLO_NAUX;
+	a[AUX_RESUMED] = (double)h->resumed;
+	a[AUX_REJOIN] = h->rejoin;
+	m->naux = PS_HELLO_NAUX_MAX;
+}
+
+/* The counts, indices, lambda and KKT factor of a HELLO; 0 or -1. */
+static int
+hello_decode_job(const struct ps_msg *m, struct ps_hello *h, char *err,
+    size_t errlen)
+{
+	const double *a = m->aux;
+
+	if (m->naux < PS_HELLO_NAUX_MIN)
+		return ps_errbuf(err, errlen, -1, "%u scalars, expected at "
+		    "least %d", (unsigned)m->naux, PS_HELLO_NAUX_MIN);
+	if (!ps_aux_whole(a[AUX_NWORKERS], 1, 65536) ||
+	    !ps_aux_whole(a[AUX_WORKER], 0, a[AUX_NWORKERS] - 1))
+		return ps_errbuf(err, errlen, -1, "worker %g of %g",
+		    a[AUX_WORKER], a[AUX_NWORKERS]);
+	if (!ps_aux_whole(a[AUX_SERVER], 0, UINT32_MAX) ||
+	    !ps_aux_whole(a[AUX_NSERVERS], 0, UINT32_MAX) ||
+	    !ps_aux_whole(a[AUX_RING], 0, UINT32_MAX))
+		return ps_errbuf(err, errlen, -1, "server %g of %g, ring "
+		    "version %g", a[AUX_SERVER], a[AUX_NSERVERS], a[AUX_RING]);
+	if (!(a[AUX_LAMBDA] >= 0 && isfinite(a[AUX_LAMBDA])))
+		return ps_errbuf(err, errlen, -1, "lambda %g", a[AUX_LAMBDA]);
+	h->worker_id = (uint32_t)a[AUX_WORKER];
+	h->nworkers = (uint32_t)a[AUX_NWORKERS];
+	h->server_index = (uint32_t)a[AUX_SERVER];
+	h->nservers = (uint32_t)a[AUX_NSERVERS];
+	h->ring_version = (uint32_t)a[AUX_RING];
+	h->lambda = a[AUX_LAMBDA];
+	h->kkt = m->naux > AUX_KKT ? a[AUX_KKT] : 0;
+	if (!(h->kkt >= 0 && h->kkt <= 1))
+		return ps_errbuf(err, errlen, -1, "KKT factor %g", h->kkt);
+	return 0;
+}
+
+/* The algorithm and optimiser of a HELLO (dbpg before them); 0 or -1. */
+static int
+hello_decode_algorithm(const struct ps_msg *m, struct ps_hello *h,
+    char *err, size_t errlen)
+{
+	const double *a = m->aux;
+	struct ps_ftrl *opt = &h->opt;
+	char why[200];
+	double v;
+
+	memset(opt, 0, sizeof *opt);
+	h->algorithm = PS_ALG_DBPG;
+	if (m->naux < HELLO_JOB_NAUX)
+		return 0;
+	v = a[AUX_ALGORITHM];
+	if (v != PS_ALG_DBPG && v != PS_ALG_SGD)
+		return ps_errbuf(err, errlen, -1, "unknown algorithm %g", v);
+	h->algorithm = (int)v;
+	if (h->algorithm == PS_ALG_DBPG)
+		return 0;
+	v = a[AUX_OPTIMIZER];
+	opt->opt = v == PS_OPT_ADAGRAD || v == PS_OPT_FTRL ? (int)v : 0;
+	opt->alpha = a[AUX_ALPHA];
+	opt->beta = a[AUX_BETA];
+	opt->l1 = a[AUX_L1];
+	opt->l2 = a[AUX_L2];
+	if (opt->opt == 0)
+		return ps_errbuf(err, errlen, -1, "unknown optimizer %g", v);
+	if (ps_ftrl_check(opt, why, sizeof why) != 0)
+		return ps_errbuf(err, errlen, -1, "%s", why);
+	return 0;
 }
 
 int
-ps_hello_job(const struct ps_msg *m, int *alg, struct ps_ftrl *opt,
-    char *err, size_t errlen)
+ps_hello_decode(const struct ps_msg *m, struct ps_hello *h, char *err,
+    size_t errlen)
 {
-	double a;
-	char why[200];
+	const double *a = m->aux;
+	double v;
 
-	memset(opt, 0, sizeof *opt);
-	*alg = PS_ALG_DBPG;
-	if (m->naux < PS_HELLO_NAUX)
-		return 0;
-	a = m->aux[PS_HELLO_ALGORITHM];
-	if (a != PS_ALG_DBPG && a != PS_ALG_SGD) {
-		snprintf(err, errlen, "unknown algorithm %g", a);
+	memset(h, 0, sizeof *h);
+	if (hello_decode_job(m, h, err, errlen) != 0)
 		return -1;
-	}
-	*alg = (int)a;
-	if (*alg == PS_ALG_DBPG)
-		return 0;
-	a = m->aux[PS_HELLO_OPTIMIZER];
-	opt->opt = a == PS_OPT_ADAGRAD || a == PS_OPT_FTRL ? (int)a : 0;
-	opt->alpha = m->aux[PS_HELLO_ALPHA];
-	opt->beta = m->aux[PS_HELLO_BETA];
-	opt->l1 = m->aux[PS_HELLO_L1];
-	opt->l2 = m->aux[PS_HELLO_L2];
-	if (opt->opt == 0) {
-		snprintf(err, errlen, "unknown optimizer %g", a);
+	h->rejoin = m->naux > AUX_REJOIN ? a[AUX_REJOIN] : 0;
+	if (!(h->rejoin >= 0 && h->rejoin <= PS_HELLO_REJOIN_MAX))
+		return ps_errbuf(err, errlen, -1, "rejoin wait %g", h->rejoin);
+	if (hello_decode_algorithm(m, h, err, errlen) != 0)
 		return -1;
-	}
-	if (ps_ftrl_check(opt, why, sizeof why) != 0) {
-		snprintf(err, errlen, "%s", why);
-		return -1;
-	}
+	/* Not checked, as before: a value out of range says nothing. */
+	v = m->naux > AUX_RESUMED ? a[AUX_RESUMED] : 0;
+	h->resumed = v >= 1 && v < 0x1p63 ? (uint64_t)v : 0;
 	return 0;
+}
+
+void
+ps_hello_ok_encode(const struct ps_hello_ok *ok, struct ps_msg *m)
+{
+	m->naux = 2;
+	m->aux[0] = (double)ok->resume;
+	m->aux[1] = ok->nnz;
+}
+
+void
+ps_hello_ok_decode(const struct ps_msg *m, struct ps_hello_ok *ok)
+{
+	ok->resume = m->naux >= 1 && m->aux[0] >= 0 && m->aux[0] < 0x1p63 ?
+	    (uint64_t)m->aux[0] : 0;
+	ok->nnz = m->naux >= 2 && m->aux[1] > 0 ? m->aux[1] : 0;
 }

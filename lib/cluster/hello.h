@@ -1,7 +1,9 @@
 /*
- * hello.h: the job a HELLO describes.  A worker's HELLO carries its job in
- * the frame's f64 scalars (aux, wire.h); ps-worker writes them, ps-server
- * checks them against the channel's job.
+ * hello.h: the job a HELLO describes, and the HELLO_OK that answers it.
+ * A worker's HELLO carries its job in the frame's f64 scalars (aux,
+ * wire.h); ps-worker fills a struct ps_hello and encodes it, ps-server
+ * decodes it (which checks every scalar) and checks it against the
+ * channel's job.  Only hello.c indexes aux.
  *
  *   aux  field
  *     0  worker id, 0 .. workers - 1
@@ -10,7 +12,8 @@
  *     3  servers in the ring
  *     4  ring version
  *     5  lambda, the l1 penalty of F(w) = sum_i loss_i + lambda |w|_1
- *     6  reserved for DBPG's KKT filter factor; send 0
+ *     6  optional: dbpg's KKT filter factor, 0 .. 1 (0: off); the
+ *        threshold is it times lambda
  *     7  algorithm: 0 dbpg (Algorithm 2), 1 sgd (the online path)
  *     8  optimizer: 1 adagrad, 2 ftrl (ftrl.h); 0 for dbpg
  *     9  alpha         10  beta
@@ -24,35 +27,28 @@
  *        if its connection drops (a supervisor such as ps-train restarts
  *        it); 0 ends the job at once.  The first HELLO of a job sets it.
  *
- * The server's HELLO_OK carries one scalar: the round the worker is to
- * resume at.  It is 0 for a worker new to the job; for one that came back
- * after its connection dropped (aux 14), the lowest round it pushed that
- * the server still holds, else the one after the last round it pushed
+ * The server's HELLO_OK carries two scalars: the round the worker is to
+ * resume at, and the server's non-zero weights.  The round is 0 for a
+ * worker new to the job; for one that came back after its connection
+ * dropped (aux 14), the lowest round it pushed that the server still
+ * holds, else the one after the last round it pushed
  * (cmd/ps-server/rejoin.c).
  *
- * A HELLO with fewer than PS_HELLO_NAUX scalars is a dbpg worker's, as
- * sent before the online path existed; aux 8 to 12 mean nothing for dbpg.
+ * A HELLO with fewer than 13 scalars is a dbpg worker's, as sent before
+ * the online path existed; aux 8 to 12 mean nothing for dbpg.
  */
 #ifndef PS_HELLO_H
 #define PS_HELLO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "algo/ftrl.h"
 #include "wire/wire.h"
 
-enum ps_hello_aux {
-	PS_HELLO_KKT = 6,
-	PS_HELLO_ALGORITHM = 7,
-	PS_HELLO_OPTIMIZER,
-	PS_HELLO_ALPHA,
-	PS_HELLO_BETA,
-	PS_HELLO_L1,
-	PS_HELLO_L2,
-	PS_HELLO_NAUX,
-	PS_HELLO_RESUMED = PS_HELLO_NAUX,
-	PS_HELLO_REJOIN
-};
+/* Scalars a HELLO carries: at least the first six, at most all. */
+#define PS_HELLO_NAUX_MIN	6
+#define PS_HELLO_NAUX_MAX	15
 
 /* Longest wait for a worker to come back that a HELLO may ask for. */
 #define PS_HELLO_REJOIN_MAX	86400.0
@@ -62,22 +58,49 @@ enum ps_algorithm {
 	PS_ALG_SGD = 1
 };
 
+/* A HELLO's scalars (aux 0 to 14 above). */
+struct ps_hello {
+	uint32_t	 worker_id;	/* 0 .. nworkers - 1 */
+	uint32_t	 nworkers;	/* 1 .. 65536 */
+	uint32_t	 server_index;	/* the receiver's, in the ring */
+	uint32_t	 nservers;	/* in the ring */
+	uint32_t	 ring_version;
+	double		 lambda;	/* the l1 penalty, finite, >= 0 */
+	double		 kkt;		/* KKT filter factor in [0, 1]; 0 off */
+	int		 algorithm;	/* enum ps_algorithm */
+	struct ps_ftrl	 opt;		/* sgd's optimiser; zeroed for dbpg */
+	uint64_t	 resumed;	/* after a failover: the first
+					   iteration not started, plus one;
+					   0 otherwise */
+	double		 rejoin;	/* seconds the servers wait for it,
+					   0 .. PS_HELLO_REJOIN_MAX */
+};
+
+/* A HELLO_OK's scalars. */
+struct ps_hello_ok {
+	uint64_t	 resume;	/* the round to resume at */
+	double		 nnz;		/* the server's non-zero weights */
+};
+
 /* "dbpg", "sgd"; NULL for anything else. */
 const char *ps_algorithm_name(int alg);
 /* The algorithm named name, or -1 when unknown. */
 int	ps_algorithm_parse(const char *name);
+
+/* Set every scalar of a HELLO (opt is ignored for dbpg). */
+void	ps_hello_encode(const struct ps_hello *h, struct ps_msg *m);
 /*
- * Write aux 7 to 12 of a HELLO whose aux 0 to 6 the caller filled: the
- * algorithm and, for sgd, the optimiser (opt is ignored for dbpg).  Sets
- * naux to PS_HELLO_NAUX.
+ * Fill *h from a HELLO and check it: counts and indices whole and in
+ * range, lambda, the KKT factor, the rejoin wait, the algorithm and
+ * optimiser (a HELLO of fewer than 13 scalars is a dbpg worker's, as sent
+ * before the online path existed).  0, or -1 with the reason in err
+ * ("worker 3 of 2", "unknown algorithm 2", ...).
  */
-void	ps_hello_set_job(struct ps_msg *m, int alg, const struct ps_ftrl *opt);
-/*
- * Read the algorithm and optimiser of a HELLO (dbpg when it has fewer than
- * PS_HELLO_NAUX scalars; *opt is then zeroed).  0, or -1 with the reason
- * in err.
- */
-int	ps_hello_job(const struct ps_msg *m, int *alg, struct ps_ftrl *opt,
-	    char *err, size_t errlen);
+int	ps_hello_decode(const struct ps_msg *m, struct ps_hello *h, char *err,
+	    size_t errlen);
+
+void	ps_hello_ok_encode(const struct ps_hello_ok *ok, struct ps_msg *m);
+/* Fill *ok; a resume or nnz absent or out of range reads 0. */
+void	ps_hello_ok_decode(const struct ps_msg *m, struct ps_hello_ok *ok);
 
 #endif

@@ -14,7 +14,8 @@
  *
  * What an admitted message m under rule r guarantees its handler:
  *  1. m->flags has only flags r names; r->naux_min <= m->naux <= r->naux_max,
- *     so aux[0 .. naux_min - 1] may be read without looking at naux;
+ *     so a decoder may read the first naux_min scalars without looking
+ *     at naux;
  *     r->width_min <= m->width <= r->width_max; bloblen <= r->blob_max.
  *  2. Keys, by r->keys:
  *     PS_KEYS_NONE   nkeys 0 (with NOKEYS or an empty list): keys and

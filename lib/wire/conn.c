@@ -34,6 +34,7 @@
 #include "util/xmalloc.h"
 #include "wire/conn_priv.h"
 #include "wire/crash.h"
+#include "wire/msg_ctl.h"
 
 #define CONN_CLOSE_TIMEOUT	10	/* seconds to flush before closing */
 
@@ -130,8 +131,7 @@ conn_keys_missing(struct ps_conn *c, const struct ps_msg *m)
 	miss.ring_version = m->ring_version;
 	miss.nkeys = m->nkeys;
 	miss.keysig = m->keysig;
-	miss.naux = 1;
-	miss.aux[0] = m->type;
+	ps_keys_missing_encode(m->type, &miss);
 	snprintf(why, sizeof why, "unknown key list %016llx of %u keys",
 	    (unsigned long long)m->keysig, m->nkeys);
 	miss.blob = why;

@@ -683,3 +683,11 @@ ps_msg_release(struct ps_msg *m)
 	free(m->blob);
 	memset(m, 0, sizeof *m);
 }
+
+/* Move m, arrays and all, into *dst; m is left zeroed. */
+void
+ps_msg_take(struct ps_msg *dst, struct ps_msg *m)
+{
+	*dst = *m;
+	memset(m, 0, sizeof *m);
+}

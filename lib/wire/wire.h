@@ -29,7 +29,10 @@
  *          delta (>= 1) from the one before; with PS_MSG_F_KEYSIG instead
  *          the u64 signature of a key list of nkeys keys that the sender
  *          sent before with PS_MSG_F_KEYCACHE (keycache.h)
- *   aux    naux IEEE-754 doubles
+ *   aux    naux IEEE-754 doubles, the message's scalars; what each
+ *          means is in its type's codec (msg_round.h, msg_online.h,
+ *          msg_ctl.h, msg_coord.h, lib/cluster/hello.h), the only code
+ *          that indexes them
  *   vals   nkeys * width IEEE-754 floats, key-major: vals[k * width + c];
  *          with PS_MSG_F_FP16 instead width float scales s[c] (powers of
  *          two) followed by nkeys * width binary16 halves h, the value
@@ -45,8 +48,9 @@
  * KEYSIG); a later PS_MSG_F_KEYSIG names it by signature.  A
  * receiver that does not hold the list drops the message and answers
  * KEYS_MISSING, with the dropped message's timestamp, channel, nkeys and
- * signature (KEYSIG), its type in aux[0] and the reason as blob text; the
- * sender forgets the signature and sends the message again with its keys.
+ * signature (KEYSIG), its type as its scalar (msg_ctl.h) and the reason as
+ * blob text; the sender forgets the signature and sends the message again
+ * with its keys.
  *
  * Limits, checked from the header before anything is allocated: raw_len
  * and wire_len <= PS_FRAME_MAX_PAYLOAD (or a receiver's lower limit, such
@@ -182,5 +186,11 @@ int	ps_msg_decode(const uint8_t *frame, size_t len, struct ps_msg *m,
 
 /* Free what ps_msg_decode() allocated and zero *m; fine on a zeroed struct. */
 void	ps_msg_release(struct ps_msg *m);
+/*
+ * Keep a decoded message: move *m into *dst, which must own nothing (it
+ * is overwritten), and zero *m, so that releasing m frees nothing.  How a
+ * handler keeps what its dispatcher is about to release.
+ */
+void	ps_msg_take(struct ps_msg *dst, struct ps_msg *m);
 
 #endif

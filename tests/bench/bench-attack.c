@@ -36,6 +36,7 @@
 #include "cluster/hello.h"
 #include "util/xmalloc.h"
 #include "wire/conn.h"
+#include "wire/msg_online.h"
 #include "wire/wire.h"
 
 /* A blocking TCP connection to hostport, or -1. */
@@ -227,17 +228,19 @@ attack_recv(int fd, struct ps_msg *m)
 static int
 attack_hello(int fd)
 {
-	struct ps_ftrl opt = { PS_OPT_FTRL, 0.1, 1, 0, 0 };
+	struct ps_hello h;
 	struct ps_msg m, r;
 	int ok;
 
+	memset(&h, 0, sizeof h);
+	h.nworkers = 1;		/* worker 0 of 1, server 0 of 1 */
+	h.nservers = 1;
+	h.algorithm = PS_ALG_SGD;
+	h.opt = (struct ps_ftrl){ PS_OPT_FTRL, 0.1, 1, 0, 0 };
 	memset(&m, 0, sizeof m);
 	m.type = PS_MSG_HELLO;
 	m.flags = PS_MSG_F_NOKEYS;
-	m.naux = 7;
-	m.aux[1] = 1;		/* worker 0 of 1, server 0 of 1 */
-	m.aux[3] = 1;
-	ps_hello_set_job(&m, PS_ALG_SGD, &opt);
+	ps_hello_encode(&h, &m);
 	if (attack_send(fd, &m) != 0 || attack_recv(fd, &r) != 0)
 		return -1;
 	ok = r.type == PS_MSG_HELLO_OK;
@@ -271,8 +274,7 @@ attack_freshkeys(const char *addr, long total, long per)
 		}
 		m.keys = keys;
 		m.vals = vals;
-		m.naux = 1;
-		m.aux[0] = 0.5;
+		ps_sgd_push_encode(0.5, &m);
 		if (attack_send(fd, &m) != 0 || attack_send(fd, &pull) != 0 ||
 		    attack_recv(fd, &r) != 0)
 			return 1;

@@ -128,15 +128,13 @@ coord_setup(struct coord *co, const struct opening *o)
 static void
 put_register(struct evbuffer *out, const struct reg *r)
 {
+	struct ps_register reg = { r->role, 0, r->join };
 	struct ps_msg m;
 
 	memset(&m, 0, sizeof m);
 	m.type = PS_MSG_REGISTER;
 	m.flags = PS_MSG_F_NOKEYS;
-	m.naux = 3;
-	m.aux[0] = r->role;
-	m.aux[1] = 0;
-	m.aux[2] = r->join;
+	ps_register_encode(&reg, &m);
 	if (r->addr != NULL) {
 		m.blob = (char *)r->addr;
 		m.bloblen = strlen(r->addr);

@@ -42,7 +42,7 @@ struct opening {
 	int	 nconns;	/* connections; each is worker i of nworkers */
 	int	 hello;		/* 0: no HELLO, the input alone */
 	int	 alg;		/* enum ps_algorithm */
-	double	 rejoin;	/* HELLO aux 14 */
+	double	 rejoin;	/* HELLO's rejoin wait */
 };
 
 static const struct opening openings[] = {
@@ -61,25 +61,24 @@ static struct event_base *base;
 static void
 put_hello(struct evbuffer *out, const struct opening *o, uint32_t id)
 {
-	struct ps_ftrl opt = { .opt = PS_OPT_FTRL, .alpha = 0.1, .beta = 1,
-	    .l1 = 1, .l2 = 0 };
+	struct ps_hello h;
 	struct ps_msg m;
 
+	memset(&h, 0, sizeof h);
+	h.worker_id = id;
+	h.nworkers = o->nconns;
+	h.nservers = 1;
+	h.lambda = 1;
+	h.kkt = o->alg == PS_ALG_DBPG ? 0.9 : 0;
+	h.algorithm = o->alg;
+	h.opt = (struct ps_ftrl){ .opt = PS_OPT_FTRL, .alpha = 0.1,
+	    .beta = 1, .l1 = 1, .l2 = 0 };
+	h.rejoin = o->rejoin;
 	memset(&m, 0, sizeof m);
 	m.type = PS_MSG_HELLO;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.sender = id;
-	m.aux[0] = id;
-	m.aux[1] = o->nconns;
-	m.aux[2] = 0;
-	m.aux[3] = 1;
-	m.aux[4] = 0;
-	m.aux[5] = 1;
-	m.aux[PS_HELLO_KKT] = o->alg == PS_ALG_DBPG ? 0.9 : 0;
-	ps_hello_set_job(&m, o->alg, &opt);
-	m.naux = PS_HELLO_REJOIN + 1;
-	m.aux[PS_HELLO_RESUMED] = 0;
-	m.aux[PS_HELLO_REJOIN] = o->rejoin;
+	ps_hello_encode(&h, &m);
 	fuzz_put_msg(out, &m);
 }
 

@@ -309,6 +309,7 @@ worker_drain(struct fuzz_worker *fw)
 static void
 put_hello_ok(struct evbuffer *out, const struct worker *w, uint32_t i)
 {
+	struct ps_hello_ok ok = { 0, 0 };
 	struct ps_msg m;
 
 	memset(&m, 0, sizeof m);
@@ -316,7 +317,7 @@ put_hello_ok(struct evbuffer *out, const struct worker *w, uint32_t i)
 	m.flags = PS_MSG_F_NOKEYS;
 	m.sender = i;
 	m.ring_version = w->ring.version;
-	m.naux = 2;
+	ps_hello_ok_encode(&ok, &m);
 	fuzz_put_msg(out, &m);
 }
 

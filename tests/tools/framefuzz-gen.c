@@ -21,6 +21,8 @@
 #include "cluster/hello.h"
 #include "framefuzz.h"
 #include "wire/keycache.h"
+#include "wire/msg_coord.h"
+#include "wire/msg_online.h"
 #include "wire/wire.h"
 
 #define GEN_KEYS_MAX	20000	/* keys of a frame that carries them */
@@ -249,6 +251,15 @@ gen_msg(struct ff_gen *g, struct ps_msg *m)
 	gen_blob(g, m);
 }
 
+/* The first three scalars of a message shaped below, small whole numbers. */
+static void
+gen_small_aux(struct ps_msg *m, uint32_t a0, uint32_t a1, uint32_t a2)
+{
+	m->aux[0] = a0;
+	m->aux[1] = a1;
+	m->aux[2] = a2;
+}
+
 /*
  * Shape m like a message a daemon expects, keeping its keys and values: a
  * worker's HELLO, a server's or a worker's REGISTER, a HEARTBEAT, a
@@ -260,36 +271,43 @@ gen_shape(struct ff_gen *g, struct ps_msg *m)
 	struct ff_rng *r = &g->rng;
 	struct ff_hello h = { ff_below(r, 2), 1 + ff_below(r, 2),
 	    ff_chance(r, 50) };
-	uint32_t kind = ff_below(r, 6);
+	uint32_t kind = ff_below(r, 6), a0, a1, a2, resumed;
+	struct ps_register reg;
+	struct ps_save save;
 
 	m->channel = 0;
 	m->ring_version = ff_below(r, 2);
-	m->naux = (uint16_t)(kind == 0 ? PS_HELLO_REJOIN + 1 : 3);
-	m->aux[0] = ff_below(r, 3);
-	m->aux[1] = ff_below(r, 3);
-	m->aux[2] = ff_below(r, 2);
+	a0 = ff_below(r, 3);
+	a1 = ff_below(r, 3);
+	a2 = ff_below(r, 2);
 	switch (kind) {
 	case 0:
 		m->type = PS_MSG_HELLO;
-		ff_hello_aux(&h, m);
-		m->aux[PS_HELLO_RESUMED] = ff_below(r, 3);
-		m->aux[PS_HELLO_REJOIN] = ff_chance(r, 70) ? 0 : 1;
+		resumed = ff_below(r, 3);
+		ff_hello_encode(&h, resumed, ff_chance(r, 70) ? 0 : 1, m);
 		break;
 	case 1:
 		m->type = PS_MSG_REGISTER;
-		m->aux[0] = 1 + ff_below(r, 2);
+		reg = (struct ps_register){ 1 + (int)ff_below(r, 2), a1,
+		    (int)a2 };
+		ps_register_encode(&reg, m);
 		break;
 	case 2:
+		/* Any number of the scalars, as a broken server may send. */
 		m->type = PS_MSG_HEARTBEAT;
 		m->naux = (uint16_t)ff_below(r, 6);
+		gen_small_aux(m, a0, a1, a2);
 		break;
 	case 3:
 		m->type = PS_MSG_SAVE;
-		m->aux[0] = 1;
+		save = (struct ps_save){ 1, a1, a2 };
+		ps_save_encode(&save, m);
 		break;
 	default:
+		/* A theta, an epochs or a resume flag, or none. */
 		m->type = ff_chance(r, 50) ? PS_MSG_PUSH : PS_MSG_PULL;
 		m->naux = (uint16_t)ff_below(r, 2);
+		gen_small_aux(m, a0, a1, a2);
 		break;
 	}
 }
@@ -350,28 +368,27 @@ ff_gen_frame(struct ff_gen *g, struct ff_frame *f)
 	free(m.blob);
 }
 
-/* Aux 0 to 14 of a worker's HELLO to the only server of a ring. */
+/* The scalars of a worker's HELLO to the only server of a ring. */
 void
-ff_hello_aux(const struct ff_hello *h, struct ps_msg *m)
+ff_hello_encode(const struct ff_hello *h, uint64_t resumed, double rejoin,
+    struct ps_msg *m)
 {
-	struct ps_ftrl opt;
+	struct ps_hello hello;
 
-	memset(&opt, 0, sizeof opt);
-	opt.opt = PS_OPT_ADAGRAD;
-	opt.alpha = 0.1;
-	opt.beta = 1;
-	opt.l1 = 1;
-	m->aux[0] = h->id;
-	m->aux[1] = h->nworkers;
-	m->aux[2] = 0;
-	m->aux[3] = 1;
-	m->aux[4] = m->ring_version;
-	m->aux[5] = 1;
-	m->aux[PS_HELLO_KKT] = 0;
-	ps_hello_set_job(m, h->sgd ? PS_ALG_SGD : PS_ALG_DBPG, &opt);
-	m->naux = PS_HELLO_REJOIN + 1;
-	m->aux[PS_HELLO_RESUMED] = 0;
-	m->aux[PS_HELLO_REJOIN] = 0;
+	memset(&hello, 0, sizeof hello);
+	hello.worker_id = h->id;
+	hello.nworkers = h->nworkers;
+	hello.nservers = 1;
+	hello.ring_version = m->ring_version;
+	hello.lambda = 1;
+	hello.algorithm = h->sgd ? PS_ALG_SGD : PS_ALG_DBPG;
+	hello.opt.opt = PS_OPT_ADAGRAD;
+	hello.opt.alpha = 0.1;
+	hello.opt.beta = 1;
+	hello.opt.l1 = 1;
+	hello.resumed = resumed;
+	hello.rejoin = rejoin;
+	ps_hello_encode(&hello, m);
 }
 
 /* The HELLO a worker opens its connection with. */
@@ -384,7 +401,7 @@ ff_gen_hello(const struct ff_hello *h, struct ff_frame *f)
 	m.type = PS_MSG_HELLO;
 	m.flags = PS_MSG_F_NOKEYS;
 	m.sender = h->id;
-	ff_hello_aux(h, &m);
+	ff_hello_encode(h, 0, 0, &m);
 	if (gen_encode(&m, 0, f) != 0)
 		errx(70, "cannot encode a hello");
 }

@@ -68,7 +68,8 @@ void		ff_gen_init(struct ff_gen *g, uint64_t seed, uint16_t port);
 void		ff_gen_frame(struct ff_gen *g, struct ff_frame *f);
 void		ff_gen_hello(const struct ff_hello *h, struct ff_frame *f);
 struct ps_msg;
-void		ff_hello_aux(const struct ff_hello *h, struct ps_msg *m);
+void		ff_hello_encode(const struct ff_hello *h, uint64_t resumed,
+		    double rejoin, struct ps_msg *m);
 
 /* framefuzz-raw.c */
 void		ff_raw_frame(struct ff_gen *g, struct ff_frame *f);

@@ -65,6 +65,7 @@
 
 #include <event2/buffer.h>
 
+#include "cluster/hello.h"
 #include "util/crc32c.h"
 #include "wire/auth.h"
 #include "wire/auth_sock.h"
@@ -103,17 +104,19 @@ static void
 ft_hello(struct ft_frame *fr)
 {
 	struct evbuffer *eb = evbuffer_new();
+	struct ps_hello h;
 	struct ps_msg m;
 	char err[200];
 	int n;
 
+	memset(&h, 0, sizeof h);
+	h.nworkers = 1;		/* worker 0 of 1, server 0 of 1, ring 0 */
+	h.nservers = 1;
+	h.lambda = 1.0;
 	memset(&m, 0, sizeof m);
 	m.type = PS_MSG_HELLO;
 	m.flags = PS_MSG_F_NOKEYS;
-	m.naux = 6;
-	m.aux[1] = 1;		/* worker 0 of 1, server 0 of 1, ring 0 */
-	m.aux[3] = 1;
-	m.aux[5] = 1.0;		/* lambda */
+	ps_hello_encode(&h, &m);
 	if (eb == NULL || (n = ps_msg_encode(&m, eb, 0, NULL, err, sizeof err)) < 0) {
 		fprintf(stderr, "ps-frametool: cannot encode hello\n");
 		exit(EX_SOFTWARE);
