@@ -522,7 +522,7 @@ peer_route(struct peer *p, struct ps_msg *m)
 	if (!p->proven && (m->type == PS_MSG_HELLO ||
 	    m->type == PS_MSG_REPLICATE)) {
 		p->proven = 1;
-		ps_conn_set_idle_limit(c, 0);
+		ps_conn_set_idle_limit(p->conn, 0);
 	}
 	peer_dispatch(srv, p, m);
 }
