@@ -152,7 +152,7 @@ cmd_serve(int argc, char **argv)
 	log_route_libevent();
 	signal(SIGPIPE, SIG_IGN);
 	ps_crash_init("ps-ring serve");
-	co.started = coord_now();
+	co.started = ps_clock_now();
 	if ((co.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
 	/*

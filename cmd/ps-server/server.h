@@ -29,6 +29,7 @@
 #include "cluster/coord.h"
 #include "cluster/ring.h"
 #include "model/model.h"
+#include "util/clock.h"
 #include "util/keytab.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
@@ -331,7 +332,6 @@ int	peer_admit(const struct peer *p, const struct ps_msg *m, char *err,
 
 /* stats.c */
 char	*server_stats_text(struct server *srv);
-double	server_now(void);
 
 /* owner.c */
 int	owner_adopt(struct server *srv, struct ps_ring *ring);

@@ -53,7 +53,7 @@ ckpt_init_load(struct server *srv, const char *path)
 {
 	struct ps_ckpt_source src;
 	char err[1024];
-	double started = server_now();
+	double started = ps_clock_now();
 	int rc;
 
 	memset(&src, 0, sizeof src);
@@ -67,7 +67,7 @@ ckpt_init_load(struct server *srv, const char *path)
 	log_info("starting model %s: iteration %llu, %zu weights, read and "
 	    "checked in %.3f s", src.version != NULL ? src.version : path,
 	    (unsigned long long)srv->ckpt.init.iteration, srv->ckpt.init.n,
-	    server_now() - started);
+	    ps_clock_now() - started);
 	ps_ckpt_source_release(&src);
 }
 

@@ -16,11 +16,11 @@
 #include <string.h>
 #include <stdnoreturn.h>
 #include <sysexits.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "data/libsvm.h"
 #include "shard-data.h"
+#include "util/clock.h"
 #include "util/parsenum.h"
 
 #define MAX_SHARDS	65536
@@ -185,21 +185,11 @@ struct progress {
 	uint64_t	rows, done;	/* done: bytes of finished inputs */
 };
 
-/* Seconds on the monotonic clock. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Show rows, megabytes and speed if half a second has passed. */
 static void
 progress_show(struct progress *pg, uint64_t bytes)
 {
-	double t = now(), mb = (double)bytes / 1e6;
+	double t = ps_clock_now(), mb = (double)bytes / 1e6;
 
 	if (t - pg->last < 0.5)
 		return;
@@ -279,7 +269,7 @@ run(const struct sd_opts *o, char **files, int nfiles, struct sd_stats *all)
 		return status;
 	memset(&pg, 0, sizeof pg);
 	pg.on = !o->quiet && isatty(STDERR_FILENO);
-	pg.start = pg.last = now();
+	pg.start = pg.last = ps_clock_now();
 	for (i = 0; i < nfiles && status == 0; i++)
 		status = read_input(files[i], o, &os, all, &pg);
 	if (pg.shown)

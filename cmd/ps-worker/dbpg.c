@@ -459,7 +459,7 @@ dbpg_print(struct worker *w, uint64_t t, double obj, double nnz, int eval)
 		evaltest_run(w, &logloss, &auc);
 	links_bytes(w, &sent, &recv);
 	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g",
-	    (unsigned long long)t, worker_now() - w->started, obj,
+	    (unsigned long long)t, ps_clock_now() - w->started, obj,
 	    t < w->objcap ? dbpg_rel_change(w, t) : NAN, nnz,
 	    (unsigned long long)sent, (unsigned long long)recv, logloss, auc);
 	filters_print(w);
@@ -619,7 +619,7 @@ dbpg_begin(struct worker *w)
 		it->actpos = xcalloc(maxb, sizeof *it->actpos);
 		it->actoff = xcalloc(w->plan.nservers + 1, sizeof *it->actoff);
 	}
-	w->ckpt_last = worker_now();
+	w->ckpt_last = ps_clock_now();
 	if ((resume = resume_point(w)) > 0) {
 		dbpg_resume(w, resume);
 	} else {

@@ -334,7 +334,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ps_crash_init("ps-worker");
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	w.started = w.last_progress = worker_now();
+	w.started = w.last_progress = ps_clock_now();
 	if ((w.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
 	w.tick = event_new(w.base, -1, EV_PERSIST, worker_tick_cb, NULL);

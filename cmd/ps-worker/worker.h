@@ -25,6 +25,7 @@
 #include "cluster/ring.h"
 #include "cluster/roundmsg.h"
 #include "data/dataset.h"
+#include "util/clock.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
 #include "wire/wire.h"
@@ -289,7 +290,6 @@ void	links_recv(struct link *l, struct ps_msg *m);
 int	links_all_hello(const struct worker *w);
 void	links_run(struct worker *w, int (*advance)(struct worker *),
 	    const char *unit, const uint64_t *t);
-double	worker_now(void);
 
 /* dbpg.c */
 int	dbpg_run(struct worker *w);
