@@ -15,6 +15,7 @@
 
 #include "cluster/ring.h"
 #include "util/atomicfile.h"
+#include "util/errbuf.h"
 #include "util/keyhash.h"
 #include "util/xmalloc.h"
 
@@ -30,22 +31,6 @@ struct ring_parse {
 	char		*err;
 	size_t		 errlen;
 };
-
-/* Format an error message into err. */
-static int
-ring_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int
-ring_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return PS_RING_EDATA;
-}
 
 /* 64-bit FNV-1a over the address bytes. */
 uint64_t
@@ -191,17 +176,17 @@ ps_ring_build(struct ps_ring *r, const char *const *addrs, size_t n,
 	memset(r, 0, sizeof *r);
 	if ((why = ring_build_problem(n, replicas)) != NULL ||
 	    (why = ring_limits_problem(n, vnodes, replicas)) != NULL)
-		return ring_error(err, errlen, "%s", why);
+		return ps_errbuf(err, errlen, PS_RING_EDATA, "%s", why);
 	for (i = 0; i < n; i++) {
 		if ((why = ps_ring_addr_check(addrs[i])) != NULL) {
 			ps_ring_release(r);
-			return ring_error(err, errlen, "invalid address '%s': %s",
-			    addrs[i], why);
+			return ps_errbuf(err, errlen, PS_RING_EDATA,
+			    "invalid address '%s': %s", addrs[i], why);
 		}
 		if (ring_find_dup(r, (uint32_t)i, addrs[i], &same) >= 0) {
 			ps_ring_release(r);
-			return ring_error(err, errlen, "duplicate address '%s'",
-			    addrs[i]);
+			return ps_errbuf(err, errlen, PS_RING_EDATA,
+			    "duplicate address '%s'", addrs[i]);
 		}
 		ring_add_server(r, (uint32_t)i, addrs[i]);
 	}
@@ -422,8 +407,8 @@ ring_slurp(FILE *fp, const char *path, char **buf, size_t *len, char *err,
 	while ((n = fread(*buf + *len, 1, cap - *len, fp)) > 0) {
 		*len += n;
 		if (*len == cap && cap >= RING_MAX_FILE)
-			return ring_error(err, errlen, "%s: larger than %d "
-			    "bytes", path, RING_MAX_FILE);
+			return ps_errbuf(err, errlen, PS_RING_EDATA,
+			    "%s: larger than %d bytes", path, RING_MAX_FILE);
 		if (*len == cap)
 			*buf = xreallocarray(*buf, cap *= 2, 1);
 	}
@@ -540,20 +525,20 @@ ps_ring_add(struct ps_ring *r, const char *addr, char *err, size_t errlen)
 	size_t i;
 
 	if ((why = ps_ring_addr_check(addr)) != NULL)
-		return ring_error(err, errlen, "invalid address '%s': %s",
-		    addr, why);
+		return ps_errbuf(err, errlen, PS_RING_EDATA,
+		    "invalid address '%s': %s", addr, why);
 	if (ps_ring_find(r, addr) >= 0)
-		return ring_error(err, errlen, "'%s' is already in the ring",
-		    addr);
+		return ps_errbuf(err, errlen, PS_RING_EDATA,
+		    "'%s' is already in the ring", addr);
 	if ((why = ring_limits_problem(r->nservers + 1, r->vnodes,
 	    r->replicas)) != NULL)
-		return ring_error(err, errlen, "cannot add '%s': %s", addr,
-		    why);
+		return ps_errbuf(err, errlen, PS_RING_EDATA,
+		    "cannot add '%s': %s", addr, why);
 	for (i = 0; i < r->nservers; i++)
 		if (r->servers[i].id >= id)
 			id = r->servers[i].id + 1;
 	if (r->nservers > 0 && id == 0)
-		return ring_error(err, errlen, "no free server id");
+		return ps_errbuf(err, errlen, PS_RING_EDATA, "no free server id");
 	ring_add_server(r, id, addr);
 	r->version++;
 	ring_place(r);
@@ -568,7 +553,8 @@ ps_ring_remove(struct ps_ring *r, const char *addr, char *err,
 	long i = ps_ring_find(r, addr);
 
 	if (i < 0)
-		return ring_error(err, errlen, "'%s' is not in the ring", addr);
+		return ps_errbuf(err, errlen, PS_RING_EDATA,
+		    "'%s' is not in the ring", addr);
 	free(r->servers[i].addr);
 	memmove(&r->servers[i], &r->servers[i + 1],
 	    (r->nservers - (size_t)i - 1) * sizeof *r->servers);
