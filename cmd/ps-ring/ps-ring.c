@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <err.h>
-#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 
 #include "cluster/ring.h"
 #include "ps-ring.h"
+#include "util/parsenum.h"
 #include "util/subcmd.h"
 #include "wire/conn.h"
 
@@ -79,13 +79,9 @@ usage(int status)
 uint32_t
 parse_count(const char *s, const char *what, uint32_t lo, uint32_t hi)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v < lo ||
-	    v > hi) {
+	if (ps_parsenum_u64_in(s, lo, hi, &v) != PS_NUM_OK) {
 		warnx("invalid %s '%s' (expected %u-%u)", what, s, lo, hi);
 		usage(EX_USAGE);
 	}
@@ -339,17 +335,7 @@ cmd_show(int argc, char **argv)
 static int
 parse_fid(const char *s, uint64_t *fid)
 {
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end != '\0' || errno != 0 || v == 0)
-		return -1;
-	*fid = v;
-	return 0;
+	return ps_parsenum_u64_in(s, 1, UINT64_MAX, fid) == PS_NUM_OK ? 0 : -1;
 }
 
 /* Print one lookup result. */

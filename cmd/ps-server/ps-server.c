@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include "algo/blas.h"
 #include "server.h"
 #include "util/log.h"
+#include "util/parsenum.h"
 #include "util/xmalloc.h"
 #include "wire/crash.h"
 
@@ -108,17 +108,14 @@ server_save_cb(evutil_socket_t sig, short what, void *arg)
 }
 
 /* A decimal number in [lo, hi] for the option named what, or exit 64. */
-static long
-server_parse_num(const char *s, const char *what, long lo, long hi)
+static uint64_t
+server_parse_num(const char *s, const char *what, uint64_t lo, uint64_t hi)
 {
-	char *end;
-	long n;
+	uint64_t n;
 
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || n < lo || n > hi) {
-		fprintf(stderr, "ps-server: bad %s '%s' (expected %ld to %ld)\n",
-		    what, s, lo, hi);
+	if (ps_parsenum_u64_in(s, lo, hi, &n) != PS_NUM_OK) {
+		fprintf(stderr, "ps-server: bad %s '%s' (expected %llu to %llu)\n",
+		    what, s, (unsigned long long)lo, (unsigned long long)hi);
 		usage(EX_USAGE);
 	}
 	return n;

@@ -84,8 +84,7 @@ parse_number(const char *s, const char *what, double lo, double hi)
 {
 	double v;
 
-	if (ps_parsenum_double(s, s + strlen(s), NULL, &v) != PS_NUM_OK ||
-	    !(v >= lo && v <= hi)) {
+	if (ps_parsenum_double_in(s, lo, hi, &v) != PS_NUM_OK) {
 		warnx("invalid %s '%s'", what, s);
 		usage(EX_USAGE);
 	}
@@ -98,8 +97,7 @@ parse_u64(const char *s, const char *what, uint64_t lo, uint64_t hi)
 {
 	uint64_t v;
 
-	if (ps_parsenum_u64(s, s + strlen(s), NULL, &v) != PS_NUM_OK ||
-	    v < lo || v > hi) {
+	if (ps_parsenum_u64_in(s, lo, hi, &v) != PS_NUM_OK) {
 		warnx("invalid %s '%s'", what, s);
 		usage(EX_USAGE);
 	}

@@ -17,6 +17,7 @@
 #include "cluster/hello.h"
 #include "data/shard.h"
 #include "util/log.h"
+#include "util/parsenum.h"
 #include "util/xmalloc.h"
 #include "wire/crash.h"
 #include "worker.h"
@@ -96,10 +97,9 @@ usage(int status)
 static double
 parse_num(const char *what, const char *s, double lo, double hi)
 {
-	char *end;
-	double v = strtod(s, &end);
+	double v;
 
-	if (end == s || *end != '\0' || !(v >= lo && v <= hi)) {
+	if (ps_parsenum_double_in(s, lo, hi, &v) != PS_NUM_OK) {
 		fprintf(stderr, "ps-worker: bad %s '%s'\n", what, s);
 		usage(EX_USAGE);
 	}

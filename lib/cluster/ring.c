@@ -17,6 +17,7 @@
 #include "util/atomicfile.h"
 #include "util/errbuf.h"
 #include "util/keyhash.h"
+#include "util/parsenum.h"
 #include "util/xmalloc.h"
 
 #define RING_MAX_LINE	1024
@@ -86,7 +87,7 @@ const char *
 ps_ring_addr_check(const char *addr)
 {
 	const char *colon = strrchr(addr, ':'), *p;
-	unsigned long port = 0;
+	uint64_t port;
 	size_t len = strlen(addr);
 
 	if (len == 0 || len > PS_RING_MAX_ADDR)
@@ -97,14 +98,8 @@ ps_ring_addr_check(const char *addr)
 			return "unexpected character";
 	if (colon == NULL || colon == addr)
 		return "expected host:port";
-	if (colon[1] == '\0' || strlen(colon + 1) > 5)
-		return "bad port";
-	for (p = colon + 1; *p != '\0'; p++) {
-		if (*p < '0' || *p > '9')
-			return "bad port";
-		port = port * 10 + (unsigned long)(*p - '0');
-	}
-	if (port == 0 || port > 65535)
+	if (strlen(colon + 1) > 5 ||
+	    ps_parsenum_u64_in(colon + 1, 1, 65535, &port) != PS_NUM_OK)
 		return "bad port";
 	return NULL;
 }
@@ -202,16 +197,9 @@ ps_ring_build(struct ps_ring *r, const char *const *addrs, size_t n,
 static int
 ring_parse_u32(const char *s, uint32_t *out)
 {
-	unsigned long long v = 0;
+	uint64_t v;
 
-	if (*s == '\0' || strlen(s) > 10)
-		return -1;
-	for (; *s != '\0'; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (unsigned long long)(*s - '0');
-	}
-	if (v > UINT32_MAX)
+	if (ps_parsenum_u64_in(s, 0, UINT32_MAX, &v) != PS_NUM_OK)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
