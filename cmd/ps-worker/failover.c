@@ -85,8 +85,8 @@ failover_apply(struct worker *w)
 	w->last_progress = ps_clock_now();
 	log_info("ring version %u -> %u: %zu -> %zu servers; iterations %llu "
 	    "to %llu sent again", from, w->ring.version, nfrom,
-	    w->ring.nservers, (unsigned long long)w->t_done,
-	    (unsigned long long)w->t_next);
+	    w->ring.nservers, (unsigned long long)w->dbpg.t_done,
+	    (unsigned long long)w->dbpg.t_next);
 }
 
 /*

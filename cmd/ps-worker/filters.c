@@ -100,7 +100,7 @@ filters_names(unsigned filters, char *buf, size_t len)
 int
 filters_exact_pass(const struct worker *w, uint64_t pass)
 {
-	return w->fullpass[pass] || (pass > 0 && w->fullpass[pass - 1]);
+	return w->dbpg.fullpass[pass] || (pass > 0 && w->dbpg.fullpass[pass - 1]);
 }
 
 /* The significantly-modified threshold of a pass; NAN when the filter is off. */

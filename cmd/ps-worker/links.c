@@ -196,7 +196,7 @@ link_hello(struct worker *w, size_t i)
 	ps_hello_set_job(&hello, w->conf.algorithm, &w->conf.opt);
 	hello.naux = PS_HELLO_REJOIN + 1;
 	hello.aux[PS_HELLO_RESUMED] = w->failover.count > 0 ?
-	    (double)w->t_next + 1 : 0;
+	    (double)w->dbpg.t_next + 1 : 0;
 	hello.aux[PS_HELLO_REJOIN] = w->conf.rejoin;
 	links_send(w, i, &hello);
 }
