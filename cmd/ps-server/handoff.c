@@ -5,7 +5,7 @@
  * another server to that server before it acknowledges the new ring, so
  * the workers, who get a ring only once every server acknowledged it,
  * find each key whole on its new primary.  A server that died hands
- * nothing over: its replicas take its keys over (handover.c).
+ * nothing over: its replicas take its keys over (ringchange.c).
  *
  * Invariants:
  *  1. Keys go as REPLICATE frames of kind REPLICATE_HANDOFF, stamped with

@@ -212,7 +212,7 @@ peer_job_start(struct channel *ch, const struct ps_msg *m, int alg,
 	job->kkt = peer_hello_kkt(m);
 	job->workers = xcalloc(n, sizeof *job->workers);
 	job->iter_base = 0;
-	ckpt_init_apply(ch, alg == PS_ALG_SGD ? opt : NULL);
+	startmodel_apply(ch, alg == PS_ALG_SGD ? opt : NULL);
 	rejoin_start(ch, m);
 	store_sent_reset(&ch->store, 0);
 	job->rounds_done = 0;

@@ -267,7 +267,7 @@ main(int argc, char **argv)
 	server_auth_setup(&srv, listen, secret);
 	ckpt_dir_check(&srv);
 	if (init != NULL)
-		ckpt_init_load(&srv, init);
+		startmodel_load(&srv, init);
 	log_route_libevent();
 	ps_blas_init();
 	signal(SIGPIPE, SIG_IGN);

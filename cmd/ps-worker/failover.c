@@ -5,7 +5,7 @@
  * The coordinator sends a new version to the servers first and to the
  * workers only once every server holds it, so when a worker takes it over
  * the servers already refuse requests stamped with the old one (they drop
- * them) and have handed keys over (cmd/ps-server/handover.c).  The worker
+ * them) and have handed keys over (cmd/ps-server/ringchange.c).  The worker
  * then, from its wait loop (never inside a callback):
  *  1. rebuilds its links: servers still in the ring keep their connection
  *     under their new index, new ones are connected, each gets a HELLO
