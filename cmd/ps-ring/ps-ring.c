@@ -23,6 +23,7 @@
 #include "ps-ring.h"
 #include "util/parsenum.h"
 #include "util/subcmd.h"
+#include "util/usage.h"
 #include "wire/conn.h"
 
 static const char usage_text[] =
@@ -42,37 +43,33 @@ static const char usage_text[] =
 noreturn void
 usage(int status)
 {
-	fputs(usage_text, status == 0 ? stdout : stderr);
-	if (status == 0)
-		fputs("\n"
-		    "  init    write a ring over these servers (to stdout without -o)\n"
-		    "          -v vnodes   points per server (default 64)\n"
-		    "          -k replicas extra copies of each segment (default 0)\n"
-		    "  show    print segments and each server's share; -j for JSON lines\n"
-		    "  lookup  print fid, server id and address for each feature id\n"
-		    "          (read one per line from stdin when none are given)\n"
-		    "  -C host:port  ask the coordinator at host:port for its ring\n"
-		    "  -a file       prove to the coordinator that we know the secret in file\n"
-		    "                (its -a file; mode 0600, 16 bytes or more)\n"
-		    "  serve   run the coordinator, keeping its ring in ringfile\n"
-		    "          -a file     nodes and clients must prove the secret in file\n"
-		    "          -l addr:port listen here (default 127.0.0.1:0); any address\n"
-		    "                      but 127.0.0.1 and [::1] needs -a\n"
-		    "          -t ms       heartbeat silence before a node is dead\n"
-		    "                      (default 300)\n"
-		    "          -v, -k      vnodes and replicas of a new ring\n"
-		    "  status  each server's and worker's state, keys and rates\n"
-		    "  add     a registered standby server joins the ring\n"
-		    "  remove  a server leaves the ring\n"
-		    "  watch   redraw the status every -i secs (default 1),\n"
-		    "          -n times (default: until interrupted)\n"
-		    "  checkpoint  ask every server of the ring for a checkpoint of its\n"
-		    "          job (ps-server -k); it follows worker 0's next iteration\n"
-		    "  -V, --version  print the version and exit\n"
-		    "  -h, --help     print this help and exit\n"
-		    "\nexample: ps-ring init -o ring 127.0.0.1:7001 127.0.0.1:7002\n",
-		    stdout);
-	exit(status);
+	ps_usage(status, usage_text, "\n"
+	    "  init    write a ring over these servers (to stdout without -o)\n"
+	    "          -v vnodes   points per server (default 64)\n"
+	    "          -k replicas extra copies of each segment (default 0)\n"
+	    "  show    print segments and each server's share; -j for JSON lines\n"
+	    "  lookup  print fid, server id and address for each feature id\n"
+	    "          (read one per line from stdin when none are given)\n"
+	    "  -C host:port  ask the coordinator at host:port for its ring\n"
+	    "  -a file       prove to the coordinator that we know the secret in file\n"
+	    "                (its -a file; mode 0600, 16 bytes or more)\n"
+	    "  serve   run the coordinator, keeping its ring in ringfile\n"
+	    "          -a file     nodes and clients must prove the secret in file\n"
+	    "          -l addr:port listen here (default 127.0.0.1:0); any address\n"
+	    "                      but 127.0.0.1 and [::1] needs -a\n"
+	    "          -t ms       heartbeat silence before a node is dead\n"
+	    "                      (default 300)\n"
+	    "          -v, -k      vnodes and replicas of a new ring\n"
+	    "  status  each server's and worker's state, keys and rates\n"
+	    "  add     a registered standby server joins the ring\n"
+	    "  remove  a server leaves the ring\n"
+	    "  watch   redraw the status every -i secs (default 1),\n"
+	    "          -n times (default: until interrupted)\n"
+	    "  checkpoint  ask every server of the ring for a checkpoint of its\n"
+	    "          job (ps-server -k); it follows worker 0's next iteration\n"
+	    "  -V, --version  print the version and exit\n"
+	    "  -h, --help     print this help and exit\n"
+	    "\nexample: ps-ring init -o ring 127.0.0.1:7001 127.0.0.1:7002\n");
 }
 
 /* Parse a decimal number in [lo, hi] or exit with a usage error. */

@@ -22,6 +22,7 @@
 #include "shard-data.h"
 #include "util/clock.h"
 #include "util/parsenum.h"
+#include "util/usage.h"
 
 #define MAX_SHARDS	65536
 
@@ -55,27 +56,23 @@ static const struct option longopts[] = {
 static noreturn void
 usage(int status)
 {
-	fputs(usage_text, status == 0 ? stdout : stderr);
-	if (status == 0)
-		fputs("\n"
-		    "  -n, --shards n       write n shards, PREFIX-0 .. PREFIX-(n-1) (default 1)\n"
-		    "  -o, --output prefix  write shards here; without -o nothing is written;\n"
-		    "                       an existing output is replaced only if it is a\n"
-		    "                       pskit shard (never with -f libsvm), else exit 73\n"
-		    "  -f, --format fmt     bin (.pss, default) or libsvm (.libsvm)\n"
-		    "  -s, --stats          print counts as TSV on stdout\n"
-		    "  -q, --quiet          no progress on stderr\n"
-		    "      --hash           assign rows by a hash of their text, not in turn\n"
-		    "      --test fraction  hold out this fraction of rows in PREFIX-test\n"
-		    "      --seed n         seed of the held-out choice and of --hash\n"
-		    "      --strict         LIBLINEAR's rules: no comments, qid or blank lines\n"
-		    "      --zero-based     feature ids in the input start at 0\n"
-		    "  -p, --positive label this label is +1, every other one -1\n"
-		    "  -V, --version        print the version and exit\n"
-		    "  -h, --help           print this help and exit\n"
-		    "\nexample: xzcat a9a.xz | ps-shard-data -n 4 -o job/train -\n",
-		    stdout);
-	exit(status);
+	ps_usage(status, usage_text, "\n"
+	    "  -n, --shards n       write n shards, PREFIX-0 .. PREFIX-(n-1) (default 1)\n"
+	    "  -o, --output prefix  write shards here; without -o nothing is written;\n"
+	    "                       an existing output is replaced only if it is a\n"
+	    "                       pskit shard (never with -f libsvm), else exit 73\n"
+	    "  -f, --format fmt     bin (.pss, default) or libsvm (.libsvm)\n"
+	    "  -s, --stats          print counts as TSV on stdout\n"
+	    "  -q, --quiet          no progress on stderr\n"
+	    "      --hash           assign rows by a hash of their text, not in turn\n"
+	    "      --test fraction  hold out this fraction of rows in PREFIX-test\n"
+	    "      --seed n         seed of the held-out choice and of --hash\n"
+	    "      --strict         LIBLINEAR's rules: no comments, qid or blank lines\n"
+	    "      --zero-based     feature ids in the input start at 0\n"
+	    "  -p, --positive label this label is +1, every other one -1\n"
+	    "  -V, --version        print the version and exit\n"
+	    "  -h, --help           print this help and exit\n"
+	    "\nexample: xzcat a9a.xz | ps-shard-data -n 4 -o job/train -\n");
 }
 
 /* Parse a number for option what or exit with a usage error. */
