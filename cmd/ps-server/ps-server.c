@@ -118,48 +118,69 @@ server_parse_num(const char *s, const char *what, uint64_t lo, uint64_t hi)
 	return n;
 }
 
+/* The options without a short form. */
+enum {
+	OPT_STANDBY = 1, OPT_KEEP, OPT_MAX_BUFFERED, OPT_MAX_KEYS
+};
+
+static const struct option server_longopts[] = {
+	{ "auth-secret", required_argument, NULL, 'a' },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "max-conns", required_argument, NULL, 'c' },
+	{ "max-frame", required_argument, NULL, 'm' },
+	{ "key-cache", required_argument, NULL, 'K' },
+	{ "ring", required_argument, NULL, 'r' },
+	{ "coordinator", required_argument, NULL, 'C' },
+	{ "standby", no_argument, NULL, OPT_STANDBY },
+	{ "checkpoint-dir", required_argument, NULL, 'k' },
+	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "init", required_argument, NULL, 'i' },
+	{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
+	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The options that exclude or need each other; exit 64 if they clash. */
+static void
+server_check_args(const struct server *srv)
+{
+	if (srv->coord_addr != NULL && srv->ring_path != NULL) {
+		fprintf(stderr, "ps-server: -C and -r exclude each other\n");
+		usage(EX_USAGE);
+	}
+	if (srv->standby && srv->coord_addr == NULL) {
+		fprintf(stderr, "ps-server: --standby needs -C\n");
+		usage(EX_USAGE);
+	}
+}
+
+/* Fill srv and the rest from the command line, or exit 64. */
 static void
 server_parse_args(struct server *srv, int argc, char **argv,
     const char **listen, const char **secret, const char **init,
     int *verbose)
 {
-	static const struct option longopts[] = {
-		{ "auth-secret", required_argument, NULL, 'a' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "max-conns", required_argument, NULL, 'c' },
-		{ "max-frame", required_argument, NULL, 'm' },
-		{ "key-cache", required_argument, NULL, 'K' },
-		{ "ring", required_argument, NULL, 'r' },
-		{ "coordinator", required_argument, NULL, 'C' },
-		{ "standby", no_argument, NULL, 1 },
-		{ "checkpoint-dir", required_argument, NULL, 'k' },
-		{ "keep", required_argument, NULL, 2 },
-		{ "init", required_argument, NULL, 'i' },
-		{ "max-buffered", required_argument, NULL, 3 },
-		{ "max-keys", required_argument, NULL, 4 },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int ch;
 
 	while ((ch = getopt_long(argc, argv, "a:C:c:hi:K:k:l:m:o:r:Vv",
-	    longopts, NULL)) != -1) {
+	    server_longopts, NULL)) != -1) {
 		switch (ch) {
-		case 1:
+		case OPT_STANDBY:
 			srv->standby = 1;
 			break;
-		case 2:
+		case OPT_KEEP:
 			srv->ckpt.keep = (unsigned)server_parse_num(optarg,
 			    "number of checkpoints kept", 1, 1000000);
 			break;
-		case 3:
+		case OPT_MAX_BUFFERED:
 			srv->max_buffered = (size_t)server_parse_num(optarg,
 			    "buffer limit", 1L << 20, 1L << 48);
 			break;
-		case 4:
+		case OPT_MAX_KEYS:
 			srv->max_keys = (uint64_t)server_parse_num(optarg,
 			    "key limit", 1, 1L << 40);
 			break;
@@ -212,14 +233,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	}
 	if (optind != argc)
 		usage(EX_USAGE);
-	if (srv->coord_addr != NULL && srv->ring_path != NULL) {
-		fprintf(stderr, "ps-server: -C and -r exclude each other\n");
-		usage(EX_USAGE);
-	}
-	if (srv->standby && srv->coord_addr == NULL) {
-		fprintf(stderr, "ps-server: --standby needs -C\n");
-		usage(EX_USAGE);
-	}
+	server_check_args(srv);
 }
 
 /*

@@ -127,16 +127,55 @@ worker_check_filters(struct worker_conf *c, int given, int lz4)
 		c->kkt = 0;
 }
 
-/* The sgd-only long options (codes 2 to 7 in worker_parse_args). */
+/* The options without a short form; OPT_ALPHA to OPT_OPTIMIZER are sgd's. */
+enum {
+	OPT_TIMEOUT = 1, OPT_ALPHA, OPT_BATCH, OPT_BETA, OPT_EPOCHS, OPT_L2,
+	OPT_OPTIMIZER, OPT_REJOIN, OPT_CKPT_EVERY, OPT_CKPT_SECS
+};
+
+static const struct option worker_longopts[] = {
+	{ "algorithm", required_argument, NULL, 'A' },
+	{ "auth-secret", required_argument, NULL, 'a' },
+	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "beta", required_argument, NULL, OPT_BETA },
+	{ "epochs", required_argument, NULL, OPT_EPOCHS },
+	{ "l2", required_argument, NULL, OPT_L2 },
+	{ "optimizer", required_argument, NULL, OPT_OPTIMIZER },
+	{ "blocks", required_argument, NULL, 'b' },
+	{ "channel", required_argument, NULL, 'c' },
+	{ "coordinator", required_argument, NULL, 'C' },
+	{ "epsilon", required_argument, NULL, 'e' },
+	{ "filters", required_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "id", required_argument, NULL, 'i' },
+	{ "lambda", required_argument, NULL, 'l' },
+	{ "max-iter", required_argument, NULL, 'm' },
+	{ "workers", required_argument, NULL, 'n' },
+	{ "ring", required_argument, NULL, 'r' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "tau", required_argument, NULL, 't' },
+	{ "test", required_argument, NULL, 'T' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "rejoin", required_argument, NULL, OPT_REJOIN },
+	{ "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
+	{ "checkpoint-secs", required_argument, NULL, OPT_CKPT_SECS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "lz4", no_argument, NULL, 'z' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* One of sgd's long options, OPT_ALPHA to OPT_OPTIMIZER. */
 static void
 worker_sgd_option(struct worker_conf *c, int ch, const char *arg)
 {
 	switch (ch) {
-	case 2: c->opt.alpha = parse_num("alpha", arg, 1e-12, 1e12); break;
-	case 3: c->batch = (uint32_t)parse_num("batch size", arg, 1, 1 << 24); break;
-	case 4: c->opt.beta = parse_num("beta", arg, 1e-12, 1e12); break;
-	case 5: c->epochs = (uint32_t)parse_num("epoch count", arg, 0, 1e6); break;
-	case 6: c->l2 = parse_num("l2", arg, 0, 1e12); break;
+	case OPT_ALPHA: c->opt.alpha = parse_num("alpha", arg, 1e-12, 1e12); break;
+	case OPT_BATCH: c->batch = (uint32_t)parse_num("batch size", arg, 1, 1 << 24); break;
+	case OPT_BETA: c->opt.beta = parse_num("beta", arg, 1e-12, 1e12); break;
+	case OPT_EPOCHS: c->epochs = (uint32_t)parse_num("epoch count", arg, 0, 1e6); break;
+	case OPT_L2: c->l2 = parse_num("l2", arg, 0, 1e12); break;
 	default:
 		if ((c->opt.opt = ps_ftrl_parse(arg)) == 0) {
 			fprintf(stderr, "ps-worker: unknown optimizer '%s'\n", arg);
@@ -157,45 +196,39 @@ worker_check_coord(const char *addr)
 	}
 }
 
+/*
+ * The checks of a whole command line: one shard, -r or -C, the worker id
+ * below the count; then what follows from the options.  Exit 64 if bad.
+ */
+static void
+worker_check_args(struct worker_conf *c, int argc, char **argv, int given,
+    int lz4)
+{
+	if (argc - optind != 1 || (c->ring_path == NULL) ==
+	    (c->coord_addr == NULL))
+		usage(EX_USAGE);
+	if (c->id >= c->nworkers) {
+		fprintf(stderr, "ps-worker: worker id %u is not below the "
+		    "worker count %u\n", c->id, c->nworkers);
+		usage(EX_USAGE);
+	}
+	if (c->coord_addr != NULL)
+		worker_check_coord(c->coord_addr);
+	c->shard_path = argv[optind];
+	worker_check_filters(c, given, lz4);
+	/* F's penalties per epoch of data; the servers scale them (ftrl.h). */
+	c->opt.l1 = c->lambda;
+	c->opt.l2 = c->l2;
+}
+
+/* Fill c from the command line, or exit 64. */
 static void
 worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 {
-	static const struct option longopts[] = {
-		{ "algorithm", required_argument, NULL, 'A' },
-		{ "auth-secret", required_argument, NULL, 'a' },
-		{ "alpha", required_argument, NULL, 2 },
-		{ "batch", required_argument, NULL, 3 },
-		{ "beta", required_argument, NULL, 4 },
-		{ "epochs", required_argument, NULL, 5 },
-		{ "l2", required_argument, NULL, 6 },
-		{ "optimizer", required_argument, NULL, 7 },
-		{ "blocks", required_argument, NULL, 'b' },
-		{ "channel", required_argument, NULL, 'c' },
-		{ "coordinator", required_argument, NULL, 'C' },
-		{ "epsilon", required_argument, NULL, 'e' },
-		{ "filters", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "id", required_argument, NULL, 'i' },
-		{ "lambda", required_argument, NULL, 'l' },
-		{ "max-iter", required_argument, NULL, 'm' },
-		{ "workers", required_argument, NULL, 'n' },
-		{ "ring", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "tau", required_argument, NULL, 't' },
-		{ "test", required_argument, NULL, 'T' },
-		{ "timeout", required_argument, NULL, 1 },
-		{ "rejoin", required_argument, NULL, 8 },
-		{ "checkpoint-every", required_argument, NULL, 9 },
-		{ "checkpoint-secs", required_argument, NULL, 10 },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "lz4", no_argument, NULL, 'z' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int ch, given = 0, lz4 = 0;
 
 	while ((ch = getopt_long(argc, argv, "A:a:b:C:c:e:F:hi:l:m:n:r:S:t:T:vVz",
-	    longopts, NULL)) != -1) {
+	    worker_longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
 			if ((c->algorithm = ps_algorithm_parse(optarg)) < 0) {
@@ -204,7 +237,8 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			}
 			break;
 		case 'a': c->secret_path = optarg; break;
-		case 2: case 3: case 4: case 5: case 6: case 7:
+		case OPT_ALPHA: case OPT_BATCH: case OPT_BETA: case OPT_EPOCHS:
+		case OPT_L2: case OPT_OPTIMIZER:
 			worker_sgd_option(c, ch, optarg);
 			break;
 		case 'b': c->nblocks = (uint32_t)parse_num("block count", optarg, 1, 1 << 20); break;
@@ -231,31 +265,17 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			    (uint32_t)parse_num("tau", optarg, 0, 1 << 16);
 			break;
 		case 'T': c->test_path = optarg; break;
-		case 1: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
-		case 8: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
-		case 9: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
-		case 10: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
+		case OPT_TIMEOUT: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
+		case OPT_REJOIN: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
+		case OPT_CKPT_EVERY: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
+		case OPT_CKPT_SECS: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
 		case 'v': (*verbose)++; break;
 		case 'V': printf("ps-worker %s\n", PACKAGE_VERSION); exit(0);
 		case 'z': lz4 = 1; break;
 		default: usage(EX_USAGE);
 		}
 	}
-	if (argc - optind != 1 || (c->ring_path == NULL) ==
-	    (c->coord_addr == NULL))
-		usage(EX_USAGE);
-	if (c->id >= c->nworkers) {
-		fprintf(stderr, "ps-worker: worker id %u is not below the "
-		    "worker count %u\n", c->id, c->nworkers);
-		usage(EX_USAGE);
-	}
-	if (c->coord_addr != NULL)
-		worker_check_coord(c->coord_addr);
-	c->shard_path = argv[optind];
-	worker_check_filters(c, given, lz4);
-	/* F's penalties per epoch of data; the servers scale them (ftrl.h). */
-	c->opt.l1 = c->lambda;
-	c->opt.l2 = c->l2;
+	worker_check_args(c, argc, argv, given, lz4);
 }
 
 /* Load the ring and shards, build the plan and the margins. */
@@ -321,10 +341,10 @@ main(int argc, char **argv)
 	w.conf.theta = 1e-3;
 	w.conf.skip = 0.5;
 	w.conf.opt.opt = PS_OPT_FTRL;
-	w.conf.opt.alpha = atof(SGD_ALPHA);
-	w.conf.opt.beta = atof(SGD_BETA);
-	w.conf.epochs = (uint32_t)atoi(SGD_EPOCHS);
-	w.conf.batch = (uint32_t)atoi(SGD_BATCH);
+	worker_sgd_option(&w.conf, OPT_ALPHA, SGD_ALPHA);
+	worker_sgd_option(&w.conf, OPT_BETA, SGD_BETA);
+	worker_sgd_option(&w.conf, OPT_EPOCHS, SGD_EPOCHS);
+	worker_sgd_option(&w.conf, OPT_BATCH, SGD_BATCH);
 	worker_parse_args(&w.conf, argc, argv, &verbose);
 	log_init("ps-worker", verbose);
 	log_route_libevent();
