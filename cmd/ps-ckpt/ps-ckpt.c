@@ -17,6 +17,7 @@
 
 #include "ckpt.h"
 #include "util/subcmd.h"
+#include "util/usage.h"
 
 static const char usage_text[] =
 "usage: ps-ckpt [-hV] command [argument ...]\n"
@@ -37,36 +38,33 @@ static const char usage_text[] =
 noreturn void
 usage(int status)
 {
-	fputs(usage_text, status == 0 ? stdout : stderr);
-	if (status == 0)
-		fputs("\n"
-		    "A model is part files, a directory of *.psm parts, a version\n"
-		    "directory (with a MANIFEST) or a checkpoint directory (its\n"
-		    "latest complete version).\n"
-		    "  ls       each version: iteration, ring version, servers, parts,\n"
-		    "           complete | incomplete | corrupt and why; -j JSON lines\n"
-		    "  info     summary as key<TAB>value lines\n"
-		    "  verify   exit 1 if anything is corrupt (every version of a ckdir)\n"
-		    "  seal     write the MANIFEST of a version directory's parts\n"
-		    "  dump     feature_id<TAB>weight for every non-zero weight\n"
-		    "  diff     fid<TAB>w1<TAB>w2 where they differ, summary on stderr;\n"
-		    "           -q the summary only, on stdout; exit 1 if they differ\n"
-		    "  export   -f liblinear (default): LIBLINEAR model file\n"
-		    "           -f tsv: the same as dump\n"
-		    "           -n nr_feature  at least this many features (liblinear)\n"
-		    "           -o file        write here atomically (default stdout)\n"
-		    "  reshard  split into nparts by key hash, or by a ring's servers\n"
-		    "  merge    one part; both write a new version directory outdir\n"
-		    "  install  copy model_dir's model files to dest, a new directory or\n"
-		    "           one pskit wrote (replaced atomically); -n only check\n"
-		    "  predict  P(y = +1) of each libsvm row (stdin without data);\n"
-		    "           -l as liblinear-predict -b 1; -o file atomically;\n"
-		    "           -p label  the positive class's label\n"
-		    "  eval     rows, positives, auc, logloss, accuracy; -j JSON\n"
-		    "  -V, --version  print the version and exit\n"
-		    "  -h, --help     print this help and exit\n"
-		    "\nexample: xzcat a9a.t.xz | ps-ckpt eval ckdir\n", stdout);
-	exit(status);
+	ps_usage(status, usage_text, "\n"
+	    "A model is part files, a directory of *.psm parts, a version\n"
+	    "directory (with a MANIFEST) or a checkpoint directory (its\n"
+	    "latest complete version).\n"
+	    "  ls       each version: iteration, ring version, servers, parts,\n"
+	    "           complete | incomplete | corrupt and why; -j JSON lines\n"
+	    "  info     summary as key<TAB>value lines\n"
+	    "  verify   exit 1 if anything is corrupt (every version of a ckdir)\n"
+	    "  seal     write the MANIFEST of a version directory's parts\n"
+	    "  dump     feature_id<TAB>weight for every non-zero weight\n"
+	    "  diff     fid<TAB>w1<TAB>w2 where they differ, summary on stderr;\n"
+	    "           -q the summary only, on stdout; exit 1 if they differ\n"
+	    "  export   -f liblinear (default): LIBLINEAR model file\n"
+	    "           -f tsv: the same as dump\n"
+	    "           -n nr_feature  at least this many features (liblinear)\n"
+	    "           -o file        write here atomically (default stdout)\n"
+	    "  reshard  split into nparts by key hash, or by a ring's servers\n"
+	    "  merge    one part; both write a new version directory outdir\n"
+	    "  install  copy model_dir's model files to dest, a new directory or\n"
+	    "           one pskit wrote (replaced atomically); -n only check\n"
+	    "  predict  P(y = +1) of each libsvm row (stdin without data);\n"
+	    "           -l as liblinear-predict -b 1; -o file atomically;\n"
+	    "           -p label  the positive class's label\n"
+	    "  eval     rows, positives, auc, logloss, accuracy; -j JSON\n"
+	    "  -V, --version  print the version and exit\n"
+	    "  -h, --help     print this help and exit\n"
+	    "\nexample: xzcat a9a.t.xz | ps-ckpt eval ckdir\n");
 }
 
 /* Exit 74 if anything written to stdout was lost. */

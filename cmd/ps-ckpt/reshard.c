@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <err.h>
-#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include "cluster/ring.h"
 #include "model/manifest.h"
 #include "util/keyhash.h"
+#include "util/parsenum.h"
 #include "util/xmalloc.h"
 
 /* Where each key of a reshard goes. */
@@ -114,13 +114,10 @@ ring_or_exit(const char *path)
 static uint32_t
 parse_nparts(const char *s)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v < 1 ||
-	    v > PS_MANIFEST_MAX_SERVERS) {
+	if (ps_parsenum_u64_in(s, 1, PS_MANIFEST_MAX_SERVERS, &v) !=
+	    PS_NUM_OK) {
 		warnx("invalid number of parts '%s' (expected 1-%d)", s,
 		    PS_MANIFEST_MAX_SERVERS);
 		usage(EX_USAGE);

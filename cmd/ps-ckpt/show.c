@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <err.h>
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -20,6 +19,7 @@
 #include "algo/ftrl.h"
 #include "ckpt.h"
 #include "util/atomicfile.h"
+#include "util/parsenum.h"
 
 /* ps-ckpt info: summary of a model. */
 int
@@ -131,12 +131,9 @@ export_to(const char *out, int liblinear, const struct ps_model *m,
 static uint64_t
 parse_nfeat(const char *s)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v > INT_MAX) {
+	if (ps_parsenum_u64_in(s, 0, INT_MAX, &v) != PS_NUM_OK) {
 		warnx("invalid nr_feature '%s'", s);
 		usage(EX_USAGE);
 	}

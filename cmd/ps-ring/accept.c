@@ -1,8 +1,7 @@
 /*
  * accept.c: the coordinator's accepted connections (ps-ring serve): each
  * with its handshake and dispatch, frames to members.c and text lines to
- * textcmd.c, the monotonic clock the coordinator reads, and what freeing
- * the coordinator's state takes.
+ * textcmd.c, and what freeing the coordinator's state takes.
  */
 #include "config.h"
 
@@ -10,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "serve.h"
 #include "util/log.h"
@@ -23,15 +21,6 @@
  * --hello-timeout: silent sockets do not pile up.
  */
 #define CLIENT_IDLE_LIMIT	10000
-
-double
-coord_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void
 client_free(struct client *cl)

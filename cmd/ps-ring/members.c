@@ -87,7 +87,7 @@ member_attach(struct member *mb, struct client *cl)
 	mb->client = cl;
 	cl->member = mb;
 	mb->state = MEMBER_LIVE;
-	mb->last_beat = coord_now();
+	mb->last_beat = ps_clock_now();
 	mb->acked = 0;
 	mb->sample_t = 0;
 	memset(mb->rate, 0, sizeof mb->rate);
@@ -183,7 +183,7 @@ void
 member_heartbeat(struct member *mb, const struct ps_msg *m)
 {
 	struct coord *co = mb->client->co;
-	double now = coord_now(), dt = now - mb->sample_t;
+	double now = ps_clock_now(), dt = now - mb->sample_t;
 	struct ps_heartbeat hb;
 	int i;
 
@@ -270,7 +270,7 @@ member_bye(struct coord *co, struct member *mb)
 void
 members_tick(struct coord *co)
 {
-	double now = coord_now(), grace;
+	double now = ps_clock_now(), grace;
 	struct member *mb;
 
 	grace = PS_COORD_GRACE_MS / 1e3 + co->timeout;

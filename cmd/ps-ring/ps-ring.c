@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <err.h>
-#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +21,9 @@
 
 #include "cluster/ring.h"
 #include "ps-ring.h"
+#include "util/parsenum.h"
 #include "util/subcmd.h"
+#include "util/usage.h"
 #include "wire/conn.h"
 
 static const char usage_text[] =
@@ -44,54 +45,46 @@ static const char usage_text[] =
 noreturn void
 usage(int status)
 {
-	fputs(usage_text, status == 0 ? stdout : stderr);
-	if (status == 0)
-		fputs("\n"
-		    "  init    write a ring over these servers (to stdout without -o)\n"
-		    "          -v vnodes   points per server (default 64)\n"
-		    "          -k replicas extra copies of each segment (default 0)\n"
-		    "  show    print segments and each server's share; -j for JSON lines\n"
-		    "  lookup  print fid, server id and address for each feature id\n"
-		    "          (read one per line from stdin when none are given)\n"
-		    "  -C host:port  ask the coordinator at host:port for its ring\n"
-		    "  -a file       prove to the coordinator that we know the secret in file\n"
-		    "                (its -a file; mode 0600, 16 bytes or more)\n"
-		    "  serve   run the coordinator, keeping its ring in ringfile\n"
-		    "          -a file     nodes and clients must prove the secret in file\n"
-		    "          -l addr:port listen here (default 127.0.0.1:0); any address\n"
-		    "                      but 127.0.0.1 and [::1] needs -a\n"
-		    "          -t ms       heartbeat silence before a node is dead\n"
-		    "                      (default 300)\n"
-		    "          -v, -k      vnodes and replicas of a new ring\n"
-		    "          -L          shut down when standard input, a pipe from the\n"
-		    "                      launcher, reaches end of file (or the parent dies)\n"
-		    "  status  each server's and worker's state, keys and rates\n"
-		    "  jobdir  a ps-train job directory: ask the coordinator of its\n"
-		    "          running job (the address and secret ps-train wrote there)\n"
-		    "  add     a registered standby server joins the ring\n"
-		    "  remove  a server leaves the ring\n"
-		    "  watch   redraw the status every -i secs (default 1),\n"
-		    "          -n times (default: until interrupted)\n"
-		    "  checkpoint  ask every server of the ring for a checkpoint of its\n"
-		    "          job (ps-server -k); it follows worker 0's next iteration\n"
-		    "  -V, --version  print the version and exit\n"
-		    "  -h, --help     print this help and exit\n"
-		    "\nexample: ps-ring init -o ring 127.0.0.1:7001 127.0.0.1:7002\n",
-		    stdout);
-	exit(status);
+	ps_usage(status, usage_text, "\n"
+	    "  init    write a ring over these servers (to stdout without -o)\n"
+	    "          -v vnodes   points per server (default 64)\n"
+	    "          -k replicas extra copies of each segment (default 0)\n"
+	    "  show    print segments and each server's share; -j for JSON lines\n"
+	    "  lookup  print fid, server id and address for each feature id\n"
+	    "          (read one per line from stdin when none are given)\n"
+	    "  -C host:port  ask the coordinator at host:port for its ring\n"
+	    "  -a file       prove to the coordinator that we know the secret in file\n"
+	    "                (its -a file; mode 0600, 16 bytes or more)\n"
+	    "  serve   run the coordinator, keeping its ring in ringfile\n"
+	    "          -a file     nodes and clients must prove the secret in file\n"
+	    "          -l addr:port listen here (default 127.0.0.1:0); any address\n"
+	    "                      but 127.0.0.1 and [::1] needs -a\n"
+	    "          -t ms       heartbeat silence before a node is dead\n"
+	    "                      (default 300)\n"
+	    "          -v, -k      vnodes and replicas of a new ring\n"
+	    "          -L          shut down when standard input, a pipe from the\n"
+	    "                      launcher, reaches end of file (or the parent dies)\n"
+	    "  status  each server's and worker's state, keys and rates\n"
+	    "  jobdir  a ps-train job directory: ask the coordinator of its\n"
+	    "          running job (the address and secret ps-train wrote there)\n"
+	    "  add     a registered standby server joins the ring\n"
+	    "  remove  a server leaves the ring\n"
+	    "  watch   redraw the status every -i secs (default 1),\n"
+	    "          -n times (default: until interrupted)\n"
+	    "  checkpoint  ask every server of the ring for a checkpoint of its\n"
+	    "          job (ps-server -k); it follows worker 0's next iteration\n"
+	    "  -V, --version  print the version and exit\n"
+	    "  -h, --help     print this help and exit\n"
+	    "\nexample: ps-ring init -o ring 127.0.0.1:7001 127.0.0.1:7002\n");
 }
 
 /* Parse a decimal number in [lo, hi] or exit with a usage error. */
 uint32_t
 parse_count(const char *s, const char *what, uint32_t lo, uint32_t hi)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v < lo ||
-	    v > hi) {
+	if (ps_parsenum_u64_in(s, lo, hi, &v) != PS_NUM_OK) {
 		warnx("invalid %s '%s' (expected %u-%u)", what, s, lo, hi);
 		usage(EX_USAGE);
 	}
@@ -345,17 +338,7 @@ cmd_show(int argc, char **argv)
 static int
 parse_fid(const char *s, uint64_t *fid)
 {
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end != '\0' || errno != 0 || v == 0)
-		return -1;
-	*fid = v;
-	return 0;
+	return ps_parsenum_u64_in(s, 1, UINT64_MAX, fid) == PS_NUM_OK ? 0 : -1;
 }
 
 /* Print one lookup result. */

@@ -69,7 +69,7 @@ publish_check(struct coord *co)
 		workers++;
 	}
 	log_info("ring version %u published (%.0f ms; %d workers told)",
-	    co->published, (coord_now() - co->pub_started) * 1e3, workers);
+	    co->published, (ps_clock_now() - co->pub_started) * 1e3, workers);
 }
 
 /*
@@ -93,7 +93,7 @@ publish_change(struct coord *co, struct ps_ring *next, const char *why,
 	ps_ring_format(&co->ring, &co->text, &co->textlen);
 	log_info("ring version %u: %s", co->ring.version, why);
 	co->publishing = 1;
-	co->pub_started = coord_now();
+	co->pub_started = ps_clock_now();
 	TAILQ_FOREACH(mb, &co->members, entry)
 		if (mb->role == PS_COORD_SERVER && mb->state == MEMBER_LIVE)
 			publish_send(mb, co->text, co->textlen,
@@ -136,7 +136,7 @@ publish_tick(struct coord *co)
 
 	while (again) {
 		again = 0;
-		waited = coord_now() - co->pub_started;
+		waited = ps_clock_now() - co->pub_started;
 		if (!co->publishing || waited <= co->timeout)
 			return;
 		TAILQ_FOREACH(mb, &co->members, entry) {

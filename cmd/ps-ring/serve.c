@@ -169,7 +169,7 @@ cmd_serve(int argc, char **argv)
 	log_route_libevent();
 	signal(SIGPIPE, SIG_IGN);
 	ps_crash_init("ps-ring serve");
-	co.started = coord_now();
+	co.started = ps_clock_now();
 	if ((co.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
 	if (co.lifeline && (lifeline = ps_lifeline_watch(co.base,

@@ -23,6 +23,7 @@
 #include "cluster/coord.h"
 #include "cluster/ring.h"
 #include "ringstore.h"
+#include "util/clock.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
 
@@ -87,7 +88,6 @@ struct coord {
 };
 
 /* accept.c */
-double	coord_now(void);
 void	client_free(struct client *cl);
 void	client_refuse(struct client *cl, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ps-ring.h"
+#include "util/parsenum.h"
 #include "util/xmalloc.h"
 
 #define STATUS_MAX_COLS	10
@@ -51,11 +52,11 @@ status_split(char *line, char **f, int max)
 static void
 status_json_value(const char *v)
 {
-	char *end;
+	double num;
 
 	if (strcmp(v, "-") == 0)
 		fputs("null", stdout);
-	else if (*v != '\0' && (strtod(v, &end), *end == '\0'))
+	else if (ps_parsenum_double(v, v + strlen(v), NULL, &num) == PS_NUM_OK)
 		fputs(v, stdout);
 	else
 		printf("\"%s\"", v);	/* addresses and states: no quoting */
@@ -189,7 +190,6 @@ cmd_watch(int argc, char **argv)
 	uint32_t count = 0, i;
 	double secs = 1;
 	struct timespec ts;
-	char *end;
 	int ch;
 
 	while ((ch = getopt(argc, argv, "+a:C:hi:n:")) != -1) {
@@ -203,9 +203,8 @@ cmd_watch(int argc, char **argv)
 		case 'h':
 			usage(0);
 		case 'i':
-			secs = strtod(optarg, &end);
-			if (end == optarg || *end != '\0' || !(secs >= 0.1 &&
-			    secs <= 86400)) {
+			if (ps_parsenum_double_in(optarg, 0.1, 86400, &secs) !=
+			    PS_NUM_OK) {
 				warnx("invalid interval '%s' (expected "
 				    "0.1-86400 seconds)", optarg);
 				usage(EX_USAGE);

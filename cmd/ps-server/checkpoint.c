@@ -269,7 +269,7 @@ ckpt_write(struct channel *ch, uint64_t iteration)
 	struct server *srv = ch->srv;
 	const struct job *job = &ch->job;
 	char err[1024], *vdir, *path;
-	double started = server_now();
+	double started = ps_clock_now();
 
 	srv->ckpt.wanted = 0;	/* a request waiting here is served too */
 	vdir = ps_ckpt_version_path(srv->ckpt.dir, iteration);
@@ -287,7 +287,7 @@ ckpt_write(struct channel *ch, uint64_t iteration)
 	} else {
 		log_info("checkpoint %s: part %u, %llu weights, written in "
 		    "%.3f s", vdir, job->server_index,
-		    (unsigned long long)ch->store.nnz, server_now() - started);
+		    (unsigned long long)ch->store.nnz, ps_clock_now() - started);
 		ckpt_try_seal(srv, vdir, job->nservers ? job->nservers : 1);
 	}
 	free(path);

@@ -5,7 +5,7 @@
  * another server to that server before it acknowledges the new ring, so
  * the workers, who get a ring only once every server acknowledged it,
  * find each key whole on its new primary.  A server that died hands
- * nothing over: its replicas take its keys over (handover.c).
+ * nothing over: its replicas take its keys over (ringchange.c).
  *
  * Invariants:
  *  1. Keys go as REPLICATE frames of kind PS_REPLICATE_HANDOFF, stamped with
@@ -93,7 +93,7 @@ void
 handoff_hold(struct server *srv)
 {
 	if (srv->handoff_acks > 0 && srv->coord != NULL) {
-		srv->handoff_started = server_now();
+		srv->handoff_started = ps_clock_now();
 		ps_coord_node_hold(srv->coord);
 	}
 }
@@ -108,7 +108,7 @@ handoff_answered(struct server *srv, int lost)
 	if (srv->handoff_acks > 0)
 		return;
 	log_info("ring version %u: segments handed over in %.0f ms%s",
-	    srv->ring.version, (server_now() - srv->handoff_started) * 1e3,
+	    srv->ring.version, (ps_clock_now() - srv->handoff_started) * 1e3,
 	    lost ? " (a new primary went away)" : "");
 	if (srv->coord != NULL)
 		ps_coord_node_ack(srv->coord);

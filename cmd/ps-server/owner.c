@@ -21,7 +21,7 @@
 /*
  * Hold ring (taken over) from now on; 1 if this server is in it.  A
  * server that held another ring and is in the new one hands its keys over
- * (handover.c).
+ * (ringchange.c).
  */
 int
 owner_adopt(struct server *srv, struct ps_ring *ring)
@@ -44,9 +44,9 @@ owner_adopt(struct server *srv, struct ps_ring *ring)
 	srv->in_ring = i >= 0;
 	srv->ring_index = i >= 0 ? (size_t)i : 0;
 	if (changed && srv->in_ring)
-		handover_ring(srv);
+		ringchange_apply(srv);
 	else if (was_in && srv->coord_addr != NULL && !srv->coord_lost)
-		handover_leave(srv);
+		ringchange_leave(srv);
 	return srv->in_ring;
 }
 

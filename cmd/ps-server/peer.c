@@ -231,7 +231,7 @@ peer_job_start(struct channel *ch, const struct ps_hello *h)
 	job->kkt = peer_hello_kkt(h);
 	job->workers = xcalloc(n, sizeof *job->workers);
 	job->iter_base = 0;
-	ckpt_init_apply(ch, h->algorithm == PS_ALG_SGD ? opt : NULL);
+	startmodel_apply(ch, h->algorithm == PS_ALG_SGD ? opt : NULL);
 	rejoin_start(ch, h);
 	store_sent_reset(&ch->store, 0);
 	job->rounds_done = 0;

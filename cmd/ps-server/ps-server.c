@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +20,8 @@
 #include "util/fdlimit.h"
 #include "util/lifeline.h"
 #include "util/log.h"
+#include "util/parsenum.h"
+#include "util/usage.h"
 #include "util/xmalloc.h"
 #include "wire/crash.h"
 
@@ -34,51 +35,47 @@ static const char usage_text[] =
 static void
 usage(int status)
 {
-	fputs(usage_text, status == 0 ? stdout : stderr);
-	if (status == 0)
-		fputs("\n"
-		    "  -l, --listen addr:port  listen here (default 127.0.0.1:0, any free port);\n"
-		    "                          any address but 127.0.0.1 and [::1] needs -a\n"
-		    "  -a, --auth-secret file  peers must prove they know the secret in file\n"
-		    "                          (mode 0600, 16 bytes or more)\n"
-		    "  -o, --output file       write this server's model part here on SAVE and at exit\n"
-		    "  -k, --checkpoint-dir dir  write checkpoints here (pskit-ckpt(5)) when\n"
-		    "                          worker 0 asks, on SIGUSR1 and on `checkpoint`\n"
-		    "      --keep n            complete checkpoints kept (default 3)\n"
-		    "  -i, --init model        the first job starts from this model (a checkpoint\n"
-		    "                          directory's latest complete version, a version,\n"
-		    "                          or part files); this server takes its keys\n"
-		    "  -r, --ring file         hold only the keys this ring gives this server\n"
-		    "                          (read when the first worker says hello)\n"
-		    "  -C, --coordinator host:port  register with this coordinator\n"
-		    "                          (ps-ring serve) and hold the rings it sends;\n"
-		    "                          with -a, prove the secret to it too\n"
-		    "      --standby           with -C: join the ring only on `ps-ring add`\n"
-		    "  -c, --max-conns n       at most n connections (default 1024); past it,\n"
-		    "                          a new one closes the oldest that has not said\n"
-		    "                          HELLO, or is refused when there is none\n"
-		    "      --hello-timeout ms  close a connection that is not a worker's or a\n"
-		    "                          replica's and sends no whole message for ms\n"
-		    "                          (default 10000; 0: never)\n"
-		    "  -m, --max-frame bytes   close a connection that sends a frame whose\n"
-		    "                          payload is larger (4096 to 67108864; default 67108864)\n"
-		    "  -K, --key-cache n       keys of cached key lists kept per connection\n"
-		    "                          (default 4194304; 0 keeps none)\n"
-		    "      --max-buffered bytes  close the connection holding most when all\n"
-		    "                          together hold more in unfinished frames and\n"
-		    "                          cached keys (default: 1 GiB, at most 1/4 of RAM)\n"
-		    "      --max-keys n        end a job whose push would make a channel hold\n"
-		    "                          more keys (default: 1/2 of RAM at 192 bytes a key)\n"
-		    "  -L, --lifeline          shut down when standard input, a pipe from the\n"
-		    "                          launcher, reaches end of file (or the parent dies)\n"
-		    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
-		    "  -V, --version           print the version and exit\n"
-		    "  -h, --help              print this help and exit\n"
-		    "\nThe first line on stdout is \"listening ADDR:PORT\"; "
-		    "`echo stats | nc ADDR PORT` reports counters\n"
-		    "(without -a only: with it, text commands follow the handshake).\n",
-		    stdout);
-	exit(status);
+	ps_usage(status, usage_text, "\n"
+	    "  -l, --listen addr:port  listen here (default 127.0.0.1:0, any free port);\n"
+	    "                          any address but 127.0.0.1 and [::1] needs -a\n"
+	    "  -a, --auth-secret file  peers must prove they know the secret in file\n"
+	    "                          (mode 0600, 16 bytes or more)\n"
+	    "  -o, --output file       write this server's model part here on SAVE and at exit\n"
+	    "  -k, --checkpoint-dir dir  write checkpoints here (pskit-ckpt(5)) when\n"
+	    "                          worker 0 asks, on SIGUSR1 and on `checkpoint`\n"
+	    "      --keep n            complete checkpoints kept (default 3)\n"
+	    "  -i, --init model        the first job starts from this model (a checkpoint\n"
+	    "                          directory's latest complete version, a version,\n"
+	    "                          or part files); this server takes its keys\n"
+	    "  -r, --ring file         hold only the keys this ring gives this server\n"
+	    "                          (read when the first worker says hello)\n"
+	    "  -C, --coordinator host:port  register with this coordinator\n"
+	    "                          (ps-ring serve) and hold the rings it sends;\n"
+	    "                          with -a, prove the secret to it too\n"
+	    "      --standby           with -C: join the ring only on `ps-ring add`\n"
+	    "  -c, --max-conns n       at most n connections (default 1024); past it,\n"
+	    "                          a new one closes the oldest that has not said\n"
+	    "                          HELLO, or is refused when there is none\n"
+	    "      --hello-timeout ms  close a connection that is not a worker's or a\n"
+	    "                          replica's and sends no whole message for ms\n"
+	    "                          (default 10000; 0: never)\n"
+	    "  -m, --max-frame bytes   close a connection that sends a frame whose\n"
+	    "                          payload is larger (4096 to 67108864; default 67108864)\n"
+	    "  -K, --key-cache n       keys of cached key lists kept per connection\n"
+	    "                          (default 4194304; 0 keeps none)\n"
+	    "      --max-buffered bytes  close the connection holding most when all\n"
+	    "                          together hold more in unfinished frames and\n"
+	    "                          cached keys (default: 1 GiB, at most 1/4 of RAM)\n"
+	    "      --max-keys n        end a job whose push would make a channel hold\n"
+	    "                          more keys (default: 1/2 of RAM at 192 bytes a key)\n"
+	    "  -L, --lifeline          shut down when standard input, a pipe from the\n"
+	    "                          launcher, reaches end of file (or the parent dies)\n"
+	    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
+	    "  -V, --version           print the version and exit\n"
+	    "  -h, --help              print this help and exit\n"
+	    "\nThe first line on stdout is \"listening ADDR:PORT\"; "
+	    "`echo stats | nc ADDR PORT` reports counters\n"
+	    "(without -a only: with it, text commands follow the handshake).\n");
 }
 
 /*
@@ -149,73 +146,92 @@ server_save_cb(evutil_socket_t sig, short what, void *arg)
 }
 
 /* A decimal number in [lo, hi] for the option named what, or exit 64. */
-static long
-server_parse_num(const char *s, const char *what, long lo, long hi)
+static uint64_t
+server_parse_num(const char *s, const char *what, uint64_t lo, uint64_t hi)
 {
-	char *end;
-	long n;
+	uint64_t n;
 
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || n < lo || n > hi) {
-		fprintf(stderr, "ps-server: bad %s '%s' (expected %ld to %ld)\n",
-		    what, s, lo, hi);
+	if (ps_parsenum_u64_in(s, lo, hi, &n) != PS_NUM_OK) {
+		fprintf(stderr, "ps-server: bad %s '%s' (expected %llu to %llu)\n",
+		    what, s, (unsigned long long)lo, (unsigned long long)hi);
 		usage(EX_USAGE);
 	}
 	return n;
 }
 
+/* The options without a short form. */
+enum {
+	OPT_STANDBY = 1, OPT_KEEP, OPT_MAX_BUFFERED, OPT_MAX_KEYS,
+	OPT_HELLO_TIMEOUT
+};
+
+static const struct option server_longopts[] = {
+	{ "auth-secret", required_argument, NULL, 'a' },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "max-conns", required_argument, NULL, 'c' },
+	{ "max-frame", required_argument, NULL, 'm' },
+	{ "key-cache", required_argument, NULL, 'K' },
+	{ "ring", required_argument, NULL, 'r' },
+	{ "coordinator", required_argument, NULL, 'C' },
+	{ "standby", no_argument, NULL, OPT_STANDBY },
+	{ "checkpoint-dir", required_argument, NULL, 'k' },
+	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "init", required_argument, NULL, 'i' },
+	{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
+	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
+	{ "hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT },
+	{ "lifeline", no_argument, NULL, 'L' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The options that exclude or need each other; exit 64 if they clash. */
+static void
+server_check_args(const struct server *srv)
+{
+	if (srv->coord_addr != NULL && srv->ring_path != NULL) {
+		fprintf(stderr, "ps-server: -C and -r exclude each other\n");
+		usage(EX_USAGE);
+	}
+	if (srv->standby && srv->coord_addr == NULL) {
+		fprintf(stderr, "ps-server: --standby needs -C\n");
+		usage(EX_USAGE);
+	}
+}
+
+/* Fill srv and the rest from the command line, or exit 64. */
 static void
 server_parse_args(struct server *srv, int argc, char **argv,
     const char **listen, const char **secret, const char **init,
     int *verbose)
 {
-	static const struct option longopts[] = {
-		{ "auth-secret", required_argument, NULL, 'a' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "max-conns", required_argument, NULL, 'c' },
-		{ "max-frame", required_argument, NULL, 'm' },
-		{ "key-cache", required_argument, NULL, 'K' },
-		{ "ring", required_argument, NULL, 'r' },
-		{ "coordinator", required_argument, NULL, 'C' },
-		{ "standby", no_argument, NULL, 1 },
-		{ "checkpoint-dir", required_argument, NULL, 'k' },
-		{ "keep", required_argument, NULL, 2 },
-		{ "init", required_argument, NULL, 'i' },
-		{ "max-buffered", required_argument, NULL, 3 },
-		{ "max-keys", required_argument, NULL, 4 },
-		{ "hello-timeout", required_argument, NULL, 5 },
-		{ "lifeline", no_argument, NULL, 'L' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int ch;
 
 	while ((ch = getopt_long(argc, argv, "a:C:c:hi:K:k:Ll:m:o:r:Vv",
-	    longopts, NULL)) != -1) {
+	    server_longopts, NULL)) != -1) {
 		switch (ch) {
-		case 1:
+		case OPT_STANDBY:
 			srv->standby = 1;
 			break;
-		case 2:
+		case OPT_KEEP:
 			srv->ckpt.keep = (unsigned)server_parse_num(optarg,
 			    "number of checkpoints kept", 1, 1000000);
 			break;
-		case 3:
+		case OPT_MAX_BUFFERED:
 			srv->max_buffered = (size_t)server_parse_num(optarg,
 			    "buffer limit", 1L << 20, 1L << 48);
 			break;
-		case 4:
+		case OPT_MAX_KEYS:
 			srv->max_keys = (uint64_t)server_parse_num(optarg,
 			    "key limit", 1, 1L << 40);
 			break;
 		case 'L':
 			srv->lifeline = 1;
 			break;
-		case 5:
+		case OPT_HELLO_TIMEOUT:
 			srv->hello_timeout = (unsigned)server_parse_num(optarg,
 			    "hello timeout", 0, 86400000);
 			break;
@@ -268,14 +284,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 	}
 	if (optind != argc)
 		usage(EX_USAGE);
-	if (srv->coord_addr != NULL && srv->ring_path != NULL) {
-		fprintf(stderr, "ps-server: -C and -r exclude each other\n");
-		usage(EX_USAGE);
-	}
-	if (srv->standby && srv->coord_addr == NULL) {
-		fprintf(stderr, "ps-server: --standby needs -C\n");
-		usage(EX_USAGE);
-	}
+	server_check_args(srv);
 }
 
 /*
@@ -322,7 +331,7 @@ main(int argc, char **argv)
 	server_auth_setup(&srv, listen, secret);
 	ckpt_dir_check(&srv);
 	if (init != NULL)
-		ckpt_init_load(&srv, init);
+		startmodel_load(&srv, init);
 	log_route_libevent();
 	ps_blas_init();
 	signal(SIGPIPE, SIG_IGN);

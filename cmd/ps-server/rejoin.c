@@ -87,7 +87,7 @@ rejoin_arm(struct channel *ch)
 	if (job->rejoin_timer == NULL)
 		job->rejoin_timer = evtimer_new(ch->srv->base, rejoin_timer_cb,
 		    ch);
-	left = fmax(first + job->rejoin_wait - server_now(), 0) + 0.001;
+	left = fmax(first + job->rejoin_wait - ps_clock_now(), 0) + 0.001;
 	tv.tv_sec = (time_t)left;
 	tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) * 1e6);
 	evtimer_add(job->rejoin_timer, &tv);
@@ -99,7 +99,7 @@ rejoin_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct channel *ch = arg;
 	struct job *job = &ch->job;
-	double now = server_now();
+	double now = ps_clock_now();
 	char *why;
 	uint32_t i;
 
@@ -135,7 +135,7 @@ rejoin_gone(struct peer *p, const char *reason)
 	ch->srv->stats.workers_gone++;
 	rounds_forget_peer(ch, p);
 	job->workers[id] = NULL;
-	job->gone_at[id] = server_now();
+	job->gone_at[id] = ps_clock_now();
 	p->is_worker = 0;
 	rejoin_arm(ch);
 	return 1;

@@ -20,7 +20,7 @@
  *     message names; a replica link that closes while a round waits for
  *     it ends the job with a message naming that replica.
  *
- *  5. After a ring change (handover.c) a server sends every key it serves
+ *  5. After a ring change (ringchange.c) a server sends every key it serves
  *     to its replicas again, as a resync: not a round, nothing waits for
  *     the answers; one message per round mark, so each copy keeps the
  *     mark of the round that last touched it (round.c, invariant 7).

@@ -30,6 +30,7 @@
 #include "cluster/hello.h"
 #include "cluster/ring.h"
 #include "model/model.h"
+#include "util/clock.h"
 #include "util/keytab.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
@@ -292,8 +293,8 @@ int	store_room(const struct store *st, const uint64_t *keys, size_t n,
 	    uint64_t max_keys, char *err, size_t errlen);
 
 /* startmodel.c */
-void	ckpt_init_load(struct server *srv, const char *path);
-void	ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt);
+void	startmodel_load(struct server *srv, const char *path);
+void	startmodel_apply(struct channel *ch, const struct ps_ftrl *opt);
 
 /* checkpoint.c */
 int	ckpt_request(struct server *srv, char *err, size_t errlen);
@@ -329,7 +330,6 @@ int	peer_admit(const struct peer *p, const struct ps_msg *m, char *err,
 
 /* stats.c */
 char	*server_stats_text(struct server *srv);
-double	server_now(void);
 
 /* owner.c */
 int	owner_adopt(struct server *srv, struct ps_ring *ring);
@@ -353,9 +353,9 @@ void	online_pull(struct channel *ch, struct peer *p,
 	    const struct ps_msg *m);
 void	online_clear(struct channel *ch);
 
-/* handover.c */
-void	handover_ring(struct server *srv);
-void	handover_leave(struct server *srv);
+/* ringchange.c */
+void	ringchange_apply(struct server *srv);
+void	ringchange_leave(struct server *srv);
 
 /* replica.c */
 int	replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
@@ -363,6 +363,7 @@ int	replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
 void	replica_resync(struct channel *ch);
 void	replica_apply(struct server *srv, struct peer *p, struct ps_msg *m);
 void	replica_links_free(struct server *srv);
+void	replica_free(struct server *srv);
 void	replica_apply_early(struct server *srv);
 void	replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots,
 	    size_t n);
@@ -384,7 +385,6 @@ void	handoff_send(struct channel *ch, const struct store *old);
 void	handoff_hold(struct server *srv);
 void	handoff_answered(struct server *srv, int lost);
 void	handoff_apply(struct channel *ch, const struct ps_msg *m);
-void	replica_free(struct server *srv);
 
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);

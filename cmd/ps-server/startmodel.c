@@ -29,7 +29,7 @@
 
 /* Warn when a checkpoint directory's newest version was not the one loaded. */
 static void
-ckpt_init_skipped(const char *ckdir, const char *loaded)
+startmodel_skipped(const char *ckdir, const char *loaded)
 {
 	struct ps_ckpt_version *v;
 	const char *base = strrchr(loaded, '/');
@@ -49,11 +49,11 @@ ckpt_init_skipped(const char *ckdir, const char *loaded)
 
 /* Load the -i model at start; exit with the loader's message if bad. */
 void
-ckpt_init_load(struct server *srv, const char *path)
+startmodel_load(struct server *srv, const char *path)
 {
 	struct ps_ckpt_source src;
 	char err[1024];
-	double started = server_now();
+	double started = ps_clock_now();
 	int rc;
 
 	memset(&src, 0, sizeof src);
@@ -63,11 +63,11 @@ ckpt_init_load(struct server *srv, const char *path)
 		    "cannot start from '%s': %s", path, err);
 	srv->ckpt.have_init = 1;
 	if (src.version != NULL)
-		ckpt_init_skipped(path, src.version);
+		startmodel_skipped(path, src.version);
 	log_info("starting model %s: iteration %llu, %zu weights, read and "
 	    "checked in %.3f s", src.version != NULL ? src.version : path,
 	    (unsigned long long)srv->ckpt.init.iteration, srv->ckpt.init.n,
-	    server_now() - started);
+	    ps_clock_now() - started);
 	ps_ckpt_source_release(&src);
 }
 
@@ -76,7 +76,7 @@ ckpt_init_load(struct server *srv, const char *path)
  * written by an online job of the same optimiser)?  opt NULL: a dbpg job.
  */
 static int
-ckpt_init_state(const struct ps_model *m, const struct ps_ftrl *opt)
+startmodel_state(const struct ps_model *m, const struct ps_ftrl *opt)
 {
 	if (m->z == NULL || opt == NULL)
 		return 0;
@@ -94,7 +94,7 @@ ckpt_init_state(const struct ps_model *m, const struct ps_ftrl *opt)
  * online job of opt (NULL for dbpg) takes its optimiser state too.
  */
 void
-ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt)
+startmodel_apply(struct channel *ch, const struct ps_ftrl *opt)
 {
 	struct server *srv = ch->srv;
 	struct store *st = &ch->store;
@@ -105,7 +105,7 @@ ckpt_init_apply(struct channel *ch, const struct ps_ftrl *opt)
 
 	if (!srv->ckpt.have_init)
 		return;
-	if ((state = ckpt_init_state(m, opt)))
+	if ((state = startmodel_state(m, opt)))
 		store_online_state(st, (int)m->optimizer, m->epochs);
 	for (i = 0; i < m->n; i++) {
 		if (srv->have_ring &&

@@ -1,6 +1,6 @@
 /*
  * stats.c: ps-server's text stats report (memcached-style STAT lines, the
- * answer to "stats") and the monotonic clock the server reads.
+ * answer to "stats").
  */
 #include "config.h"
 
@@ -151,14 +151,4 @@ server_stats_text(struct server *srv)
 	out = xasprintf("%sEND\r\n", buf);
 	free(buf);
 	return out;
-}
-
-/* Seconds on the monotonic clock. */
-double
-server_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

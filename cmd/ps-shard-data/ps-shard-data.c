@@ -16,12 +16,13 @@
 #include <string.h>
 #include <stdnoreturn.h>
 #include <sysexits.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "data/libsvm.h"
 #include "shard-data.h"
+#include "util/clock.h"
 #include "util/parsenum.h"
+#include "util/usage.h"
 
 #define MAX_SHARDS	65536
 
@@ -55,27 +56,23 @@ static const struct option longopts[] = {
 static noreturn void
 usage(int status)
 {
-	fputs(usage_text, status == 0 ? stdout : stderr);
-	if (status == 0)
-		fputs("\n"
-		    "  -n, --shards n       write n shards, PREFIX-0 .. PREFIX-(n-1) (default 1)\n"
-		    "  -o, --output prefix  write shards here; without -o nothing is written;\n"
-		    "                       an existing output is replaced only if it is a\n"
-		    "                       pskit shard (never with -f libsvm), else exit 73\n"
-		    "  -f, --format fmt     bin (.pss, default) or libsvm (.libsvm)\n"
-		    "  -s, --stats          print counts as TSV on stdout\n"
-		    "  -q, --quiet          no progress on stderr\n"
-		    "      --hash           assign rows by a hash of their text, not in turn\n"
-		    "      --test fraction  hold out this fraction of rows in PREFIX-test\n"
-		    "      --seed n         seed of the held-out choice and of --hash\n"
-		    "      --strict         LIBLINEAR's rules: no comments, qid or blank lines\n"
-		    "      --zero-based     feature ids in the input start at 0\n"
-		    "  -p, --positive label this label is +1, every other one -1\n"
-		    "  -V, --version        print the version and exit\n"
-		    "  -h, --help           print this help and exit\n"
-		    "\nexample: xzcat a9a.xz | ps-shard-data -n 4 -o job/train -\n",
-		    stdout);
-	exit(status);
+	ps_usage(status, usage_text, "\n"
+	    "  -n, --shards n       write n shards, PREFIX-0 .. PREFIX-(n-1) (default 1)\n"
+	    "  -o, --output prefix  write shards here; without -o nothing is written;\n"
+	    "                       an existing output is replaced only if it is a\n"
+	    "                       pskit shard (never with -f libsvm), else exit 73\n"
+	    "  -f, --format fmt     bin (.pss, default) or libsvm (.libsvm)\n"
+	    "  -s, --stats          print counts as TSV on stdout\n"
+	    "  -q, --quiet          no progress on stderr\n"
+	    "      --hash           assign rows by a hash of their text, not in turn\n"
+	    "      --test fraction  hold out this fraction of rows in PREFIX-test\n"
+	    "      --seed n         seed of the held-out choice and of --hash\n"
+	    "      --strict         LIBLINEAR's rules: no comments, qid or blank lines\n"
+	    "      --zero-based     feature ids in the input start at 0\n"
+	    "  -p, --positive label this label is +1, every other one -1\n"
+	    "  -V, --version        print the version and exit\n"
+	    "  -h, --help           print this help and exit\n"
+	    "\nexample: xzcat a9a.xz | ps-shard-data -n 4 -o job/train -\n");
 }
 
 /* Parse a number for option what or exit with a usage error. */
@@ -84,8 +81,7 @@ parse_number(const char *s, const char *what, double lo, double hi)
 {
 	double v;
 
-	if (ps_parsenum_double(s, s + strlen(s), NULL, &v) != PS_NUM_OK ||
-	    !(v >= lo && v <= hi)) {
+	if (ps_parsenum_double_in(s, lo, hi, &v) != PS_NUM_OK) {
 		warnx("invalid %s '%s'", what, s);
 		usage(EX_USAGE);
 	}
@@ -98,8 +94,7 @@ parse_u64(const char *s, const char *what, uint64_t lo, uint64_t hi)
 {
 	uint64_t v;
 
-	if (ps_parsenum_u64(s, s + strlen(s), NULL, &v) != PS_NUM_OK ||
-	    v < lo || v > hi) {
+	if (ps_parsenum_u64_in(s, lo, hi, &v) != PS_NUM_OK) {
 		warnx("invalid %s '%s'", what, s);
 		usage(EX_USAGE);
 	}
@@ -185,21 +180,11 @@ struct progress {
 	uint64_t	rows, done;	/* done: bytes of finished inputs */
 };
 
-/* Seconds on the monotonic clock. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Show rows, megabytes and speed if half a second has passed. */
 static void
 progress_show(struct progress *pg, uint64_t bytes)
 {
-	double t = now(), mb = (double)bytes / 1e6;
+	double t = ps_clock_now(), mb = (double)bytes / 1e6;
 
 	if (t - pg->last < 0.5)
 		return;
@@ -279,7 +264,7 @@ run(const struct sd_opts *o, char **files, int nfiles, struct sd_stats *all)
 		return status;
 	memset(&pg, 0, sizeof pg);
 	pg.on = !o->quiet && isatty(STDERR_FILENO);
-	pg.start = pg.last = now();
+	pg.start = pg.last = ps_clock_now();
 	for (i = 0; i < nfiles && status == 0; i++)
 		status = read_input(files[i], o, &os, all, &pg);
 	if (pg.shown)

@@ -18,7 +18,7 @@
 int
 ckpt_due(struct worker *w, uint64_t t)
 {
-	double now = worker_now();
+	double now = ps_clock_now();
 
 	if (w->conf.id != 0)
 		return 0;

@@ -63,7 +63,7 @@ coordlink_open(struct worker *w)
 	    w);
 	while (!w->have_ring) {
 		event_base_loop(w->base, EVLOOP_ONCE);
-		if (worker_now() - w->started <= w->conf.timeout)
+		if (ps_clock_now() - w->started <= w->conf.timeout)
 			continue;
 		why = ps_coord_node_error(w->coord);
 		fatalx(EX_UNAVAILABLE, "no ring with servers from coordinator "

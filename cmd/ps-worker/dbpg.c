@@ -81,69 +81,74 @@
 static struct iter *
 dbpg_slot(struct worker *w, uint64_t t)
 {
-	return &w->inflight[t % (w->conf.tau + 1)];
+	return &w->dbpg.inflight[t % (w->conf.tau + 1)];
 }
 
 /* Keep the objective of iteration t (rule 2). */
 static void
 dbpg_record(struct worker *w, uint64_t t, double obj)
 {
+	struct dbpg *db = &w->dbpg;
 	size_t k;
 
-	if (t >= w->objcap) {
-		k = w->objcap;
-		while (t >= w->objcap)
-			w->objcap = w->objcap ? w->objcap * 2 : 1024;
-		w->objective = xreallocarray(w->objective, w->objcap,
-		    sizeof *w->objective);
-		for (; k < w->objcap; k++)
-			w->objective[k] = NAN;	/* not seen (rule 6) */
+	if (t >= db->objcap) {
+		k = db->objcap;
+		while (t >= db->objcap)
+			db->objcap = db->objcap ? db->objcap * 2 : 1024;
+		db->objective = xreallocarray(db->objective, db->objcap,
+		    sizeof *db->objective);
+		for (; k < db->objcap; k++)
+			db->objective[k] = NAN;	/* not seen (rule 6) */
 	}
-	w->objective[t] = obj;
+	db->objective[t] = obj;
 }
 
 /* Relative decrease of the objective over the pass that ended with s. */
 static double
 dbpg_rel_change(const struct worker *w, uint64_t s)
 {
+	const struct dbpg *db = &w->dbpg;
 	uint64_t b = w->plan.nblocks;
 
 	if (s < b)
 		return NAN;
-	return (w->objective[s - b] - w->objective[s]) / fabs(w->objective[s]);
+	return (db->objective[s - b] - db->objective[s]) /
+	    fabs(db->objective[s]);
 }
 
 /* Remember whether pass p began with every feature active. */
 static void
 dbpg_mark_pass(struct worker *w, uint64_t p, int full)
 {
-	if (p >= w->passcap) {
-		size_t cap = w->passcap ? w->passcap : 64;
+	struct dbpg *db = &w->dbpg;
+	if (p >= db->passcap) {
+		size_t cap = db->passcap ? db->passcap : 64;
 
 		while (cap <= p)	/* a restarted worker starts late */
 			cap *= 2;
-		w->fullpass = xreallocarray(w->fullpass, cap, 1);
-		memset(w->fullpass + w->passcap, 0, cap - w->passcap);
-		w->passcap = cap;
+		db->fullpass = xreallocarray(db->fullpass, cap, 1);
+		memset(db->fullpass + db->passcap, 0, cap - db->passcap);
+		db->passcap = cap;
 	}
-	w->fullpass[p] = (uint8_t)full;
+	db->fullpass[p] = (uint8_t)full;
 }
 
 /* Rule 3: this worker's vote, as the last iteration of a pass starts. */
 static uint32_t
 dbpg_vote(const struct worker *w)
 {
+	const struct dbpg *db = &w->dbpg;
 	uint64_t b = w->plan.nblocks, s;
 
-	if (w->t_done < b + 1)
+	if (db->t_done < b + 1)
 		return 0;
-	s = (w->t_done - 1) / b * b;	/* the latest pass start finished */
-	if (s < b + w->t_resumed)
+	s = (db->t_done - 1) / b * b;	/* the latest pass start finished */
+	if (s < b + db->t_resumed)
 		return VOTE_ABSTAIN;	/* rule 6 */
-	if (!(fabs(w->objective[s - b] - w->objective[s]) <
-	    w->conf.eps * fabs(w->objective[s])))
+	if (!(fabs(db->objective[s - b] - db->objective[s]) <
+	    w->conf.eps * fabs(db->objective[s])))
 		return 0;
-	return w->fullpass[s / b - 1] ? 2 : 1;
+	return db->fullpass[s / b - 1] ? 2 : 1;
 }
 
 /* Rules 3 and 4 at the start t of a pass: 1 to stop. */
@@ -173,14 +178,15 @@ static int
 dbpg_may_start(const struct worker *w, uint64_t t)
 {
 	if (t % w->plan.nblocks == 0)
-		return w->t_done == t;
-	return t - w->t_done <= w->conf.tau;
+		return w->dbpg.t_done == t;
+	return t - w->dbpg.t_done <= w->conf.tau;
 }
 
 /* Send server s iteration t's push (again, after a key cache miss). */
 void
 dbpg_push(struct worker *w, uint64_t t, size_t s)
 {
+	struct dbpg *db = &w->dbpg;
 	struct plan *pl = &w->plan;
 	struct iter *it = dbpg_slot(w, t);
 	float ufactor = w->conf.filters & FILTER_FP16 ? 1 + 0x1p-10f : 1;
@@ -188,7 +194,7 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 	struct ps_dbpg_push push;
 	struct ps_msg m;
 
-	if (t < w->t_done || t >= w->t_next || it->t != t ||
+	if (t < db->t_done || t >= db->t_next || it->t != t ||
 	    it->block == UINT32_MAX)
 		fatalx(EX_PROTOCOL, "server %zu (%s) asked again for the push "
 		    "of iteration %llu, which is not in flight", s,
@@ -197,17 +203,17 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 	for (k = it->actoff[s]; k < it->actoff[s + 1]; k++, n++) {
 		size_t pos = lo + it->actpos[k];
 
-		w->keybuf[n] = pl->keys[pos];
-		w->gubuf[2 * n] = w->gu[2 * pos];
+		db->keybuf[n] = pl->keys[pos];
+		db->gubuf[2 * n] = db->gu[2 * pos];
 		/* fp16 rounds to 2^-11 relative: keep the bound an upper one. */
-		w->gubuf[2 * n + 1] = w->gu[2 * pos + 1] * ufactor;
+		db->gubuf[2 * n + 1] = db->gu[2 * pos + 1] * ufactor;
 	}
 	links_msg(w, &m, PS_MSG_PUSH,
 	    w->conf.filters & FILTER_FP16 ? PS_MSG_F_FP16 : 0, t);
 	m.nkeys = (uint32_t)n;
-	m.keys = w->keybuf;
+	m.keys = db->keybuf;
 	m.width = 2;
-	m.vals = w->gubuf;
+	m.vals = db->gubuf;
 	push.loss = it->push_loss;
 	push.vote = it->vote == VOTE_ABSTAIN ? INFINITY : it->vote;
 	push.ckpt = it->ckpt;
@@ -271,27 +277,28 @@ static void dbpg_final_send(struct worker *w, uint64_t t);
 static void
 dbpg_start(struct worker *w, uint64_t t)
 {
+	struct dbpg *db = &w->dbpg;
 	struct plan *pl = &w->plan;
 	struct iter *it = dbpg_slot(w, t);
 	uint64_t ahead;
 	uint32_t b;
 
 	if (t % pl->nblocks == 0) {
-		plan_pass_order(pl, t / pl->nblocks, w->conf.seed, w->order);
+		plan_pass_order(pl, t / pl->nblocks, w->conf.seed, db->order);
 		ps_l1lr_loss(&w->lr);	/* bound incremental rounding drift */
 	}
-	b = w->order[t % pl->nblocks];
+	b = db->order[t % pl->nblocks];
 	/*
 	 * Blocks of this pass that may start before this one's weights come
 	 * back move together with it: count them as pending now (l1lr.h).
 	 */
 	for (ahead = 1; ahead <= w->conf.tau &&
 	    (t % pl->nblocks) + ahead < pl->nblocks; ahead++)
-		ps_l1lr_reserve(&w->lr, w->order[t % pl->nblocks + ahead]);
+		ps_l1lr_reserve(&w->lr, db->order[t % pl->nblocks + ahead]);
 	log_debug("iteration %llu starts, block %u: iterations below %llu "
 	    "have finished", (unsigned long long)t, b,
-	    (unsigned long long)w->t_done);
-	ps_l1lr_block_grad(&w->lr, b, w->gu + 2 * pl->boff[b]);
+	    (unsigned long long)db->t_done);
+	ps_l1lr_block_grad(&w->lr, b, db->gu + 2 * pl->boff[b]);
 	it->t = t;
 	it->block = b;
 	it->push_loss = w->lr.loss;
@@ -378,10 +385,11 @@ dbpg_take_reply(struct worker *w, struct link *l, struct iter *it,
 static void
 dbpg_settle_slack(struct worker *w, struct iter *it)
 {
+	struct dbpg *db = &w->dbpg;
 	const uint32_t *feats = w->plan.feats + w->plan.boff[it->block];
 	size_t k;
 
-	if (w->drift == NULL)
+	if (db->drift == NULL)
 		return;
 	for (k = 0; k < it->actoff[w->plan.nservers]; k++) {
 		uint32_t p = it->actpos[k];
@@ -389,8 +397,8 @@ dbpg_settle_slack(struct worker *w, struct iter *it)
 
 		if (now < 0)
 			continue;	/* taken before (rule 6) */
-		it->slack[p] = now + w->drift[feats[p]];
-		w->drift[feats[p]] = now;
+		it->slack[p] = now + db->drift[feats[p]];
+		db->drift[feats[p]] = now;
 	}
 }
 
@@ -398,13 +406,14 @@ dbpg_settle_slack(struct worker *w, struct iter *it)
 void
 dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
+	struct dbpg *db = &w->dbpg;
 	struct iter *it = NULL;
 	struct ps_round_reply rep;
 	const struct ps_round_result *res = &rep.result;
 	size_t a, z;
 
 	/* No slot before the run began: inflight is NULL, t_next 0. */
-	if (m->timestamp >= w->t_done && m->timestamp < w->t_next)
+	if (m->timestamp >= db->t_done && m->timestamp < db->t_next)
 		it = dbpg_slot(w, m->timestamp);
 	if (it == NULL || it->t != m->timestamp || it->pending == 0)
 		fatalx(EX_PROTOCOL, "server %u (%s) answered iteration %llu, "
@@ -443,9 +452,10 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		ps_l1lr_kkt(&w->lr, it->block, it->drop);
 	}
 	dbpg_record(w, it->t, it->loss + w->conf.lambda * it->l1);
-	while (w->t_done < w->t_next && dbpg_slot(w, w->t_done)->pending == 0 &&
-	    dbpg_slot(w, w->t_done)->t == w->t_done)
-		w->t_done++;
+	while (db->t_done < db->t_next &&
+	    dbpg_slot(w, db->t_done)->pending == 0 &&
+	    dbpg_slot(w, db->t_done)->t == db->t_done)
+		db->t_done++;
 }
 
 /* One TSV progress line; test metrics at the end of a pass. */
@@ -459,8 +469,8 @@ dbpg_print(struct worker *w, uint64_t t, double obj, double nnz, int eval)
 		evaltest_run(w, &logloss, &auc);
 	links_bytes(w, &sent, &recv);
 	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g",
-	    (unsigned long long)t, worker_now() - w->started, obj,
-	    t < w->objcap ? dbpg_rel_change(w, t) : NAN, nnz,
+	    (unsigned long long)t, ps_clock_now() - w->started, obj,
+	    t < w->dbpg.objcap ? dbpg_rel_change(w, t) : NAN, nnz,
 	    (unsigned long long)sent, (unsigned long long)recv, logloss, auc);
 	filters_print(w);
 	putchar('\n');
@@ -470,11 +480,12 @@ dbpg_print(struct worker *w, uint64_t t, double obj, double nnz, int eval)
 static void
 dbpg_report(struct worker *w)
 {
-	while (w->t_printed < w->t_done) {
-		uint64_t t = w->t_printed++;
+	struct dbpg *db = &w->dbpg;
+	while (db->t_printed < db->t_done) {
+		uint64_t t = db->t_printed++;
 		int pass_end = (t + 1) % w->plan.nblocks == 0;
 
-		dbpg_print(w, t, w->objective[t], dbpg_slot(w, t)->nnz,
+		dbpg_print(w, t, db->objective[t], dbpg_slot(w, t)->nnz,
 		    pass_end);
 	}
 }
@@ -486,17 +497,18 @@ dbpg_report(struct worker *w)
 static void
 dbpg_final(struct worker *w)
 {
-	uint64_t t = w->t_next;
+	struct dbpg *db = &w->dbpg;
+	uint64_t t = db->t_next;
 	struct iter *it;
 
 	w->lr.loss = ps_l1lr_loss(&w->lr);
 	it = dbpg_slot(w, t);
-	w->t_next++;
+	db->t_next++;
 	it->t = t;
 	it->block = UINT32_MAX;
 	it->push_loss = w->lr.loss;
 	dbpg_final_send(w, t);
-	while (w->t_done < w->t_next)
+	while (db->t_done < db->t_next)
 		links_step(w, "the final round");
 }
 
@@ -538,15 +550,16 @@ dbpg_final_send(struct worker *w, uint64_t t)
 void
 dbpg_ring_changed(struct worker *w)
 {
+	struct dbpg *db = &w->dbpg;
 	uint64_t t;
 	uint32_t k;
 
-	if (w->inflight == NULL)
+	if (db->inflight == NULL)
 		return;		/* still connecting: nothing sent yet */
 	for (k = 0; k <= w->conf.tau; k++)
-		w->inflight[k].actoff = xreallocarray(w->inflight[k].actoff,
-		    w->plan.nservers + 1, sizeof *w->inflight[k].actoff);
-	for (t = w->t_done; t < w->t_next; t++) {
+		db->inflight[k].actoff = xreallocarray(db->inflight[k].actoff,
+		    w->plan.nservers + 1, sizeof *db->inflight[k].actoff);
+	for (t = db->t_done; t < db->t_next; t++) {
 		struct iter *it = dbpg_slot(w, t);
 
 		if (it->t != t || it->pending == 0)
@@ -564,14 +577,15 @@ dbpg_ring_changed(struct worker *w)
 static void
 dbpg_resume(struct worker *w, uint64_t r)
 {
+	struct dbpg *db = &w->dbpg;
 	uint64_t b = w->plan.nblocks, tau = w->conf.tau;
 	uint64_t q = r > tau + 1 ? r - 1 - tau : 0;
 	uint64_t t0 = q >= b ? q / b * b - 1 : 0;
 
 	resume_weights(w, r);
-	w->t_next = w->t_done = w->t_printed = w->t_resumed = t0;
+	db->t_next = db->t_done = db->t_printed = db->t_resumed = t0;
 	if (t0 % b != 0) {
-		plan_pass_order(&w->plan, t0 / b, w->conf.seed, w->order);
+		plan_pass_order(&w->plan, t0 / b, w->conf.seed, db->order);
 		dbpg_mark_pass(w, t0 / b, 0);
 	}
 	log_info("restarted: the servers resume this worker at iteration "
@@ -598,20 +612,21 @@ dbpg_max_block(const struct plan *pl)
 void
 dbpg_begin(struct worker *w)
 {
+	struct dbpg *db = &w->dbpg;
 	uint64_t resume;
 	size_t maxb;
 	uint32_t b;
 
-	w->gu = xcalloc(2 * (w->ds.nfeat + 1), sizeof *w->gu);
+	db->gu = xcalloc(2 * (w->ds.nfeat + 1), sizeof *db->gu);
 	if (w->conf.filters & FILTER_SIGMOD)
-		w->drift = xcalloc(w->ds.nfeat + 1, sizeof *w->drift);
-	w->inflight = xcalloc(w->conf.tau + 1, sizeof *w->inflight);
+		db->drift = xcalloc(w->ds.nfeat + 1, sizeof *db->drift);
+	db->inflight = xcalloc(w->conf.tau + 1, sizeof *db->inflight);
 	maxb = dbpg_max_block(&w->plan) + 1;
-	w->order = xcalloc(w->plan.nblocks, sizeof *w->order);
-	w->keybuf = xcalloc(maxb, sizeof *w->keybuf);
-	w->gubuf = xcalloc(2 * maxb, sizeof *w->gubuf);
+	db->order = xcalloc(w->plan.nblocks, sizeof *db->order);
+	db->keybuf = xcalloc(maxb, sizeof *db->keybuf);
+	db->gubuf = xcalloc(2 * maxb, sizeof *db->gubuf);
 	for (b = 0; b <= w->conf.tau; b++) {
-		struct iter *it = &w->inflight[b];
+		struct iter *it = &db->inflight[b];
 
 		it->wnew = xcalloc(maxb, sizeof *it->wnew);
 		it->slack = xcalloc(maxb, sizeof *it->slack);
@@ -619,7 +634,7 @@ dbpg_begin(struct worker *w)
 		it->actpos = xcalloc(maxb, sizeof *it->actpos);
 		it->actoff = xcalloc(w->plan.nservers + 1, sizeof *it->actoff);
 	}
-	w->ckpt_last = worker_now();
+	w->ckpt_last = ps_clock_now();
 	if ((resume = resume_point(w)) > 0) {
 		dbpg_resume(w, resume);
 	} else {
@@ -638,37 +653,39 @@ dbpg_begin(struct worker *w)
 int
 dbpg_advance(struct worker *w)
 {
+	struct dbpg *db = &w->dbpg;
 	dbpg_report(w);
-	while (!w->stopping && dbpg_may_start(w, w->t_next)) {
-		if (w->t_next >= w->conf.max_iter ||
-		    (w->t_next % w->plan.nblocks == 0 &&
-		    dbpg_pass_start(w, w->t_next))) {
-			w->stopping = 1;
+	while (!db->stopping && dbpg_may_start(w, db->t_next)) {
+		if (db->t_next >= w->conf.max_iter ||
+		    (db->t_next % w->plan.nblocks == 0 &&
+		    dbpg_pass_start(w, db->t_next))) {
+			db->stopping = 1;
 			break;
 		}
-		dbpg_start(w, w->t_next++);
+		dbpg_start(w, db->t_next++);
 	}
-	return w->stopping && w->t_done == w->t_next;
+	return db->stopping && db->t_done == db->t_next;
 }
 
 int
 dbpg_run(struct worker *w)
 {
+	struct dbpg *db = &w->dbpg;
 	uint64_t t_final;
 	struct iter *last;
 
 	dbpg_begin(w);
-	links_run(w, dbpg_advance, "iteration", &w->t_done);
+	links_run(w, dbpg_advance, "iteration", &db->t_done);
 	dbpg_report(w);
-	t_final = w->t_next;
+	t_final = db->t_next;
 	dbpg_final(w);
 	last = dbpg_slot(w, t_final);
 	dbpg_record(w, t_final, last->loss + w->conf.lambda * last->l1);
-	w->t_printed = t_final + 1;
-	dbpg_print(w, t_final, w->objective[t_final], last->nnz, 1);
+	db->t_printed = t_final + 1;
+	dbpg_print(w, t_final, db->objective[t_final], last->nnz, 1);
 	fflush(stdout);
 	log_info("finished after %llu iterations: objective %.9g, %.0f non-zero "
-	    "weights", (unsigned long long)t_final, w->objective[t_final],
+	    "weights", (unsigned long long)t_final, db->objective[t_final],
 	    last->nnz);
 	links_bye(w);
 	return 0;
@@ -678,21 +695,22 @@ dbpg_run(struct worker *w)
 void
 dbpg_release(struct worker *w)
 {
+	struct dbpg *db = &w->dbpg;
 	plan_release(&w->plan);
 	ps_l1lr_release(&w->lr);
-	free(w->gu);
-	free(w->drift);
-	free(w->keybuf);
-	free(w->gubuf);
-	free(w->fullpass);
-	free(w->order);
-	for (uint32_t k = 0; w->inflight != NULL && k <= w->conf.tau; k++) {
-		free(w->inflight[k].wnew);
-		free(w->inflight[k].slack);
-		free(w->inflight[k].drop);
-		free(w->inflight[k].actpos);
-		free(w->inflight[k].actoff);
+	free(db->gu);
+	free(db->drift);
+	free(db->keybuf);
+	free(db->gubuf);
+	free(db->fullpass);
+	free(db->order);
+	for (uint32_t k = 0; db->inflight != NULL && k <= w->conf.tau; k++) {
+		free(db->inflight[k].wnew);
+		free(db->inflight[k].slack);
+		free(db->inflight[k].drop);
+		free(db->inflight[k].actpos);
+		free(db->inflight[k].actoff);
 	}
-	free(w->inflight);
-	free(w->objective);
+	free(db->inflight);
+	free(db->objective);
 }

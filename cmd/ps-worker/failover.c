@@ -5,7 +5,7 @@
  * The coordinator sends a new version to the servers first and to the
  * workers only once every server holds it, so when a worker takes it over
  * the servers already refuse requests stamped with the old one (they drop
- * them) and have handed keys over (cmd/ps-server/handover.c).  The worker
+ * them) and have handed keys over (cmd/ps-server/ringchange.c).  The worker
  * then, from its wait loop (never inside a callback):
  *  1. rebuilds its links: servers still in the ring keep their connection
  *     under their new index, new ones are connected, each gets a HELLO
@@ -70,7 +70,7 @@ failover_apply(struct worker *w)
 		fatalx(EX_UNAVAILABLE, "ring version %u has no servers left",
 		    f->next.version);
 	f->pending = 0;
-	f->started = worker_now();
+	f->started = ps_clock_now();
 	f->version = f->next.version;
 	f->count++;
 	old = w->ring;
@@ -82,11 +82,11 @@ failover_apply(struct worker *w)
 	if (w->have_test)
 		evaltest_ring_changed(w);
 	dbpg_ring_changed(w);
-	w->last_progress = worker_now();
+	w->last_progress = ps_clock_now();
 	log_info("ring version %u -> %u: %zu -> %zu servers; iterations %llu "
 	    "to %llu sent again", from, w->ring.version, nfrom,
-	    w->ring.nservers, (unsigned long long)w->t_done,
-	    (unsigned long long)w->t_next);
+	    w->ring.nservers, (unsigned long long)w->dbpg.t_done,
+	    (unsigned long long)w->dbpg.t_next);
 }
 
 /*
@@ -103,7 +103,7 @@ failover_check(struct worker *w)
 		return;
 	}
 	lost = links_lost_since(w);
-	if (lost > 0 && worker_now() - lost > w->conf.timeout)
+	if (lost > 0 && ps_clock_now() - lost > w->conf.timeout)
 		fatalx(EX_UNAVAILABLE, "a server went away and coordinator "
 		    "'%s' published no ring without it within %.0f s",
 		    w->conf.coord_addr, w->conf.timeout);
@@ -126,7 +126,7 @@ failover_heard(struct worker *w, const struct ps_msg *m)
 	clock_gettime(CLOCK_REALTIME, &now);
 	log_info("first reply under ring version %u %.1f ms after taking it "
 	    "over, at unix time %lld.%06ld", f->version,
-	    (worker_now() - f->started) * 1e3, (long long)now.tv_sec,
+	    (ps_clock_now() - f->started) * 1e3, (long long)now.tv_sec,
 	    now.tv_nsec / 1000);
 	f->version = 0;
 }

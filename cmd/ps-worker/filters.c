@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/keyhash.h"
+#include "util/parsenum.h"
 #include "worker.h"
 
 static const struct {
@@ -36,13 +37,9 @@ static const struct {
 static int
 filters_param(const char *eq, double lo, double hi, double *v)
 {
-	char *end;
-
 	if (eq == NULL)
 		return 0;
-	*v = strtod(eq + 1, &end);
-	return end == eq + 1 || *end != '\0' || !(*v >= lo && *v <= hi) ?
-	    -1 : 0;
+	return ps_parsenum_double_in(eq + 1, lo, hi, v) == PS_NUM_OK ? 0 : -1;
 }
 
 /*
@@ -103,7 +100,7 @@ filters_names(unsigned filters, char *buf, size_t len)
 int
 filters_exact_pass(const struct worker *w, uint64_t pass)
 {
-	return w->fullpass[pass] || (pass > 0 && w->fullpass[pass - 1]);
+	return w->dbpg.fullpass[pass] || (pass > 0 && w->dbpg.fullpass[pass - 1]);
 }
 
 /* The significantly-modified threshold of a pass; NAN when the filter is off. */

@@ -17,23 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 
 #include "cluster/hello.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "wire/msg_ctl.h"
 #include "worker.h"
-
-/* Seconds on the monotonic clock. */
-double
-worker_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Seconds allowed for connecting to one server. */
 #define LINK_CONNECT_TIMEOUT	10.0
@@ -85,7 +74,7 @@ link_route(struct link *l, struct ps_msg *m)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent a %s naming a key "
 		    "list this worker does not hold", l->index, l->addr,
 		    ps_msg_type_name(m->type));
-	l->last_rx = l->w->last_progress = worker_now();
+	l->last_rx = l->w->last_progress = ps_clock_now();
 	failover_heard(w, m);
 	switch (m->type) {
 	case PS_MSG_HELLO_OK:
@@ -180,7 +169,7 @@ link_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	log_warnx("server %u (%s) went away: %s; waiting for the "
 	    "coordinator's next ring", l->index, l->addr, reason);
 	link_drop_conn(l);
-	l->lost_at = worker_now();
+	l->lost_at = ps_clock_now();
 }
 
 /* Connect link l to its server (l->addr); HELLO waits in the conn. */
@@ -219,7 +208,7 @@ link_hello(struct worker *w, size_t i)
 	h.kkt = w->conf.kkt;	/* 0: KKT filter off */
 	h.algorithm = w->conf.algorithm;
 	h.opt = w->conf.opt;
-	h.resumed = w->failover.count > 0 ? w->t_next + 1 : 0;
+	h.resumed = w->failover.count > 0 ? w->dbpg.t_next + 1 : 0;
 	h.rejoin = w->conf.rejoin;
 	memset(&hello, 0, sizeof hello);
 	hello.type = PS_MSG_HELLO;
@@ -239,7 +228,7 @@ link_new(struct worker *w, size_t i)
 	l->w = w;
 	l->index = (uint32_t)i;
 	l->addr = w->ring.servers[i].addr;
-	l->last_rx = worker_now();
+	l->last_rx = ps_clock_now();
 	link_connect(w, l);
 	return l;
 }
@@ -335,11 +324,11 @@ links_pending(const struct worker *w)
 void
 links_close(struct worker *w)
 {
-	double until = worker_now() + 2;
+	double until = ps_clock_now() + 2;
 	size_t i;
 
 	w->closing = 1;
-	while (links_pending(w) && worker_now() < until)
+	while (links_pending(w) && ps_clock_now() < until)
 		event_base_loop(w->base, EVLOOP_ONCE);
 	for (i = 0; i < w->nlinks; i++) {
 		link_drop_conn(w->links[i]);
@@ -398,7 +387,7 @@ links_step(struct worker *w, const char *what)
 
 	event_base_loop(w->base, EVLOOP_ONCE);
 	failover_check(w);
-	if (worker_now() - w->last_progress <= w->conf.timeout)
+	if (ps_clock_now() - w->last_progress <= w->conf.timeout)
 		return;
 	quiet = w->links[0];
 	for (i = 1; i < w->nlinks; i++)
@@ -412,7 +401,7 @@ links_step(struct worker *w, const char *what)
 void
 links_check_each(struct worker *w, const char *what)
 {
-	double now = worker_now();
+	double now = ps_clock_now();
 	size_t i;
 
 	for (i = 0; i < w->nlinks; i++) {

@@ -19,6 +19,8 @@
 #include "data/shard.h"
 #include "util/lifeline.h"
 #include "util/log.h"
+#include "util/parsenum.h"
+#include "util/usage.h"
 #include "util/xmalloc.h"
 #include "wire/crash.h"
 #include "worker.h"
@@ -41,69 +43,65 @@ static const char usage_text[] =
 static void
 usage(int status)
 {
-	fputs(usage_text, status == 0 ? stdout : stderr);
-	if (status == 0)
-		fputs("\n"
-		    "  -r, --ring file        the ring naming the servers\n"
-		    "  -C, --coordinator host:port  instead, get the ring from this\n"
-		    "                         coordinator (ps-ring serve)\n"
-		    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
-		    "  -n, --workers n        workers in the job (default 1)\n"
-		    "  -c, --channel n        the servers' weight vector to train, 0-15 (default 0)\n"
-		    "  -A, --algorithm name   dbpg (Algorithm 2, default) or sgd (asynchronous SGD)\n"
-		    "  -l, --lambda x         l1 penalty of F (default 1)\n"
-		    "  -t, --tau n|inf        bounded delay; 0 is sequential, inf eventual (default 0)\n"
-		    "  -S, --seed n           seed of block or mini-batch assignment and order (default 1)\n"
-		    "  -T, --test file        score this test shard after each pass or epoch\n"
-		    "  -a, --auth-secret file prove to every server (and the -C coordinator)\n"
-		    "                         that we know this secret (their -a file; mode 0600)\n"
-		    "dbpg:\n"
-		    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
-		    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
-		    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
-		    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
-		    "                         skip[=p] keycache lz4 fp16, or all or none\n"
-		    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
-		    "                         sgd takes only lz4 and fp16, default none)\n"
-		    "  -z, --lz4              the same as adding lz4 to the filters\n"
-		    "      --rejoin secs      if this worker dies, the servers wait this long for\n"
-		    "                         it to be started again (ps-train does) instead of\n"
-		    "                         ending the job; it then resumes (default 0)\n"
-		    "      --checkpoint-every n  worker 0: the servers write a checkpoint\n"
-		    "                         (ps-server -k) after every n-th iteration (sgd:\n"
-		    "                         mini-batch)\n"
-		    "      --checkpoint-secs secs  worker 0: and after the first one\n"
-		    "                         secs after the last; with either, also at the end\n"
-		    "sgd (the servers apply the optimizer to each push):\n"
-		    "      --optimizer name   ftrl (FTRL-proximal, default) or adagrad\n"
-		    "      --alpha x          learning-rate scale (default " SGD_ALPHA ")\n"
-		    "      --beta x           learning-rate smoothing, > 0 (default " SGD_BETA ")\n"
-		    "      --l2 x             l2 penalty, F + l2/2 |w|^2 (default 0)\n"
-		    "      --epochs n         passes over the shard (default " SGD_EPOCHS ")\n"
-		    "      --batch rows       rows per mini-batch (default " SGD_BATCH ")\n"
-		    "      --timeout secs     give up when servers are silent this long (default 60)\n"
-		    "  -L, --lifeline         exit 75 when standard input, a pipe from the\n"
-		    "                         launcher, reaches end of file (or the parent dies)\n"
-		    "  -v, --verbose          more messages on stderr\n"
-		    "  -V, --version          print the version and exit\n"
-		    "  -h, --help             print this help and exit\n"
-		    "\nProgress goes to stdout as TSV.  dbpg: iter secs objective rel_change nnz\n"
-		    "bytes_sent bytes_recv test_logloss test_auc.  sgd: epoch batch secs rows\n"
-		    "progressive_logloss nnz test_logloss test_auc bytes_sent bytes_recv.\n"
-		    "Both then give the filter counters msgs_sent msgs_recv kkt_in kkt_out\n"
-		    "skip_out sigmod_in sigmod_out keycache_in keycache_out fp16_in fp16_out\n"
-		    "lz4_in lz4_out.\n", stdout);
-	exit(status);
+	ps_usage(status, usage_text, "\n"
+	    "  -r, --ring file        the ring naming the servers\n"
+	    "  -C, --coordinator host:port  instead, get the ring from this\n"
+	    "                         coordinator (ps-ring serve)\n"
+	    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
+	    "  -n, --workers n        workers in the job (default 1)\n"
+	    "  -c, --channel n        the servers' weight vector to train, 0-15 (default 0)\n"
+	    "  -A, --algorithm name   dbpg (Algorithm 2, default) or sgd (asynchronous SGD)\n"
+	    "  -l, --lambda x         l1 penalty of F (default 1)\n"
+	    "  -t, --tau n|inf        bounded delay; 0 is sequential, inf eventual (default 0)\n"
+	    "  -S, --seed n           seed of block or mini-batch assignment and order (default 1)\n"
+	    "  -T, --test file        score this test shard after each pass or epoch\n"
+	    "  -a, --auth-secret file prove to every server (and the -C coordinator)\n"
+	    "                         that we know this secret (their -a file; mode 0600)\n"
+	    "dbpg:\n"
+	    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
+	    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
+	    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
+	    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
+	    "                         skip[=p] keycache lz4 fp16, or all or none\n"
+	    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
+	    "                         sgd takes only lz4 and fp16, default none)\n"
+	    "  -z, --lz4              the same as adding lz4 to the filters\n"
+	    "      --rejoin secs      if this worker dies, the servers wait this long for\n"
+	    "                         it to be started again (ps-train does) instead of\n"
+	    "                         ending the job; it then resumes (default 0)\n"
+	    "      --checkpoint-every n  worker 0: the servers write a checkpoint\n"
+	    "                         (ps-server -k) after every n-th iteration (sgd:\n"
+	    "                         mini-batch)\n"
+	    "      --checkpoint-secs secs  worker 0: and after the first one\n"
+	    "                         secs after the last; with either, also at the end\n"
+	    "sgd (the servers apply the optimizer to each push):\n"
+	    "      --optimizer name   ftrl (FTRL-proximal, default) or adagrad\n"
+	    "      --alpha x          learning-rate scale (default " SGD_ALPHA ")\n"
+	    "      --beta x           learning-rate smoothing, > 0 (default " SGD_BETA ")\n"
+	    "      --l2 x             l2 penalty, F + l2/2 |w|^2 (default 0)\n"
+	    "      --epochs n         passes over the shard (default " SGD_EPOCHS ")\n"
+	    "      --batch rows       rows per mini-batch (default " SGD_BATCH ")\n"
+	    "      --timeout secs     give up when servers are silent this long (default 60)\n"
+	    "  -L, --lifeline         exit 75 when standard input, a pipe from the\n"
+	    "                         launcher, reaches end of file (or the parent dies)\n"
+	    "  -v, --verbose          more messages on stderr\n"
+	    "  -V, --version          print the version and exit\n"
+	    "  -h, --help             print this help and exit\n"
+	    "\nProgress goes to stdout as TSV.  dbpg: iter secs objective rel_change nnz\n"
+	    "bytes_sent bytes_recv test_logloss test_auc.  sgd: epoch batch secs rows\n"
+	    "progressive_logloss nnz test_logloss test_auc bytes_sent bytes_recv.\n"
+	    "Both then give the filter counters msgs_sent msgs_recv kkt_in kkt_out\n"
+	    "skip_out sigmod_in sigmod_out keycache_in keycache_out fp16_in fp16_out\n"
+	    "lz4_in lz4_out.\n");
 }
 
 /* Parse a number in [lo, hi] or exit with usage. */
 static double
 parse_num(const char *what, const char *s, double lo, double hi)
 {
-	char *end;
-	double v = strtod(s, &end);
+	double v;
 
-	if (end == s || *end != '\0' || !(v >= lo && v <= hi)) {
+	if (ps_parsenum_double_in(s, lo, hi, &v) != PS_NUM_OK) {
 		fprintf(stderr, "ps-worker: bad %s '%s'\n", what, s);
 		usage(EX_USAGE);
 	}
@@ -133,16 +131,56 @@ worker_check_filters(struct worker_conf *c, int given, int lz4)
 		c->kkt = 0;
 }
 
-/* The sgd-only long options (codes 2 to 7 in worker_parse_args). */
+/* The options without a short form; OPT_ALPHA to OPT_OPTIMIZER are sgd's. */
+enum {
+	OPT_TIMEOUT = 1, OPT_ALPHA, OPT_BATCH, OPT_BETA, OPT_EPOCHS, OPT_L2,
+	OPT_OPTIMIZER, OPT_REJOIN, OPT_CKPT_EVERY, OPT_CKPT_SECS
+};
+
+static const struct option worker_longopts[] = {
+	{ "algorithm", required_argument, NULL, 'A' },
+	{ "auth-secret", required_argument, NULL, 'a' },
+	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "beta", required_argument, NULL, OPT_BETA },
+	{ "epochs", required_argument, NULL, OPT_EPOCHS },
+	{ "l2", required_argument, NULL, OPT_L2 },
+	{ "optimizer", required_argument, NULL, OPT_OPTIMIZER },
+	{ "blocks", required_argument, NULL, 'b' },
+	{ "channel", required_argument, NULL, 'c' },
+	{ "coordinator", required_argument, NULL, 'C' },
+	{ "epsilon", required_argument, NULL, 'e' },
+	{ "filters", required_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "id", required_argument, NULL, 'i' },
+	{ "lambda", required_argument, NULL, 'l' },
+	{ "max-iter", required_argument, NULL, 'm' },
+	{ "workers", required_argument, NULL, 'n' },
+	{ "ring", required_argument, NULL, 'r' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "tau", required_argument, NULL, 't' },
+	{ "test", required_argument, NULL, 'T' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "rejoin", required_argument, NULL, OPT_REJOIN },
+	{ "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
+	{ "checkpoint-secs", required_argument, NULL, OPT_CKPT_SECS },
+	{ "lifeline", no_argument, NULL, 'L' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "lz4", no_argument, NULL, 'z' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* One of sgd's long options, OPT_ALPHA to OPT_OPTIMIZER. */
 static void
 worker_sgd_option(struct worker_conf *c, int ch, const char *arg)
 {
 	switch (ch) {
-	case 2: c->opt.alpha = parse_num("alpha", arg, 1e-12, 1e12); break;
-	case 3: c->batch = (uint32_t)parse_num("batch size", arg, 1, 1 << 24); break;
-	case 4: c->opt.beta = parse_num("beta", arg, 1e-12, 1e12); break;
-	case 5: c->epochs = (uint32_t)parse_num("epoch count", arg, 0, 1e6); break;
-	case 6: c->l2 = parse_num("l2", arg, 0, 1e12); break;
+	case OPT_ALPHA: c->opt.alpha = parse_num("alpha", arg, 1e-12, 1e12); break;
+	case OPT_BATCH: c->batch = (uint32_t)parse_num("batch size", arg, 1, 1 << 24); break;
+	case OPT_BETA: c->opt.beta = parse_num("beta", arg, 1e-12, 1e12); break;
+	case OPT_EPOCHS: c->epochs = (uint32_t)parse_num("epoch count", arg, 0, 1e6); break;
+	case OPT_L2: c->l2 = parse_num("l2", arg, 0, 1e12); break;
 	default:
 		if ((c->opt.opt = ps_ftrl_parse(arg)) == 0) {
 			fprintf(stderr, "ps-worker: unknown optimizer '%s'\n", arg);
@@ -163,46 +201,39 @@ worker_check_coord(const char *addr)
 	}
 }
 
+/*
+ * The checks of a whole command line: one shard, -r or -C, the worker id
+ * below the count; then what follows from the options.  Exit 64 if bad.
+ */
+static void
+worker_check_args(struct worker_conf *c, int argc, char **argv, int given,
+    int lz4)
+{
+	if (argc - optind != 1 || (c->ring_path == NULL) ==
+	    (c->coord_addr == NULL))
+		usage(EX_USAGE);
+	if (c->id >= c->nworkers) {
+		fprintf(stderr, "ps-worker: worker id %u is not below the "
+		    "worker count %u\n", c->id, c->nworkers);
+		usage(EX_USAGE);
+	}
+	if (c->coord_addr != NULL)
+		worker_check_coord(c->coord_addr);
+	c->shard_path = argv[optind];
+	worker_check_filters(c, given, lz4);
+	/* F's penalties per epoch of data; the servers scale them (ftrl.h). */
+	c->opt.l1 = c->lambda;
+	c->opt.l2 = c->l2;
+}
+
+/* Fill c from the command line, or exit 64. */
 static void
 worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 {
-	static const struct option longopts[] = {
-		{ "algorithm", required_argument, NULL, 'A' },
-		{ "auth-secret", required_argument, NULL, 'a' },
-		{ "alpha", required_argument, NULL, 2 },
-		{ "batch", required_argument, NULL, 3 },
-		{ "beta", required_argument, NULL, 4 },
-		{ "epochs", required_argument, NULL, 5 },
-		{ "l2", required_argument, NULL, 6 },
-		{ "optimizer", required_argument, NULL, 7 },
-		{ "blocks", required_argument, NULL, 'b' },
-		{ "channel", required_argument, NULL, 'c' },
-		{ "coordinator", required_argument, NULL, 'C' },
-		{ "epsilon", required_argument, NULL, 'e' },
-		{ "filters", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "id", required_argument, NULL, 'i' },
-		{ "lambda", required_argument, NULL, 'l' },
-		{ "max-iter", required_argument, NULL, 'm' },
-		{ "workers", required_argument, NULL, 'n' },
-		{ "ring", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "tau", required_argument, NULL, 't' },
-		{ "test", required_argument, NULL, 'T' },
-		{ "timeout", required_argument, NULL, 1 },
-		{ "rejoin", required_argument, NULL, 8 },
-		{ "checkpoint-every", required_argument, NULL, 9 },
-		{ "checkpoint-secs", required_argument, NULL, 10 },
-		{ "lifeline", no_argument, NULL, 'L' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "lz4", no_argument, NULL, 'z' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int ch, given = 0, lz4 = 0;
 
 	while ((ch = getopt_long(argc, argv, "A:a:b:C:c:e:F:hi:Ll:m:n:r:S:t:T:vVz",
-	    longopts, NULL)) != -1) {
+	    worker_longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
 			if ((c->algorithm = ps_algorithm_parse(optarg)) < 0) {
@@ -211,7 +242,8 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			}
 			break;
 		case 'a': c->secret_path = optarg; break;
-		case 2: case 3: case 4: case 5: case 6: case 7:
+		case OPT_ALPHA: case OPT_BATCH: case OPT_BETA: case OPT_EPOCHS:
+		case OPT_L2: case OPT_OPTIMIZER:
 			worker_sgd_option(c, ch, optarg);
 			break;
 		case 'b': c->nblocks = (uint32_t)parse_num("block count", optarg, 1, 1 << 20); break;
@@ -238,10 +270,10 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			    (uint32_t)parse_num("tau", optarg, 0, 1 << 16);
 			break;
 		case 'T': c->test_path = optarg; break;
-		case 1: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
-		case 8: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
-		case 9: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
-		case 10: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
+		case OPT_TIMEOUT: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
+		case OPT_REJOIN: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
+		case OPT_CKPT_EVERY: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
+		case OPT_CKPT_SECS: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
 		case 'L': c->lifeline = 1; break;
 		case 'v': (*verbose)++; break;
 		case 'V': printf("ps-worker %s\n", PACKAGE_VERSION); exit(0);
@@ -249,21 +281,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		default: usage(EX_USAGE);
 		}
 	}
-	if (argc - optind != 1 || (c->ring_path == NULL) ==
-	    (c->coord_addr == NULL))
-		usage(EX_USAGE);
-	if (c->id >= c->nworkers) {
-		fprintf(stderr, "ps-worker: worker id %u is not below the "
-		    "worker count %u\n", c->id, c->nworkers);
-		usage(EX_USAGE);
-	}
-	if (c->coord_addr != NULL)
-		worker_check_coord(c->coord_addr);
-	c->shard_path = argv[optind];
-	worker_check_filters(c, given, lz4);
-	/* F's penalties per epoch of data; the servers scale them (ftrl.h). */
-	c->opt.l1 = c->lambda;
-	c->opt.l2 = c->l2;
+	worker_check_args(c, argc, argv, given, lz4);
 }
 
 /* Load the ring and shards, build the plan and the margins. */
@@ -338,10 +356,10 @@ main(int argc, char **argv)
 	w.conf.theta = 1e-3;
 	w.conf.skip = 0.5;
 	w.conf.opt.opt = PS_OPT_FTRL;
-	w.conf.opt.alpha = atof(SGD_ALPHA);
-	w.conf.opt.beta = atof(SGD_BETA);
-	w.conf.epochs = (uint32_t)atoi(SGD_EPOCHS);
-	w.conf.batch = (uint32_t)atoi(SGD_BATCH);
+	worker_sgd_option(&w.conf, OPT_ALPHA, SGD_ALPHA);
+	worker_sgd_option(&w.conf, OPT_BETA, SGD_BETA);
+	worker_sgd_option(&w.conf, OPT_EPOCHS, SGD_EPOCHS);
+	worker_sgd_option(&w.conf, OPT_BATCH, SGD_BATCH);
 	worker_parse_args(&w.conf, argc, argv, &verbose);
 	log_init("ps-worker", verbose);
 	log_route_libevent();
@@ -349,7 +367,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ps_crash_init("ps-worker");
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	w.started = w.last_progress = worker_now();
+	w.started = w.last_progress = ps_clock_now();
 	if ((w.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
 	w.tick = event_new(w.base, -1, EV_PERSIST, worker_tick_cb, NULL);

@@ -293,7 +293,7 @@ sgd_print(struct worker *w, uint64_t epoch, uint64_t batches, int eval)
 	links_bytes(w, &sent, &recv);
 	printf("%llu\t%llu\t%.3f\t%llu\t%.6g\t%.0f\t%.6g\t%.6g\t%llu\t%llu",
 	    (unsigned long long)epoch, (unsigned long long)batches,
-	    worker_now() - w->started, (unsigned long long)sg->rows,
+	    ps_clock_now() - w->started, (unsigned long long)sg->rows,
 	    sg->ep_rows ? sg->ep_loss / (double)sg->ep_rows : NAN, nnz,
 	    logloss, auc, (unsigned long long)sent, (unsigned long long)recv);
 	filters_print(w);
@@ -338,7 +338,7 @@ static void
 sgd_barrier(struct worker *w)
 {
 	struct sgd *sg = &w->sgd;
-	double last_ping = worker_now();
+	double last_ping = ps_clock_now();
 	struct ps_msg m;
 
 	memset(&m, 0, sizeof m);
@@ -354,9 +354,9 @@ sgd_barrier(struct worker *w)
 	m.flags = PS_MSG_F_CURRENT;
 	m.timestamp = SGD_PING_TIMESTAMP;
 	while (sg->barrier > 0) {
-		if (worker_now() - last_ping >= 1) {
+		if (ps_clock_now() - last_ping >= 1) {
 			links_send_all(w, &m);
-			last_ping = worker_now();
+			last_ping = ps_clock_now();
 		}
 		links_step(w, "the other workers to finish");
 		links_check_each(w, "the other workers to finish");

@@ -24,6 +24,7 @@
 #include "cluster/coord.h"
 #include "cluster/ring.h"
 #include "data/dataset.h"
+#include "util/clock.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
 #include "wire/wire.h"
@@ -186,6 +187,29 @@ struct iter {
 	size_t		*actoff;	/* [nservers + 1]: each server's part */
 };
 
+/* dbpg.c: the Delayed Block Proximal Gradient run. */
+struct dbpg {
+	struct iter	*inflight;	/* [tau + 1], by t % (tau + 1) */
+	double		*objective;	/* by iteration */
+	size_t		 objcap;
+	uint64_t	 t_next;	/* next iteration to start */
+	uint64_t	 t_done;	/* iterations < t_done have finished */
+	uint64_t	 t_printed;	/* iterations < t_printed were reported */
+	uint64_t	 t_resumed;	/* rule 6: the first iteration this
+					   process ran */
+	float		*gu;		/* gradient and curvature by plan
+					   position */
+	float		*drift;		/* by feature: how far the servers'
+					   weight may be from ours (sigmod) */
+	uint64_t	*keybuf;	/* one push's keys */
+	float		*gubuf;		/* one push's values */
+	uint8_t		*fullpass;	/* by pass: began with every feature
+					   active */
+	uint32_t	*order;		/* this pass's block order */
+	size_t		 passcap;
+	int		 stopping;
+};
+
 /* evaltest.c: the test shard and its features split by server. */
 struct evaltest {
 	struct ps_dataset ds;
@@ -213,23 +237,6 @@ struct worker {
 	size_t			 nlinks;
 	struct ps_conn_stats	 gone;		/* counters of closed links */
 	struct failover		 failover;
-	struct iter		*inflight;	/* [tau + 1], by t % (tau + 1) */
-	double			*objective;	/* by iteration */
-	size_t			 objcap;
-	uint64_t		 t_next;	/* next iteration to start */
-	uint64_t		 t_done;	/* iterations < t_done have finished */
-	uint64_t		 t_printed;	/* iterations < t_printed were reported */
-	uint64_t		 t_resumed;	/* dbpg.c rule 6: the first iteration
-						   this process ran */
-	float			*gu;		/* gradient and curvature by plan position */
-	float			*drift;		/* by feature: how far the servers' weight
-						   may be from ours (sigmod filter) */
-	uint64_t		*keybuf;	/* one push's keys */
-	float			*gubuf;		/* one push's values */
-	uint8_t			*fullpass;	/* by pass: began with every feature active */
-	uint32_t		*order;		/* this pass's block order */
-	size_t			 passcap;
-	int			 stopping;
 	double			 started, last_progress;
 	int			 ckpt_asked;	/* a server asked worker 0 for one */
 	double			 ckpt_last;	/* when the last one was asked */
@@ -238,6 +245,7 @@ struct worker {
 	int			 closing;	/* BYE sent: closes are expected */
 	struct evaltest		 test;
 	struct filter_counts	 counts;
+	struct dbpg		 dbpg;
 	struct sgd		 sgd;
 };
 
@@ -289,7 +297,6 @@ void	links_recv(struct link *l, struct ps_msg *m);
 int	links_all_hello(const struct worker *w);
 void	links_run(struct worker *w, int (*advance)(struct worker *),
 	    const char *unit, const uint64_t *t);
-double	worker_now(void);
 
 /* dbpg.c */
 int	dbpg_run(struct worker *w);

@@ -15,7 +15,9 @@
 
 #include "cluster/ring.h"
 #include "util/atomicfile.h"
+#include "util/errbuf.h"
 #include "util/keyhash.h"
+#include "util/parsenum.h"
 #include "util/xmalloc.h"
 
 #define RING_MAX_LINE	1024
@@ -30,22 +32,6 @@ struct ring_parse {
 	char		*err;
 	size_t		 errlen;
 };
-
-/* Format an error message into err. */
-static int
-ring_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int
-ring_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return PS_RING_EDATA;
-}
 
 /* 64-bit FNV-1a over the address bytes. */
 uint64_t
@@ -101,7 +87,7 @@ const char *
 ps_ring_addr_check(const char *addr)
 {
 	const char *colon = strrchr(addr, ':'), *p;
-	unsigned long port = 0;
+	uint64_t port;
 	size_t len = strlen(addr);
 
 	if (len == 0 || len > PS_RING_MAX_ADDR)
@@ -112,14 +98,8 @@ ps_ring_addr_check(const char *addr)
 			return "unexpected character";
 	if (colon == NULL || colon == addr)
 		return "expected host:port";
-	if (colon[1] == '\0' || strlen(colon + 1) > 5)
-		return "bad port";
-	for (p = colon + 1; *p != '\0'; p++) {
-		if (*p < '0' || *p > '9')
-			return "bad port";
-		port = port * 10 + (unsigned long)(*p - '0');
-	}
-	if (port == 0 || port > 65535)
+	if (strlen(colon + 1) > 5 ||
+	    ps_parsenum_u64_in(colon + 1, 1, 65535, &port) != PS_NUM_OK)
 		return "bad port";
 	return NULL;
 }
@@ -191,17 +171,17 @@ ps_ring_build(struct ps_ring *r, const char *const *addrs, size_t n,
 	memset(r, 0, sizeof *r);
 	if ((why = ring_build_problem(n, replicas)) != NULL ||
 	    (why = ring_limits_problem(n, vnodes, replicas)) != NULL)
-		return ring_error(err, errlen, "%s", why);
+		return ps_errbuf(err, errlen, PS_RING_EDATA, "%s", why);
 	for (i = 0; i < n; i++) {
 		if ((why = ps_ring_addr_check(addrs[i])) != NULL) {
 			ps_ring_release(r);
-			return ring_error(err, errlen, "invalid address '%s': %s",
-			    addrs[i], why);
+			return ps_errbuf(err, errlen, PS_RING_EDATA,
+			    "invalid address '%s': %s", addrs[i], why);
 		}
 		if (ring_find_dup(r, (uint32_t)i, addrs[i], &same) >= 0) {
 			ps_ring_release(r);
-			return ring_error(err, errlen, "duplicate address '%s'",
-			    addrs[i]);
+			return ps_errbuf(err, errlen, PS_RING_EDATA,
+			    "duplicate address '%s'", addrs[i]);
 		}
 		ring_add_server(r, (uint32_t)i, addrs[i]);
 	}
@@ -217,16 +197,9 @@ ps_ring_build(struct ps_ring *r, const char *const *addrs, size_t n,
 static int
 ring_parse_u32(const char *s, uint32_t *out)
 {
-	unsigned long long v = 0;
+	uint64_t v;
 
-	if (*s == '\0' || strlen(s) > 10)
-		return -1;
-	for (; *s != '\0'; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (unsigned long long)(*s - '0');
-	}
-	if (v > UINT32_MAX)
+	if (ps_parsenum_u64_in(s, 0, UINT32_MAX, &v) != PS_NUM_OK)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -422,8 +395,8 @@ ring_slurp(FILE *fp, const char *path, char **buf, size_t *len, char *err,
 	while ((n = fread(*buf + *len, 1, cap - *len, fp)) > 0) {
 		*len += n;
 		if (*len == cap && cap >= RING_MAX_FILE)
-			return ring_error(err, errlen, "%s: larger than %d "
-			    "bytes", path, RING_MAX_FILE);
+			return ps_errbuf(err, errlen, PS_RING_EDATA,
+			    "%s: larger than %d bytes", path, RING_MAX_FILE);
 		if (*len == cap)
 			*buf = xreallocarray(*buf, cap *= 2, 1);
 	}
@@ -540,20 +513,20 @@ ps_ring_add(struct ps_ring *r, const char *addr, char *err, size_t errlen)
 	size_t i;
 
 	if ((why = ps_ring_addr_check(addr)) != NULL)
-		return ring_error(err, errlen, "invalid address '%s': %s",
-		    addr, why);
+		return ps_errbuf(err, errlen, PS_RING_EDATA,
+		    "invalid address '%s': %s", addr, why);
 	if (ps_ring_find(r, addr) >= 0)
-		return ring_error(err, errlen, "'%s' is already in the ring",
-		    addr);
+		return ps_errbuf(err, errlen, PS_RING_EDATA,
+		    "'%s' is already in the ring", addr);
 	if ((why = ring_limits_problem(r->nservers + 1, r->vnodes,
 	    r->replicas)) != NULL)
-		return ring_error(err, errlen, "cannot add '%s': %s", addr,
-		    why);
+		return ps_errbuf(err, errlen, PS_RING_EDATA,
+		    "cannot add '%s': %s", addr, why);
 	for (i = 0; i < r->nservers; i++)
 		if (r->servers[i].id >= id)
 			id = r->servers[i].id + 1;
 	if (r->nservers > 0 && id == 0)
-		return ring_error(err, errlen, "no free server id");
+		return ps_errbuf(err, errlen, PS_RING_EDATA, "no free server id");
 	ring_add_server(r, id, addr);
 	r->version++;
 	ring_place(r);
@@ -568,7 +541,8 @@ ps_ring_remove(struct ps_ring *r, const char *addr, char *err,
 	long i = ps_ring_find(r, addr);
 
 	if (i < 0)
-		return ring_error(err, errlen, "'%s' is not in the ring", addr);
+		return ps_errbuf(err, errlen, PS_RING_EDATA,
+		    "'%s' is not in the ring", addr);
 	free(r->servers[i].addr);
 	memmove(&r->servers[i], &r->servers[i + 1],
 	    (r->nservers - (size_t)i - 1) * sizeof *r->servers);

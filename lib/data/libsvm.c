@@ -629,26 +629,6 @@ fast_pair(struct scan *sc, const char *p, uint64_t *idx, float *v)
 	return e;
 }
 
-/* The reference index parser: digits only, range checked. */
-static inline int
-parse_index(const char *p, const char *end, const char **stop, uint64_t *out)
-{
-	const char *q = p;
-	uint64_t v = 0;
-	unsigned c;
-
-	for (; q < end && (c = (unsigned)(*q - '0')) < 10 && q - p < 19; q++)
-		v = v * 10 + c;		/* 19 digits cannot overflow */
-	for (; q < end && (c = (unsigned)(*q - '0')) < 10; q++) {
-		if (v > (UINT64_MAX - c) / 10)
-			return PS_NUM_RANGE;
-		v = v * 10 + c;
-	}
-	*stop = q;
-	*out = v;
-	return q == p ? PS_NUM_BAD : PS_NUM_OK;
-}
-
 /* Map index idx of the token at p to a stored id above prev, or fail. */
 static inline int
 check_index(struct ps_libsvm_reader *r, const struct line *ln, const char *p,
@@ -702,7 +682,7 @@ slow_pair(struct ps_libsvm_reader *r, const struct line *ln,
 		return ROW_END;
 	}
 	start = p;
-	rc = parse_index(p, end, &q, &idx);
+	rc = ps_parsenum_u64(p, end, &q, &idx);
 	if (rc != PS_NUM_OK || q == end || *q != ':') {
 		if (end - p >= 4 && memcmp(p, "qid:", 4) == 0) {
 			rc = skip_qid(r, ln, &p, err, errlen);

@@ -17,6 +17,7 @@
 #include "model/ckptdir.h"
 #include "util/atomicfile.h"
 #include "util/errbuf.h"
+#include "util/parsenum.h"
 #include "util/xmalloc.h"
 
 /* "CKDIR/v" and the iteration in 12 digits or more. */
@@ -31,20 +32,11 @@ ps_ckpt_version_path(const char *ckdir, uint64_t iteration)
 int
 ps_ckpt_version_parse(const char *name, uint64_t *iteration)
 {
-	size_t len = strlen(name), i;
-	uint64_t v = 0;
+	size_t len = strlen(name);
 
-	if (name[0] != 'v' || len < 1 + PS_CKPT_NAME_DIGITS || len > 21)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if (name[i] < '0' || name[i] > '9')
-			return 0;
-		if (v > (UINT64_MAX - (uint64_t)(name[i] - '0')) / 10)
-			return 0;
-		v = v * 10 + (uint64_t)(name[i] - '0');
-	}
-	*iteration = v;
-	return 1;
+	return name[0] == 'v' && len >= 1 + PS_CKPT_NAME_DIGITS && len <= 21 &&
+	    ps_parsenum_u64_in(name + 1, 0, UINT64_MAX, iteration) ==
+	    PS_NUM_OK;
 }
 
 /* The last component of path, trailing slashes ignored; caller frees. */

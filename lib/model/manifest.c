@@ -93,8 +93,7 @@ static int
 mp_number(struct mparse *p, const char *s, uint64_t max, const char *what,
     uint64_t *out)
 {
-	if (ps_parsenum_u64(s, s + strlen(s), NULL, out) != PS_NUM_OK ||
-	    *out > max)
+	if (ps_parsenum_u64_in(s, 0, max, out) != PS_NUM_OK)
 		return mp_error(p, "bad %s '%s'", what, s);
 	return 0;
 }

@@ -271,6 +271,34 @@ ps_parsenum_u64(const char *p, const char *end, const char **stop,
 }
 
 int
+ps_parsenum_u64_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v;
+	int rc;
+
+	if ((rc = ps_parsenum_u64(s, s + strlen(s), NULL, &v)) != PS_NUM_OK)
+		return rc;
+	if (v < lo || v > hi)
+		return PS_NUM_RANGE;
+	*out = v;
+	return PS_NUM_OK;
+}
+
+int
+ps_parsenum_double_in(const char *s, double lo, double hi, double *out)
+{
+	double v;
+	int rc;
+
+	if ((rc = ps_parsenum_double(s, s + strlen(s), NULL, &v)) != PS_NUM_OK)
+		return rc;
+	if (!(v >= lo && v <= hi))
+		return PS_NUM_RANGE;
+	*out = v;
+	return PS_NUM_OK;
+}
+
+int
 ps_parsenum_is_nonfinite(const char *p, const char *end)
 {
 	if (p < end && (*p == '+' || *p == '-'))

@@ -1,5 +1,6 @@
 /*
- * parsenum.h: exact decimal number parsing for the libsvm hot path.
+ * parsenum.h: exact decimal number parsing, for the libsvm hot path and
+ * for every number a program reads from its command line or a text file.
  *
  * The parsers read a number from [p, end) without needing a NUL terminator
  * and without the locale.  Syntax: an optional sign, digits with at most one
@@ -30,6 +31,16 @@ int	ps_parsenum_double(const char *p, const char *end, const char **stop,
 /* An unsigned decimal integer (digits only, no sign). */
 int	ps_parsenum_u64(const char *p, const char *end, const char **stop,
 	    uint64_t *out);
+/*
+ * The whole NUL-terminated string s as an unsigned decimal integer, or as
+ * a number (the syntax above), within [lo, hi]: PS_NUM_OK with *out set,
+ * PS_NUM_BAD, or PS_NUM_RANGE when it overflows or lies outside [lo, hi].
+ * The one parser of option values, ring, manifest and address fields.
+ */
+int	ps_parsenum_u64_in(const char *s, uint64_t lo, uint64_t hi,
+	    uint64_t *out);
+int	ps_parsenum_double_in(const char *s, double lo, double hi,
+	    double *out);
 /*
  * Whether float f, the value of the number [p, end), keeps it: printed with
  * as many significant digits as the text has, f reads back as the text's

@@ -15,11 +15,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
 
+#include "util/clock.h"
 #include "wire/auth_sock.h"
 #include "wire/wire.h"
 
@@ -28,21 +28,11 @@
 /* One handshake: the socket, its deadline, and where the reason goes. */
 struct sock_hs {
 	int		 fd;
-	long long	 end_ms;
+	double		 end;		/* the deadline, on ps_clock_now() */
 	int		 timeout_s;
 	char		*err;
 	size_t		 errlen;
 };
-
-/* Milliseconds on the monotonic clock. */
-static long long
-sock_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Put "authentication failed: " and the reason in err; -1. */
 static int
@@ -72,7 +62,7 @@ sock_read(struct sock_hs *hs, uint8_t *buf, size_t len, const char *waiting)
 	ssize_t n;
 
 	while (got < len) {
-		if ((left = hs->end_ms - sock_now_ms()) <= 0)
+		if ((left = (long long)((hs->end - ps_clock_now()) * 1000)) <= 0)
 			return sock_fail(hs, "no %s within %d s%s", waiting,
 			    hs->timeout_s, strcmp(waiting, "challenge") == 0 ?
 			    " (does the peer have a secret?)" : "");
@@ -175,7 +165,7 @@ int
 ps_auth_sock_connect(int fd, const struct ps_secret *secret, int timeout_s,
     char *err, size_t errlen)
 {
-	struct sock_hs hs = { fd, sock_now_ms() + timeout_s * 1000LL,
+	struct sock_hs hs = { fd, ps_clock_now() + timeout_s,
 	    timeout_s, err, errlen };
 	uint8_t ns[PS_AUTH_NONCE_LEN], answer[PS_AUTH_NONCE_LEN +
 	    PS_AUTH_MAC_LEN], got[PS_AUTH_MAC_LEN], want[PS_AUTH_MAC_LEN];

@@ -31,6 +31,7 @@
 #include <event2/event.h>
 
 #include "util/log.h"
+#include "util/parsenum.h"
 #include "util/xmalloc.h"
 #include "wire/conn_priv.h"
 #include "wire/crash.h"
@@ -680,7 +681,7 @@ hostport_split(const char *s, char *host, size_t hostlen, char *port,
     size_t portlen)
 {
 	const char *colon, *h = s, *he;
-	size_t i;
+	uint64_t portnum;
 
 	if (*s == '[') {
 		h = s + 1;
@@ -697,10 +698,7 @@ hostport_split(const char *s, char *host, size_t hostlen, char *port,
 	if ((size_t)(he - h) >= hostlen || strlen(colon + 1) >= portlen ||
 	    colon[1] == '\0')
 		return -1;
-	for (i = 1; colon[i] != '\0'; i++)
-		if (colon[i] < '0' || colon[i] > '9')
-			return -1;
-	if (strtoul(colon + 1, NULL, 10) > 65535)
+	if (ps_parsenum_u64_in(colon + 1, 0, 65535, &portnum) != PS_NUM_OK)
 		return -1;
 	memcpy(host, h, (size_t)(he - h));
 	host[he - h] = '\0';

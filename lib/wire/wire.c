@@ -12,7 +12,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include <lz4.h>
 
 #include "util/crc32c.h"
+#include "util/errbuf.h"
 #include "util/half.h"
 #include "wire/varint.h"
 #include "wire/wire.h"
@@ -44,17 +44,8 @@ static const char *const wire_type_names[] = {
 	"REGISTER", "RING", "HEARTBEAT", "REPLICATE", "REPLICATE_OK", "AUTH"
 };
 
-/* Format a reason into err and return -1. */
-static int __attribute__((format(printf, 3, 4)))
-wire_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* Format a reason into err and return -1 (errbuf.h). */
+#define wire_fail(err, errlen, ...)	ps_errbuf(err, errlen, -1, __VA_ARGS__)
 
 /* Little-endian stores and loads (configure insists on a LE host). */
 static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }

@@ -28,12 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
 
 #include "cluster/hello.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 #include "wire/conn.h"
 #include "wire/msg_online.h"
@@ -157,21 +157,11 @@ attack_halfframes(const char *addr, long conns, long bytes)
 	return 0;
 }
 
-/* Seconds on the monotonic clock. */
-static double
-attack_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int
 attack_idle(const char *addr, long conns, long secs)
 {
 	struct pollfd *pfd = xcalloc((size_t)conns, sizeof *pfd);
-	double end = attack_now() + (double)secs;
+	double end = ps_clock_now() + (double)secs;
 	long i, reopened = 0;
 	char sink[4096];
 
@@ -180,7 +170,7 @@ attack_idle(const char *addr, long conns, long secs)
 			return 1;
 		pfd[i].events = POLLIN;
 	}
-	while (attack_now() < end) {
+	while (ps_clock_now() < end) {
 		if (poll(pfd, (nfds_t)conns, 100) <= 0)
 			continue;
 		for (i = 0; i < conns; i++) {

@@ -11,23 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algo/blas.h"
 #include "algo/l1lr.h"
 #include "algo/prox.h"
 #include "data/shard.h"
+#include "util/clock.h"
 #include "util/keyhash.h"
 #include "util/xmalloc.h"
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int
 dbl_cmp(const void *a, const void *b)
@@ -104,18 +95,18 @@ main(int argc, char **argv)
 	wn = xcalloc(ds.nfeat + 1, sizeof *wn);
 	margin = xcalloc(ds.nrows + 1, sizeof *margin);
 	for (r = 0; r < reps; r++) {
-		double t0 = now();
+		double t0 = ps_clock_now();
 
 		ps_l1lr_margins(&ds, lr.w, margin);
-		t[0][r] = now() - t0;
-		t0 = now();
+		t[0][r] = ps_clock_now() - t0;
+		t0 = ps_clock_now();
 		ps_l1lr_block_grad(&one, 0, gu);
 		memcpy(wn, one.w, ds.nfeat * sizeof *wn);
 		ps_l1lr_apply(&one, 0, wn, NULL);
-		t[1][r] = now() - t0;
-		t0 = now();
+		t[1][r] = ps_clock_now() - t0;
+		t0 = ps_clock_now();
 		block_pass(&lr, nb, gu, wn);
-		t[2][r] = now() - t0;
+		t[2][r] = ps_clock_now() - t0;
 	}
 	printf("what\tseconds\tnnz_per_s\n");
 	for (j = 0; j < 3; j++) {

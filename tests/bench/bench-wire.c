@@ -10,21 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/buffer.h>
 
+#include "util/clock.h"
 #include "wire/wire.h"
-
-/* Seconds on the monotonic clock. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Fill m with n keys spread like hashed feature ids, and small values. */
 static void
@@ -67,20 +57,20 @@ bench_run(const struct ps_msg *m, int lz4, int rounds)
 	for (r = 0; r < rounds; r++) {
 		uint8_t *p;
 
-		t0 = now();
+		t0 = ps_clock_now();
 		if ((n = ps_msg_encode(m, eb, lz4, NULL, err, sizeof err)) < 0) {
 			fprintf(stderr, "bench-wire: %s\n", err);
 			return 1;
 		}
-		tenc += now() - t0;
+		tenc += ps_clock_now() - t0;
 		wire = (size_t)n;
 		p = evbuffer_pullup(eb, -1);
-		t0 = now();
+		t0 = ps_clock_now();
 		if (ps_msg_decode(p, wire, &d, err, sizeof err) != 0) {
 			fprintf(stderr, "bench-wire: %s\n", err);
 			return 1;
 		}
-		tdec += now() - t0;
+		tdec += ps_clock_now() - t0;
 		ps_msg_release(&d);
 		evbuffer_drain(eb, wire);
 	}

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "util/usage.h"
 #include "util/xmalloc.h"
 
 #define PS_GEN_MAX_FEATURES	(1U << 30)
@@ -118,22 +119,18 @@ static const char usage_text[] =
 static void
 usage(int status)
 {
-	fputs(usage_text, status == 0 ? stdout : stderr);
-	if (status == 0)
-		fputs("\n"
-		    "  -r, --rows n           rows to write (default 1000)\n"
-		    "  -f, --features n       feature ids 1 .. n (default 10000)\n"
-		    "  -z, --nnz n            distinct features per row (default 10)\n"
-		    "  -k, --planted n        non-zeros of the true weights (default 100)\n"
-		    "  -n, --noise x          scale of the logistic label noise, 0 = separable (default 1)\n"
-		    "  -a, --exponent x       power-law exponent of feature popularity (default 1.1)\n"
-		    "  -s, --seed n           seed; equal options give equal output (default 1)\n"
-		    "  -U, --raw              do not scale rows to unit L2 norm\n"
-		    "  -V, --version          print the version and exit\n"
-		    "  -h, --help             print this help and exit\n"
-		    "\nExample: ps-gen-libsvm -r 1000000 -f 1000000 -z 10 > gen.libsvm\n",
-		    stdout);
-	exit(status);
+	ps_usage(status, usage_text, "\n"
+	    "  -r, --rows n           rows to write (default 1000)\n"
+	    "  -f, --features n       feature ids 1 .. n (default 10000)\n"
+	    "  -z, --nnz n            distinct features per row (default 10)\n"
+	    "  -k, --planted n        non-zeros of the true weights (default 100)\n"
+	    "  -n, --noise x          scale of the logistic label noise, 0 = separable (default 1)\n"
+	    "  -a, --exponent x       power-law exponent of feature popularity (default 1.1)\n"
+	    "  -s, --seed n           seed; equal options give equal output (default 1)\n"
+	    "  -U, --raw              do not scale rows to unit L2 norm\n"
+	    "  -V, --version          print the version and exit\n"
+	    "  -h, --help             print this help and exit\n"
+	    "\nExample: ps-gen-libsvm -r 1000000 -f 1000000 -z 10 > gen.libsvm\n");
 }
 
 /* splitmix64 step, used to expand the seed. */

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "util/usage.h"
 #include "util/xmalloc.h"
 
 /* A binary LIBLINEAR model; ps_objective_model_free frees w. */
@@ -50,16 +51,12 @@ static const char usage_text[] =
 static void
 usage(int status)
 {
-	fputs(usage_text, status == 0 ? stdout : stderr);
-	if (status == 0)
-		fputs("\n"
-		    "  -l, --lambda x         l1 penalty (default 1; LIBLINEAR's -c is 1/lambda)\n"
-		    "  -V, --version          print the version and exit\n"
-		    "  -h, --help             print this help and exit\n"
-		    "\nPrints a TSV header and one line: objective loss l1 nnz rows accuracy.\n"
-		    "Example: liblinear-train -s 6 -c 1 a9a m && ps-objective m a9a\n",
-		    stdout);
-	exit(status);
+	ps_usage(status, usage_text, "\n"
+	    "  -l, --lambda x         l1 penalty (default 1; LIBLINEAR's -c is 1/lambda)\n"
+	    "  -V, --version          print the version and exit\n"
+	    "  -h, --help             print this help and exit\n"
+	    "\nPrints a TSV header and one line: objective loss l1 nnz rows accuracy.\n"
+	    "Example: liblinear-train -s 6 -c 1 a9a m && ps-objective m a9a\n");
 }
 
 /* Parse a whole-token double; return 0 on success. */

@@ -109,7 +109,7 @@ coord_setup(struct coord *co, const struct opening *o)
 	co->timeout = o->timeout > 0 ? o->timeout : PS_COORD_TIMEOUT_MS / 1e3;
 	TAILQ_INIT(&co->clients);
 	TAILQ_INIT(&co->members);
-	co->started = coord_now();
+	co->started = ps_clock_now();
 	snprintf(co->bound, sizeof co->bound, "fuzz");
 	co->store = xcalloc(1, sizeof *co->store);
 	co->store->ops = &mem_ops;

@@ -199,7 +199,7 @@ worker_link(struct fuzz_worker *fw, size_t i, struct evbuffer *stream)
 	l->w = w;
 	l->index = (uint32_t)i;
 	l->addr = w->ring.servers[i].addr;
-	l->last_rx = worker_now();
+	l->last_rx = ps_clock_now();
 	l->conn = ps_conn_new(base, sv[0], l->addr, queue_msg_cb, NULL,
 	    queue_close_cb, fw);
 	ps_conn_set_lz4(l->conn, (w->conf.filters & FILTER_LZ4) != 0);
@@ -222,7 +222,7 @@ worker_setup(struct fuzz_worker *fw, const struct opening *o)
 	fw->end = SIZE_MAX;
 	worker_conf(&w->conf, o);
 	w->base = base;
-	w->started = w->last_progress = worker_now();
+	w->started = w->last_progress = ps_clock_now();
 	ps_ring_empty(&w->ring, 8, 0);
 	for (i = 0; i < o->nservers; i++) {
 		snprintf(addr, sizeof addr, "127.0.0.1:%u", 7001 + i);

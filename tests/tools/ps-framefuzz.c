@@ -39,12 +39,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <netinet/in.h>
 
 #include "framefuzz.h"
+#include "util/clock.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
 
@@ -93,16 +93,6 @@ usage(FILE *f, int status)
 	    "example: ps-framefuzz -H -s 7 -t 30 -o crash.hex "
 	    "127.0.0.1:7000\n");
 	exit(status);
-}
-
-/* Seconds on the monotonic clock. */
-static double
-ff_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Forget a connection the daemon closed (or that stalled). */
@@ -220,10 +210,10 @@ run_report(struct ff_run *run, const char *path)
 static void
 run_settle(struct ff_run *run)
 {
-	double end = ff_now() + FF_SETTLE_MS / 1000.0;
+	double end = ps_clock_now() + FF_SETTLE_MS / 1000.0;
 	int fd;
 
-	while (!run->gone && ff_now() < end)
+	while (!run->gone && ps_clock_now() < end)
 		run_drain(run, 50);
 	if (!run->gone && ff_connect(&run->t, &fd) == FF_REFUSED)
 		run->gone = 1;
@@ -253,11 +243,11 @@ run_ready(struct ff_run *run, size_t i)
 static void
 run_fuzz(struct ff_run *run, double secs, uint64_t nframes)
 {
-	double end = ff_now() + secs;
+	double end = ps_clock_now() + secs;
 	struct ff_frame f;
 	size_t i;
 
-	while (run->frames < nframes && ff_now() < end) {
+	while (run->frames < nframes && ps_clock_now() < end) {
 		i = run->frames % run->nslots;
 		if (run_ready(run, i) != 0)
 			return;
@@ -420,7 +410,7 @@ ff_summary(struct ff_run *run, double start, const char *out)
 	    "seconds\n", (unsigned long long)run->frames,
 	    (unsigned long long)run->hellos, (unsigned long long)run->conns,
 	    (unsigned long long)run->closes, (unsigned long long)run->stalls,
-	    ff_now() - start);
+	    ps_clock_now() - start);
 	return run->gone ? 1 : 0;
 }
 
@@ -431,7 +421,7 @@ main(int argc, char *argv[])
 	struct ps_secret secret;
 	const char *secret_path = NULL, *out = NULL, *replay = NULL;
 	unsigned long long nframes = UINT64_MAX;
-	double secs = 10, start = ff_now();
+	double secs = 10, start = ps_clock_now();
 	size_t i;
 	int ch;
 

@@ -60,12 +60,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
 
 #include "cluster/hello.h"
+#include "util/clock.h"
 #include "util/crc32c.h"
 #include "wire/auth.h"
 #include "wire/auth_sock.h"
@@ -447,26 +447,17 @@ ft_write(struct ft_frame *fr)
 	return rc;
 }
 
-/* Milliseconds on the monotonic clock. */
-static long long
-ft_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Read into eb until EOF (return 1) or wait_ms passed (return 0). */
 static int
 ft_read(int fd, struct evbuffer *eb, long long wait_ms)
 {
-	long long end = ft_now_ms() + wait_ms, left;
+	double end = ps_clock_now() + (double)wait_ms / 1000;
+	long long left;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	uint8_t buf[65536];
 	ssize_t n;
 
-	while ((left = end - ft_now_ms()) > 0) {
+	while ((left = (long long)((end - ps_clock_now()) * 1000)) > 0) {
 		if (poll(&pfd, 1, (int)left) <= 0)
 			continue;
 		n = read(fd, buf, sizeof buf);

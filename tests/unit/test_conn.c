@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -26,6 +25,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "util/clock.h"
 #include "util/crc32c.h"
 #include "wire/conn.h"
 #include "wire/wire.h"
@@ -97,23 +97,14 @@ side_close_cb(struct ps_conn *c, const char *reason, void *arg)
 }
 
 /* Seconds on the monotonic clock. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Run the loop until *count reaches n, failing after 5 seconds. */
 static void
 run_until_n(struct event_base *base, const int *count, int n)
 {
-	double end = now() + 5;
+	double end = ps_clock_now() + 5;
 
 	while (*count < n) {
-		if (now() > end)
+		if (ps_clock_now() > end)
 			fail_msg("timed out");
 		event_base_loop(base, EVLOOP_NONBLOCK);
 		usleep(500);

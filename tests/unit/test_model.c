@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -25,6 +24,7 @@
 
 #include "algo/ftrl.h"
 #include "model/model.h"
+#include "util/clock.h"
 #include "util/crc32c.h"
 
 /* dir/name in a static buffer. */
@@ -792,34 +792,22 @@ test_format2_merge(void **state)
 	free(dir);
 }
 
-/* Seconds since t0. */
-static double
-since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) +
-	    (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static void
 test_speed(void **state)
 {
 	char *dir = test_tmp_dir("test_model"), err[256];
 	const char *path = in_dir(dir, "big.psm");
 	struct ps_model a, b;
-	struct timespec t0;
 	size_t n = 4000000;
-	double tw, tr;
+	double t0, tw, tr;
 
 	model_fill(&a, n, 1, 1);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = ps_clock_now();
 	assert_int_equal(ps_model_write(path, &a, err, sizeof err), 0);
-	tw = since(&t0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tw = ps_clock_now() - t0;
+	t0 = ps_clock_now();
 	assert_int_equal(ps_model_read(path, &b, err, sizeof err), 0);
-	tr = since(&t0);
+	tr = ps_clock_now() - t0;
 	assert_int_equal(b.n, n);
 	print_message("4M records: write %.1f M/s (with fsync), read %.1f M/s\n",
 	    (double)n / tw / 1e6, (double)n / tr / 1e6);

@@ -1,11 +1,13 @@
 /*
- * handover.c: what a server does when its ring changes (a server failed,
- * joined or left): keys the new ring gives it come out of its replica
- * store into the keys it serves (it followed them, so it holds every
- * result their old primary acknowledged), keys it no longer serves go to
- * its replica store, copies of segments it no longer follows are dropped,
- * and every key it serves is sent again to its replicas under the new
- * ring, which restores k copies of each segment.
+ * ringchange.c: what a server does with its own two stores when its ring
+ * changes (a server failed, joined or left): keys the new ring gives it
+ * come out of its replica store into the keys it serves (it followed
+ * them, so it holds every result their old primary acknowledged), keys it
+ * no longer serves go to its replica store, copies of segments it no
+ * longer follows are dropped, and every key it serves is sent again to
+ * its replicas under the new ring, which restores k copies of each
+ * segment.  Keys whose new primary is another live server are also sent
+ * to it (handoff.c).
  *
  * When a key is in both stores, the copy whose round mark is later wins.
  * Rounds in progress are dropped (round.c, invariant 7): the workers send
@@ -23,7 +25,7 @@
 
 /* Where key goes under the server's ring: 1 serve, 0 follow, -1 drop. */
 static int
-handover_place(const struct server *srv, uint64_t key, size_t *idx)
+ringchange_place(const struct server *srv, uint64_t key, size_t *idx)
 {
 	size_t n = ps_ring_replicas(&srv->ring, key, idx,
 	    (size_t)srv->ring.replicas + 1), j;
@@ -38,7 +40,7 @@ handover_place(const struct server *srv, uint64_t key, size_t *idx)
 
 /* Sort one store's keys into the new serving and replica stores. */
 static void
-handover_sort(const struct server *srv, const struct store *from,
+ringchange_sort(const struct server *srv, const struct store *from,
     struct store *serve, struct store *follow, size_t *idx, size_t *moved)
 {
 	size_t i, count = ps_keytab_count(&from->keys);
@@ -48,7 +50,7 @@ handover_sort(const struct server *srv, const struct store *from,
 		struct store *to;
 		long have;
 
-		switch (handover_place(srv, key, idx)) {
+		switch (ringchange_place(srv, key, idx)) {
 		case 1: to = serve; break;
 		case 0: to = follow; break;
 		default: continue;
@@ -63,7 +65,7 @@ handover_sort(const struct server *srv, const struct store *from,
 
 /* Rebuild one channel's two stores under the new ring. */
 static void
-handover_channel(struct server *srv, struct channel *ch, size_t *idx)
+ringchange_channel(struct server *srv, struct channel *ch, size_t *idx)
 {
 	struct store serve, follow;
 	size_t kept = ps_keytab_count(&ch->store.keys);
@@ -71,10 +73,10 @@ handover_channel(struct server *srv, struct channel *ch, size_t *idx)
 
 	store_init(&serve);
 	store_init(&follow);
-	handover_sort(srv, &ch->store, &serve, &follow, idx, moved);
+	ringchange_sort(srv, &ch->store, &serve, &follow, idx, moved);
 	before[0] = moved[0];
 	before[1] = moved[1];
-	handover_sort(srv, &ch->replica, &serve, &follow, idx, moved);
+	ringchange_sort(srv, &ch->replica, &serve, &follow, idx, moved);
 	log_info("ring version %u, channel %u: serving %zu keys (%zu taken "
 	    "over from replicas, %zu of %zu kept), following %zu",
 	    srv->ring.version, ch->id, ps_keytab_count(&serve.keys),
@@ -91,14 +93,14 @@ handover_channel(struct server *srv, struct channel *ch, size_t *idx)
 
 /* The ring just changed: hand keys over in every channel. */
 void
-handover_ring(struct server *srv)
+ringchange_apply(struct server *srv)
 {
 	size_t *idx = xcalloc((size_t)srv->ring.replicas + 1, sizeof *idx);
 	uint32_t i;
 
 	for (i = 0; i < SERVER_CHANNELS_MAX; i++)
 		if (srv->channels[i] != NULL)
-			handover_channel(srv, srv->channels[i], idx);
+			ringchange_channel(srv, srv->channels[i], idx);
 	free(idx);
 	replica_apply_early(srv);
 	handoff_hold(srv);
@@ -106,7 +108,7 @@ handover_ring(struct server *srv)
 
 /* This server left the ring alive: hand every key it served over. */
 void
-handover_leave(struct server *srv)
+ringchange_leave(struct server *srv)
 {
 	uint32_t i;
 
