@@ -229,7 +229,10 @@ wait_count() {
 }
 
 @test "a restarted coordinator keeps the version; its servers come back with their weights" {
-	start_coord
+	# A 2 s heartbeat timeout: on a loaded machine the 300 ms default
+	# takes a stalled server for dead and the versions run on; this test
+	# is about the restart (tests 4 and 5 time the detection).
+	start_coord -t 2000
 	start_cserver 0
 	start_cserver 1
 	wait_status '$1 == "ring" && $3 == 2'
@@ -237,7 +240,7 @@ wait_count() {
 	ps_wait_pid "$COORD_PID" 5
 	[ "$PS_WAIT_STATUS" -eq 0 ]
 	old=$COORD
-	start_coord -l "$old"
+	start_coord -t 2000 -l "$old"
 	[ "$COORD" = "$old" ]
 	run ps-ring status -C "$COORD"
 	assert_line --index 0 --regexp '^ring	2	2	2	'
