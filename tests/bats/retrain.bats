@@ -8,28 +8,60 @@
 load helper
 bats_require_minimum_version 1.5.0
 
+# wrap DIR: in DIR/bin a ps-train that logs its arguments to
+# DIR/train.args and keeps a copy of the data it was given in
+# DIR/trained.libsvm, then runs the real one.
+wrap() {
+	mkdir "$1/bin"
+	cat >"$1/bin/ps-train" <<-EOF
+	#!/bin/sh
+	echo "\$*" >>"$1/train.args"
+	for last; do :; done
+	cp "\$last" "$1/trained.libsvm"
+	exec "$(command -v ps-train)" "\$@"
+	EOF
+	chmod +x "$1/bin/ps-train"
+}
+
+# The first run of most tests, made once for the file in first/ (see
+# first_run).
+setup_file() {
+	local d=$BATS_FILE_TMPDIR/first
+	mkdir "$d"
+	wrap "$d"
+	PATH=$d/bin:$PATH ps-retrain -d "$d/pskit" \
+	    -T "$PSKIT_SRCDIR/scripts/sample/a9a-sample.t.libsvm" \
+	    "$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm" >"$d/out" 2>&1 ||
+		rm -rf "$d/pskit"
+}
+
 setup() {
 	cd "$BATS_TEST_TMPDIR"
 	TRAIN=$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm
 	HELD=$PSKIT_SRCDIR/scripts/sample/a9a-sample.t.libsvm
 	D=$BATS_TEST_TMPDIR/pskit
-	# A ps-train that logs its arguments and keeps a copy of the data it
-	# was given, then runs the real one.
-	mkdir bin
-	cat >bin/ps-train <<-EOF
-	#!/bin/sh
-	echo "\$*" >>"$BATS_TEST_TMPDIR/train.args"
-	for last; do :; done
-	cp "\$last" "$BATS_TEST_TMPDIR/trained.libsvm"
-	exec "$(command -v ps-train)" "\$@"
-	EOF
-	chmod +x bin/ps-train
+	wrap "$BATS_TEST_TMPDIR"
 	PATH=$BATS_TEST_TMPDIR/bin:$PATH
 }
 
 # retrain [OPTION...]: ps-retrain on the samples into $D.
 retrain() {
 	ps-retrain -d "$D" -T "$HELD" "$@" "$TRAIN"
+}
+
+# first_run: $D as after a first `retrain`: a copy of setup_file's run
+# (and its line of train.args) instead of training again, for the tests
+# about what later runs do; the first test checks a first run itself.
+# Without setup_file's run (it failed), a real `retrain`.
+first_run() {
+	local f=$BATS_FILE_TMPDIR/first
+	if [ -d "$f/pskit" ] && [ ! -e "$D" ]; then
+		cp -a "$f/pskit" "$D" &&
+		    cat "$f/train.args" >>"$BATS_TEST_TMPDIR/train.args" &&
+		    cp "$f/trained.libsvm" "$BATS_TEST_TMPDIR/trained.libsvm"
+	else
+		retrain
+	fi
 }
 
 # target: where current points.
@@ -68,7 +100,7 @@ history_last() {
 }
 
 @test "the second run warm-starts from the current model and promotes within the threshold" {
-	retrain
+	first_run
 	first=$(target)
 	run retrain -t 0.05
 	assert_success
@@ -87,7 +119,7 @@ history_last() {
 }
 
 @test "a candidate worse by more than the threshold is kept, not promoted" {
-	retrain
+	first_run
 	first=$(target)
 	run retrain -l 1e9	# every weight zero: AUC 0.5
 	assert_success
@@ -102,7 +134,7 @@ history_last() {
 }
 
 @test "the threshold decides: a loose one promotes that candidate, a negative one asks for a gain" {
-	retrain
+	first_run
 	first=$(target)
 	run retrain -l 1e9 -t 0.5
 	assert_success
@@ -143,7 +175,7 @@ history_last() {
 }
 
 @test "-k keeps the newest model directories besides the current one" {
-	retrain
+	first_run
 	retrain -l 1e9	# rejected
 	retrain -k 1
 	[ "$(ls "$D/models" | wc -l)" -eq 2 ]
@@ -165,7 +197,7 @@ history_last() {
 }
 
 @test "a held lock: exit 75, nothing trained, nothing changed" {
-	retrain
+	first_run
 	before=$(state)
 	exec 8>>"$D/lock"
 	flock -n 8
@@ -180,7 +212,7 @@ history_last() {
 }
 
 @test "bad new data: exit 65 naming file and line, nothing changed" {
-	retrain
+	first_run
 	before=$(state)
 	{ head -n 5 "$TRAIN"; echo '+1 7:1 3:1'; } >bad.libsvm
 	run ps-retrain -d "$D" -T "$HELD" "$TRAIN" bad.libsvm
@@ -196,7 +228,7 @@ history_last() {
 }
 
 @test "a held-out set of one class or bad rows: exit 65, nothing changed" {
-	retrain
+	first_run
 	before=$(state)
 	grep '^+1' "$HELD" >pos.libsvm
 	run ps-retrain -d "$D" -T pos.libsvm "$TRAIN"
@@ -223,7 +255,7 @@ history_last() {
 }
 
 @test "a corrupt current model: exit 65 before training, left as it is" {
-	retrain
+	first_run
 	part=$(ls "$D"/current/part-*.psm | head -n 1)
 	truncate -s -5 "$part"
 	before=$(state)
@@ -236,7 +268,7 @@ history_last() {
 }
 
 @test "a training failure that may pass: exit 75, no partial model" {
-	retrain
+	first_run
 	before=$(state)
 	# This ps-train leaves half a model and fails as when a server is gone.
 	cat >bin/ps-train <<-'EOF'
