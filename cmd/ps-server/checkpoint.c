@@ -214,14 +214,15 @@ ckpt_failed(struct server *srv, const char *vdir, const char *why)
 /*
  * Create version directory vdir, or take it as it is if another server of
  * this job made it (it has our JOB, or none yet and no MANIFEST: it is
- * being written); another job's is not written into.  0, or -1 with the
- * reason in err.
+ * being written; where the directory has no JOB, neither has any of its
+ * versions); another job's is not written into.  0, or -1 with the reason
+ * in err.
  */
 static int
 ckpt_make_vdir(const struct server *srv, const char *vdir, char *err,
     size_t errlen)
 {
-	char *job, *manifest;
+	char *job, *vjob, *manifest;
 	struct stat st;
 	int ours;
 
@@ -232,13 +233,20 @@ ckpt_make_vdir(const struct server *srv, const char *vdir, char *err,
 		    vdir, strerror(errno));
 	if (ps_ckpt_job_read(srv->ckpt.dir, &job, err, errlen) != 0)
 		return -1;
-	ours = ckpt_is_ours(vdir, job);
-	free(job);
-	if (!ours && ckpt_is_ours(vdir, NULL)) {
+	/* One read of vdir's JOB: the server that made it may write it now. */
+	if (ps_ckpt_job_read(vdir, &vjob, err, errlen) != 0) {
+		free(job);
+		return -1;
+	}
+	if (vjob != NULL || job == NULL) {
+		ours = ps_ckpt_job_same(vjob, job);
+	} else {
 		manifest = xasprintf("%s/%s", vdir, PS_MANIFEST_NAME);
 		ours = stat(manifest, &st) != 0;
 		free(manifest);
 	}
+	free(job);
+	free(vjob);
 	if (!ours)
 		return ps_errbuf(err, errlen, -1, "'%s' holds another job's "
 		    "checkpoint (its JOB is not %s/JOB)", vdir,
