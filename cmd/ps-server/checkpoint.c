@@ -28,7 +28,10 @@
  *     it (ckpt_tell, round.c); worker 0 flags its next push, unless it
  *     flagged one after the round replied to (ps-worker's ckpt.c), and
  *     any checkpoint written here clears it too.  So one request to
- *     every server makes one checkpoint, whatever rounds are in flight.
+ *     every server makes one checkpoint, whatever rounds are in flight,
+ *     when it reaches them all before the round that checkpoint follows;
+ *     one that reaches a server after it wrote that checkpoint is a new
+ *     request there and makes a second.
  *  5. An online job (sgd) has no rounds, and its pushes reach only the
  *     servers of a mini-batch's keys: worker 0 sends every server a SAVE
  *     naming the checkpoint (msg_online.h) behind its push of mini-batch t,
