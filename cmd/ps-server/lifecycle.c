@@ -35,11 +35,16 @@ server_defaults(struct server *srv)
 	srv->max_keys = mem / 2 / SERVER_KEY_BYTES;
 }
 
-/* Make the server ready to take peers on base: channel 0, the pool. */
+/*
+ * Make the server ready to take peers on base: channel 0, the pool, and
+ * the failover units it calls (failover/failover.c's table).
+ */
 void
-server_open(struct server *srv, struct event_base *base)
+server_open(struct server *srv, struct event_base *base,
+    const struct failover_ops *failover)
 {
 	srv->base = base;
+	srv->failover = failover;
 	srv->started = time(NULL);
 	TAILQ_INIT(&srv->peers);
 	channel_get(srv, 0, 1);
@@ -53,7 +58,7 @@ server_close(struct server *srv)
 	server_free_peers(srv);
 	ps_conn_pool_free(srv->pool);
 	srv->pool = NULL;
-	replica_free(srv);
+	srv->failover->release(srv);
 	channels_free(srv);
 	ps_model_release(&srv->ckpt.init);
 }

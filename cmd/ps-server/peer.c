@@ -4,7 +4,8 @@
  * each message by type (requests of an older ring from a worker are
  * dropped: it sends them again under the new one), the
  * plain-text "stats" command, and what happens when a peer goes away (a
- * worker of a job that waits for it: rejoin.c; else the job ends).
+ * worker of a job that waits for it: failover/rejoin.c; else the job
+ * ends, job.c).
  */
 #include "config.h"
 
@@ -131,7 +132,7 @@ peer_send(struct peer *p, const struct ps_msg *m)
 }
 
 /* Send an ERROR frame with the text and close once it is flushed. */
-static void
+void
 peer_send_error(struct peer *p, const char *text)
 {
 	struct ps_msg m;
@@ -168,119 +169,6 @@ peer_fail(struct peer *p, const char *fmt, ...)
 	p->is_worker = 0;
 }
 
-/* End the job: every worker is told why and disconnected; weights stay. */
-void
-job_abort(struct channel *ch, const char *why)
-{
-	struct job *job = &ch->job;
-	uint32_t i;
-
-	log_warnx("aborting the job on channel %u: %s", ch->id, why);
-	for (i = 0; i < job->nworkers; i++) {
-		struct peer *w = job->workers[i];
-
-		if (w == NULL)
-			continue;
-		w->is_worker = 0;
-		peer_send_error(w, why);
-	}
-	job_end(ch);
-}
-
-/* The job is over: forget its workers and rounds; weights stay. */
-void
-job_end(struct channel *ch)
-{
-	struct job *job = &ch->job;
-	uint32_t i;
-
-	for (i = 0; job->workers != NULL && i < job->nworkers; i++)
-		if (job->workers[i] != NULL)
-			job->workers[i]->is_worker = 0;
-	rounds_clear(ch);
-	online_clear(ch);
-	rejoin_end(ch);
-	free(job->workers);
-	job->workers = NULL;
-	job->active = 0;
-	job->nhello = job->nbye = 0;
-}
-
-/* The KKT threshold a HELLO asks for: its factor times lambda, 0 if off. */
-static double
-peer_hello_kkt(const struct ps_hello *h)
-{
-	return h->kkt * h->lambda;
-}
-
-/* The first HELLO of a channel's job sets it up. */
-static void
-peer_job_start(struct channel *ch, const struct ps_hello *h)
-{
-	struct job *job = &ch->job;
-	const struct ps_ftrl *opt = &h->opt;
-	uint32_t n = h->nworkers;
-
-	job->active = 1;
-	job->algorithm = h->algorithm;
-	job->nworkers = n;
-	job->server_index = h->server_index;
-	job->nservers = h->nservers;
-	job->ring_version = h->ring_version;
-	job->lambda = h->lambda;
-	job->kkt = peer_hello_kkt(h);
-	job->workers = xcalloc(n, sizeof *job->workers);
-	job->iter_base = 0;
-	startmodel_apply(ch, h->algorithm == PS_ALG_SGD ? opt : NULL);
-	rejoin_start(ch, h);
-	store_sent_reset(&ch->store, 0);
-	job->rounds_done = 0;
-	if (h->algorithm == PS_ALG_SGD) {
-		job->online.opt = *opt;
-		online_start(ch);
-		log_info("job started on channel %u: %u workers, sgd with %s, "
-		    "alpha %g, beta %g, l1 %g, l2 %g", ch->id, n,
-		    ps_ftrl_name(opt->opt), opt->alpha, opt->beta, opt->l1,
-		    opt->l2);
-	} else {
-		store_online_end(&ch->store);
-		log_info("job started on channel %u: %u workers, lambda %g",
-		    ch->id, n, job->lambda);
-	}
-}
-
-/* 0 when a later HELLO agrees with the running job, else -1 and why. */
-static int
-peer_job_match(const struct job *job, const struct ps_hello *h, char *err,
-    size_t errlen)
-{
-	const struct ps_ftrl *jo = &job->online.opt, *opt = &h->opt;
-	int alg = h->algorithm;
-
-	if (h->nworkers != job->nworkers || h->lambda != job->lambda ||
-	    peer_hello_kkt(h) != job->kkt) {
-		snprintf(err, errlen, "%u workers, lambda %g, KKT threshold "
-		    "%g; the job has %u, %g and %g", h->nworkers, h->lambda,
-		    peer_hello_kkt(h), job->nworkers, job->lambda, job->kkt);
-		return -1;
-	}
-	if (alg != job->algorithm) {
-		snprintf(err, errlen, "algorithm %s, the job runs %s",
-		    ps_algorithm_name(alg), ps_algorithm_name(job->algorithm));
-		return -1;
-	}
-	if (alg == PS_ALG_SGD && (opt->opt != jo->opt ||
-	    opt->alpha != jo->alpha || opt->beta != jo->beta ||
-	    opt->l1 != jo->l1 || opt->l2 != jo->l2)) {
-		snprintf(err, errlen, "%s alpha %g beta %g l1 %g l2 %g, the "
-		    "job has %s %g %g %g %g", ps_ftrl_name(opt->opt),
-		    opt->alpha, opt->beta, opt->l1, opt->l2,
-		    ps_ftrl_name(jo->opt), jo->alpha, jo->beta, jo->l1, jo->l2);
-		return -1;
-	}
-	return 0;
-}
-
 /* Check a HELLO against the job, starting the job with the first one. */
 static void
 peer_hello(struct server *srv, struct peer *p, const struct ps_msg *m)
@@ -304,25 +192,27 @@ peer_hello(struct server *srv, struct peer *p, const struct ps_msg *m)
 		return;
 	}
 	id = h.worker_id;
-	if (owner_load(srv, m->ring_version, err, sizeof err) != 0) {
+	if (srv->failover->load_ring(srv, m->ring_version, err,
+	    sizeof err) != 0) {
 		peer_fail(p, "%s", err);
 		return;
 	}
 	if (!job->active) {
-		peer_job_start(ch, &h);
-	} else if (peer_job_match(job, &h, err, sizeof err) != 0) {
+		job_start(ch, &h);
+	} else if (job_match(job, &h, err, sizeof err) != 0) {
 		peer_fail(p, "hello does not match the job on channel %u: %s",
 		    ch->id, err);
 		return;
 	}
 	if (p->is_worker && p->ch == ch && p->worker_id == id &&
 	    job->workers[id] == p) {
-		/* The same worker under a new ring (failover.c): say OK. */
+		/* The same worker under a new ring (failover/): say OK. */
 	} else if (job->workers[id] != NULL || p->is_worker) {
 		peer_fail(p, "worker %u is already connected", id);
 		return;
 	} else {
-		job->nhello += !rejoin_hello(ch, p, id, &said.resume);
+		job->nhello += !srv->failover->worker_hello(ch, p, id,
+		    &said.resume);
 		job->workers[id] = p;
 	}
 	rounds_resumed(ch, &h);
@@ -397,7 +287,7 @@ peer_save(struct server *srv, struct peer *p, const struct ps_msg *m)
 /*
  * A CURRENT pull names its channel; anyone may read one that exists.  A
  * dbpg worker of its job that came back asks with a resume pull
- * (msg_round.h, rejoin.c).
+ * (msg_round.h, failover/rejoin.c).
  */
 static void
 peer_pull_current(struct server *srv, struct peer *p, const struct ps_msg *m)
@@ -418,7 +308,7 @@ peer_pull_current(struct server *srv, struct peer *p, const struct ps_msg *m)
 	else if (bad != 0)
 		peer_fail(p, "%s", err);
 	else
-		rejoin_pull(ch, p, m, round);
+		srv->failover->resume_pull(ch, p, m, round);
 }
 
 /*
@@ -428,7 +318,7 @@ peer_pull_current(struct server *srv, struct peer *p, const struct ps_msg *m)
  * there.  No handler releases the message it is given; one that keeps
  * its keys, values or blob past its return moves the whole message out
  * with ps_msg_take(), which leaves it empty (a round's pushes, round.c; a
- * resync that came before its ring, replica.c).
+ * resync that came before its ring, failover/replica.c).
  */
 
 /* Hand an admitted message to its handler. */
@@ -462,7 +352,7 @@ peer_dispatch(struct server *srv, struct peer *p, struct ps_msg *m)
 		peer_save(srv, p, m);
 		break;
 	case PS_MSG_REPLICATE:
-		replica_apply(srv, p, m);
+		srv->failover->replicate(srv, p, m);
 		break;
 	}
 }
@@ -490,7 +380,7 @@ peer_route(struct peer *p, struct ps_msg *m)
 		    "keys", ps_conn_peer(p->conn), ps_msg_type_name(m->type));
 		return;
 	}
-	if (keyed && p->ch != NULL && owner_stale(srv, m)) {
+	if (keyed && p->ch != NULL && srv->failover->stale(srv, m)) {
 		/*
 		 * Sent by a worker (of this job, or of one that ended here
 		 * when this server left the ring) before it took the new
@@ -513,8 +403,8 @@ peer_route(struct peer *p, struct ps_msg *m)
 		return;
 	}
 	if (((m->type == PS_MSG_HELLO || keyed) &&
-	    owner_fence(srv, m, why, sizeof why) != 0) ||
-	    (keyed && owner_check(srv, m->keys, m->nkeys, why,
+	    srv->failover->fence(srv, m, why, sizeof why) != 0) ||
+	    (keyed && srv->failover->owns(srv, m->keys, m->nkeys, why,
 	    sizeof why) != 0)) {
 		peer_fail(p, "%s", why);
 		return;
@@ -572,7 +462,8 @@ peer_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	char *why;
 
 	if (p->is_worker && p->ch->job.active && !p->said_bye &&
-	    rejoin_gone(p, reason != NULL ? reason : "connection closed")) {
+	    srv->failover->worker_gone(p, reason != NULL ? reason :
+	    "connection closed")) {
 		/* The job waits for it to come back. */
 	} else if (p->is_worker && p->ch->job.active && !p->said_bye) {
 		why = xasprintf("worker %u (%s) went away: %s", p->worker_id,

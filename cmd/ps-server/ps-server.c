@@ -16,7 +16,7 @@
 #include <event2/event.h>
 
 #include "algo/blas.h"
-#include "server.h"
+#include "failover/failover.h"
 #include "util/fdlimit.h"
 #include "util/lifeline.h"
 #include "util/log.h"
@@ -341,7 +341,7 @@ main(int argc, char **argv)
 	if (srv.lifeline && (lifeline = ps_lifeline_watch(srv.base,
 	    STDIN_FILENO, server_orphaned_cb, &srv, err, sizeof err)) == NULL)
 		fatalx(EX_USAGE, "--lifeline: %s", err);
-	server_open(&srv, srv.base);
+	server_open(&srv, srv.base, &failover_ops);
 	if (ps_listen(srv.base, listen, peer_accept_cb, &srv, &srv.listener,
 	    srv.bound, sizeof srv.bound, err, sizeof err) != 0)
 		fatalx(EX_UNAVAILABLE, "%s", err);

@@ -27,7 +27,7 @@
  *     miss) is dropped and its resend awaited; the worker's pull for that
  *     round waits for it like any pull.
  *  6. With replicas, a completed round's pulls wait until every replica
- *     server holds the round's result (replica.c).
+ *     server holds the round's result (failover/replica.c).
  *  7. Ring changes (failover): when the server takes a new ring over, it
  *     drops every round in progress or waiting for replicas; the workers
  *     send every push not fully answered again, under the new ring.  Each
@@ -44,19 +44,19 @@
  *     from the other servers, which all answer the round.
  *  8. Each push carries the worker's stopping vote (msg_round.h); the result
  *     holds the lowest, so every worker takes the same decision.
- *  9. A worker that went away and came back (rejoin.c) pushes again the
- *     rounds below the one after its last push here.  Such a push for a
- *     round not applied yet is dropped when it names the same keys as the
- *     one sent before, whose gradient came from the state the round
- *     started from (the new one may see other servers' part of the round
- *     applied); otherwise, and for a round applied, it takes the old
- *     one's place (its key list is the reply's).
- *     A round already freed is answered at once from the current weights
+ *  9. A worker that went away and came back (failover/rejoin.c) pushes
+ *     again the rounds below the one after its last push here.  Such a
+ *     push for a round not applied yet is dropped when it names the
+ *     same keys as the one sent before, whose gradient came from the
+ *     state the round started from (the new one may see other servers'
+ *     part of the round applied); otherwise, and for a round applied,
+ *     it takes the old one's place (its key list is the reply's).  A
+ *     round already freed is answered at once from the current weights
  *     and the kept result.  A reply to a round below the one the worker
- *     resumes at, whose weights it took when it came back, says so
- *     (its again): the worker then leaves their trust radii
- *     alone.  From the rounds from there on it took the state before
- *     them (rejoin.c), and it takes their replies as usual.
+ *     resumes at, whose weights it took when it came back, says so (its
+ *     again): the worker then leaves their trust radii alone.  From the
+ *     rounds from there on it took the state before them
+ *     (failover/rejoin.c), and it takes their replies as usual.
  */
 #include "config.h"
 
@@ -259,7 +259,7 @@ round_apply(struct channel *ch, struct round *r)
 		uint32_t s = slots[k];
 		float w;
 
-		if (st->wprev != NULL) {	/* rejoin.c */
+		if (st->wprev != NULL) {	/* failover/rejoin.c */
 			st->wprev[s] = st->w[s];
 			st->trustprev[s] = st->trust[s];
 			st->glastprev[s] = st->glast[s];
@@ -272,7 +272,7 @@ round_apply(struct channel *ch, struct round *r)
 		st->g[s] = 0;
 		st->u[s] = 0;
 	}
-	acks = replica_round(ch, r->t, slots, n);
+	acks = ch->srv->failover->round_done(ch, r->t, slots, n);
 	free(slots);
 	r->result.l1_after = st->l1;
 	r->result.nnz_after = (double)st->nnz;
@@ -621,7 +621,7 @@ round_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 	}
 }
 
-/* A worker left (rejoin.c): no reply of any round may go to it. */
+/* A worker left (failover/rejoin.c): no reply of any round may go to it. */
 void
 rounds_forget_peer(struct channel *ch, const struct peer *p)
 {

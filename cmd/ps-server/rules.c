@@ -5,7 +5,7 @@
  * A connection is in one of three states: anonymous (no HELLO yet, or its
  * job ended: a client reading weights, another server replicating), a
  * worker of a dbpg job, a worker of an sgd job.  The shapes are those
- * ps-worker and replica.c send (hello.h, msg_round.h, msg_online.h,
+ * ps-worker and failover/replica.c send (hello.h, msg_round.h, msg_online.h,
  * msg_ctl.h).
  */
 #include "config.h"
@@ -33,7 +33,7 @@ static const struct ps_msg_rule server_rules[] = {
 	    2, 2, 1, PS_DBPG_PUSH_NAUX, 0 },
 	{ "sgd push", PS_MSG_PUSH, PEER_SGD, 0, 0, FP16 | SIG, PS_KEYS_LIST,
 	    1, 1, 1, PS_SGD_PUSH_NAUX, 0 },
-	/* Current weights (round.c), or a resume pull (rejoin.c). */
+	/* Current weights (round.c), or a resume pull (failover/rejoin.c). */
 	{ "current pull", PS_MSG_PULL, PEER_ANY, CUR, CUR, SIG, PS_KEYS_LIST,
 	    0, 0, 0, PS_RESUME_PULL_NAUX, 0 },
 	/* Round t's weights: the keys of the worker's push for t. */
@@ -45,7 +45,7 @@ static const struct ps_msg_rule server_rules[] = {
 	    0, 0, 0, 0, 0 },
 	{ "save", PS_MSG_SAVE, PEER_ANY, 0, 0, 0, PS_KEYS_NONE,
 	    0, 0, 0, PS_SAVE_NAUX, 0 },
-	/* Without its scalar a REPLICATE is a round's (replica.c). */
+	/* Without its scalar a REPLICATE is a round's (failover/replica.c). */
 	{ "replicate", PS_MSG_REPLICATE, PEER_ANON, 0, 0, 0, PS_KEYS_LIST,
 	    REPLICA_WIDTH, REPLICA_WIDTH, 0, PS_REPLICATE_NAUX, 0 },
 };

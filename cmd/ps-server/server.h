@@ -6,12 +6,16 @@
  * for Algorithm 2, each round's pushes from every worker of the job,
  * aggregated before the proximal step and the round's pulls (round.c); for
  * the online path, each push applied at once by FTRL or AdaGrad (online.c).
- * With a ring of k replicas a round's result goes to the next k servers
- * before any worker sees it, and the copies other servers send are kept
- * apart (replica.c).  It takes connections and dispatches their messages
- * (peer.c); a worker that went away may come back and resume (rejoin.c).
- * It writes checkpoints (checkpoint.c) and starts from a model
- * (startmodel.c).
+ * It takes connections and dispatches their messages (peer.c), keeps the
+ * job its workers run (job.c), writes checkpoints (checkpoint.c) and
+ * starts from a model (startmodel.c).
+ *
+ * That is the serving path.  What keeps a job going when a server or a
+ * worker goes is in failover/ (failover/failover.h): the coordinator's
+ * ring and who owns a key, replicas, handoff, workers that come back.
+ * Failover calls the serving path directly; the serving path calls
+ * failover only through struct failover_ops below, which ps-server.c
+ * hands to server_open.  So the calls between them run one way.
  * All of it runs on one libevent loop in one thread.
  */
 #ifndef PS_SERVER_H
@@ -41,6 +45,37 @@
 
 struct server;
 struct channel;
+struct peer;
+
+/*
+ * What the serving path asks of failover (failover/failover.c fills it
+ * in; each entry names the function it is).
+ */
+struct failover_ops {
+	/* owner.c: the ring a job runs under, and who owns what. */
+	int	(*load_ring)(struct server *, uint32_t version, char *err,
+		    size_t errlen);
+	int	(*stale)(const struct server *, const struct ps_msg *);
+	int	(*fence)(const struct server *, const struct ps_msg *,
+		    char *err, size_t errlen);
+	int	(*owns)(const struct server *, const uint64_t *keys,
+		    size_t n, char *err, size_t errlen);
+	/* rejoin.c: dbpg workers that went away and come back. */
+	void	(*job_start)(struct channel *, const struct ps_hello *);
+	void	(*job_end)(struct channel *);
+	int	(*worker_hello)(struct channel *, struct peer *, uint32_t id,
+		    uint64_t *resume);
+	int	(*worker_gone)(struct peer *, const char *reason);
+	void	(*resume_pull)(struct channel *, struct peer *,
+		    const struct ps_msg *, uint64_t round);
+	/* replica.c: a round's result to the replicas, and their copies. */
+	int	(*round_done)(struct channel *, uint64_t t,
+		    const uint32_t *slots, size_t nslots);
+	void	(*replicate)(struct server *, struct peer *,
+		    struct ps_msg *);
+	void	(*resync)(struct channel *);
+	void	(*release)(struct server *);
+};
 
 /* One connection: a worker once it said HELLO, else an anonymous client. */
 struct peer {
@@ -66,7 +101,7 @@ struct store {
 	float			*glast;		/* gradient sum of the slot's last round */
 	float			*wprev;		/* w, trust and glast before the slot's */
 	double			*trustprev;	/* last round; NULL unless a job keeps */
-	float			*glastprev;	/* them (rejoin.c) */
+	float			*glastprev;	/* them (failover/rejoin.c) */
 	float			*sent;		/* [slot * nsent + worker]: weight last
 						   sent (significantly-modified filter) */
 	uint32_t		 nsent;		/* workers in sent; 0 until first used */
@@ -105,7 +140,7 @@ struct round {
 	uint8_t			*answered;	/* [nworkers]: pull answered */
 	uint8_t			*again;		/* [nworkers]: the worker came back
 						   and took this round's weights
-						   before its pull (rejoin.c) */
+						   before its pull (failover/rejoin.c) */
 	int			 replay;	/* held only to answer a returning
 						   worker's pushes again */
 	int			 done;
@@ -157,7 +192,7 @@ struct job {
 	uint64_t		 replay_below;	/* rounds that may be replays (round.c,
 						   invariant 7); 0: none */
 	struct online		 online;	/* algorithm sgd only */
-	/* rejoin.c: workers that went away and may come back (dbpg). */
+	/* failover/rejoin.c: workers that went away and may come back (dbpg). */
 	double			 rejoin_wait;	/* seconds; 0: abort at once */
 	struct event		*rejoin_timer;
 	double			*gone_at;	/* [nworkers]: when, or 0 */
@@ -185,10 +220,11 @@ struct channel {
 	struct job		 job;
 };
 
-/* replica.c: a REPLICATE's values per key: weight, trust radius, last G. */
+/* failover/replica.c: a REPLICATE's values per key: weight, trust
+   radius, last G. */
 #define REPLICA_WIDTH	3
 
-/* replica.c: a connection to another server of the ring, made on use. */
+/* failover/replica.c: a link to another server of the ring. */
 struct replica_link {
 	struct server		*srv;
 	size_t			 index;		/* in srv->ring.servers */
@@ -223,11 +259,12 @@ struct server_stats {
 	uint64_t	stale_dropped;		/* requests of an older ring */
 	uint64_t	handoff_keys_in;	/* keys taken from an old primary */
 	uint64_t	replays_settled;	/* pushes already applied */
-	uint64_t	workers_gone, workers_back;	/* rejoin.c */
+	uint64_t	workers_gone, workers_back;	/* failover/rejoin.c */
 };
 
 struct server {
 	struct event_base	*base;
+	const struct failover_ops *failover;	/* see the top */
 	struct evconnlistener	*listener;
 	char			 bound[128];
 	const char		*model_path;	/* -o, or NULL */
@@ -235,7 +272,7 @@ struct server {
 	const char		*coord_addr;	/* -C, or NULL */
 	int			 standby;	/* --standby: wait for ps-ring add */
 	int			 lifeline;	/* --lifeline: stdin's EOF ends us */
-	struct ps_coord_node	*coord;		/* the link to it (coordlink.c) */
+	struct ps_coord_node	*coord;		/* the link to it (failover/) */
 	int			 coord_lost;	/* no coordinator: refuse keys */
 	struct ps_ring		 ring;		/* -r: loaded at the first HELLO;
 						   -C: the latest version */
@@ -246,7 +283,7 @@ struct server {
 	size_t			 nrlinks;
 	struct ps_msg		*early;		/* [nearly] resyncs stamped with a
 						   ring this server does not hold
-						   yet (replica.c) */
+						   yet (failover/replica.c) */
 	size_t			 nearly;	/* at most SERVER_EARLY_MAX */
 	size_t			 handoff_acks;	/* handoff frames unanswered */
 	double			 handoff_started;
@@ -315,13 +352,20 @@ void	peer_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 void	peer_fail(struct peer *p, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	peer_send(struct peer *p, const struct ps_msg *m);
+void	peer_send_error(struct peer *p, const char *text);
 void	server_free_peers(struct server *srv);
+
+/* job.c */
+void	job_start(struct channel *ch, const struct ps_hello *h);
+int	job_match(const struct job *job, const struct ps_hello *h, char *err,
+	    size_t errlen);
 void	job_abort(struct channel *ch, const char *why);
 void	job_end(struct channel *ch);
 
 /* lifecycle.c */
 void	server_defaults(struct server *srv);
-void	server_open(struct server *srv, struct event_base *base);
+void	server_open(struct server *srv, struct event_base *base,
+	    const struct failover_ops *failover);
 void	server_close(struct server *srv);
 
 /* rules.c */
@@ -331,20 +375,6 @@ int	peer_admit(const struct peer *p, const struct ps_msg *m, char *err,
 /* stats.c */
 char	*server_stats_text(struct server *srv);
 
-/* owner.c */
-int	owner_adopt(struct server *srv, struct ps_ring *ring);
-int	owner_load(struct server *srv, uint32_t version, char *err,
-	    size_t errlen);
-int	owner_stale(const struct server *srv, const struct ps_msg *m);
-int	owner_fence(const struct server *srv, const struct ps_msg *m,
-	    char *err, size_t errlen);
-int	owner_check(const struct server *srv, const uint64_t *keys, size_t n,
-	    char *err, size_t errlen);
-
-/* coordlink.c */
-void	coordlink_start(struct server *srv);
-void	coordlink_stop(struct server *srv);
-
 /* online.c */
 void	online_start(struct channel *ch);
 void	online_push(struct channel *ch, struct peer *p,
@@ -352,39 +382,6 @@ void	online_push(struct channel *ch, struct peer *p,
 void	online_pull(struct channel *ch, struct peer *p,
 	    const struct ps_msg *m);
 void	online_clear(struct channel *ch);
-
-/* ringchange.c */
-void	ringchange_apply(struct server *srv);
-void	ringchange_leave(struct server *srv);
-
-/* replica.c */
-int	replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
-	    size_t nslots);
-void	replica_resync(struct channel *ch);
-void	replica_apply(struct server *srv, struct peer *p, struct ps_msg *m);
-void	replica_links_free(struct server *srv);
-void	replica_free(struct server *srv);
-void	replica_apply_early(struct server *srv);
-void	replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots,
-	    size_t n);
-int	replica_send_store(struct channel *ch, const struct store *st,
-	    size_t server, uint64_t t, int kind, const uint32_t *slots,
-	    size_t n);
-
-/* rejoin.c */
-void	rejoin_start(struct channel *ch, const struct ps_hello *hello);
-int	rejoin_gone(struct peer *p, const char *reason);
-int	rejoin_hello(struct channel *ch, struct peer *p, uint32_t id,
-	    uint64_t *resume);
-void	rejoin_pull(struct channel *ch, struct peer *p,
-	    const struct ps_msg *m, uint64_t round);
-void	rejoin_end(struct channel *ch);
-
-/* handoff.c */
-void	handoff_send(struct channel *ch, const struct store *old);
-void	handoff_hold(struct server *srv);
-void	handoff_answered(struct server *srv, int lost);
-void	handoff_apply(struct channel *ch, const struct ps_msg *m);
 
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);

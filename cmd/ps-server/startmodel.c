@@ -124,7 +124,7 @@ startmodel_apply(struct channel *ch, const struct ps_ftrl *opt)
 	    "its %zu weights are this server's", ch->id,
 	    (unsigned long long)m->iteration, taken, m->n);
 	if (srv->have_ring && srv->ring.replicas > 0)
-		replica_resync(ch);
+		srv->failover->resync(ch);
 	ps_model_release(m);
 	srv->ckpt.have_init = 0;
 }

@@ -113,7 +113,7 @@ store_sent_reset(struct store *st, uint32_t nworkers)
 }
 
 /*
- * A worker came back (rejoin.c): what it holds is not known, so the
+ * A worker came back (failover/rejoin.c): what it holds is not known, so the
  * significantly-modified filter sends it every weight once more (no
  * distance from NaN is within a threshold).
  */
@@ -129,7 +129,7 @@ store_sent_forget(struct store *st, uint32_t worker)
 }
 
 /*
- * Keep each slot's state before its last round from now on (rejoin.c):
+ * Keep each slot's state before its last round from now on (failover/rejoin.c):
  * until a round touches a slot, its state then is the current one.
  */
 void

@@ -108,7 +108,7 @@ static double
 dbpg_rel_change(const struct worker *w, uint64_t s)
 {
 	const struct dbpg *db = &w->dbpg;
-	uint64_t b = w->plan.nblocks;
+	uint64_t b = w->dbpg.plan.nblocks;
 
 	if (s < b)
 		return NAN;
@@ -138,7 +138,7 @@ static uint32_t
 dbpg_vote(const struct worker *w)
 {
 	const struct dbpg *db = &w->dbpg;
-	uint64_t b = w->plan.nblocks, s;
+	uint64_t b = w->dbpg.plan.nblocks, s;
 
 	if (db->t_done < b + 1)
 		return 0;
@@ -155,13 +155,13 @@ dbpg_vote(const struct worker *w)
 static int
 dbpg_pass_start(struct worker *w, uint64_t t)
 {
-	uint64_t p = t / w->plan.nblocks;
+	uint64_t p = t / w->dbpg.plan.nblocks;
 	uint32_t agreed = t > 0 ? dbpg_slot(w, t - 1)->vmin : 0;
 
 	if (agreed == 2)
 		return 1;
 	if (p == 0 || agreed == 1 || p % PASSES_PER_RESET == 0) {
-		size_t back = ps_l1lr_activate_all(&w->lr);
+		size_t back = ps_l1lr_activate_all(&w->dbpg.lr);
 
 		if (back > 0)
 			log_debug("pass %llu: %zu features back in the active "
@@ -177,7 +177,7 @@ dbpg_pass_start(struct worker *w, uint64_t t)
 static int
 dbpg_may_start(const struct worker *w, uint64_t t)
 {
-	if (t % w->plan.nblocks == 0)
+	if (t % w->dbpg.plan.nblocks == 0)
 		return w->dbpg.t_done == t;
 	return t - w->dbpg.t_done <= w->conf.tau;
 }
@@ -187,7 +187,7 @@ void
 dbpg_push(struct worker *w, uint64_t t, size_t s)
 {
 	struct dbpg *db = &w->dbpg;
-	struct plan *pl = &w->plan;
+	struct plan *pl = &db->plan;
 	struct iter *it = dbpg_slot(w, t);
 	float ufactor = w->conf.filters & FILTER_FP16 ? 1 + 0x1p-10f : 1;
 	size_t lo, k, n = 0;
@@ -225,8 +225,8 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 static int
 dbpg_selects(struct worker *w, uint64_t t, size_t pos)
 {
-	return w->lr.active[w->plan.feats[pos]] &&
-	    !filters_skip(w, t, w->plan.keys[pos]);
+	return w->dbpg.lr.active[w->dbpg.plan.feats[pos]] &&
+	    !filters_skip(w, t, w->dbpg.plan.keys[pos]);
 }
 
 /*
@@ -237,16 +237,16 @@ dbpg_selects(struct worker *w, uint64_t t, size_t pos)
 static void
 dbpg_select(struct worker *w, uint64_t t, struct iter *it, int count)
 {
-	struct plan *pl = &w->plan;
+	struct plan *pl = &w->dbpg.plan;
 	size_t lo = pl->boff[it->block], hi = pl->boff[it->block + 1], s, pos;
 	float omitted = it->theta > 0 ? (float)it->theta : 0;
 
 	memset(it->actoff, 0, (pl->nservers + 1) * sizeof *it->actoff);
 	for (pos = lo; pos < hi; pos++) {
-		it->wnew[pos - lo] = w->lr.w[pl->feats[pos]];
+		it->wnew[pos - lo] = w->dbpg.lr.w[pl->feats[pos]];
 		it->slack[pos - lo] = -1;	/* not pushed: left alone */
 		it->drop[pos - lo] = 0;
-		if (count && w->lr.active[pl->feats[pos]])
+		if (count && w->dbpg.lr.active[pl->feats[pos]])
 			w->counts.active++;
 		if (dbpg_selects(w, t, pos))
 			it->actoff[pl->srv[pos] + 1]++;
@@ -278,14 +278,14 @@ static void
 dbpg_start(struct worker *w, uint64_t t)
 {
 	struct dbpg *db = &w->dbpg;
-	struct plan *pl = &w->plan;
+	struct plan *pl = &db->plan;
 	struct iter *it = dbpg_slot(w, t);
 	uint64_t ahead;
 	uint32_t b;
 
 	if (t % pl->nblocks == 0) {
 		plan_pass_order(pl, t / pl->nblocks, w->conf.seed, db->order);
-		ps_l1lr_loss(&w->lr);	/* bound incremental rounding drift */
+		ps_l1lr_loss(&db->lr);	/* bound incremental rounding drift */
 	}
 	b = db->order[t % pl->nblocks];
 	/*
@@ -294,14 +294,14 @@ dbpg_start(struct worker *w, uint64_t t)
 	 */
 	for (ahead = 1; ahead <= w->conf.tau &&
 	    (t % pl->nblocks) + ahead < pl->nblocks; ahead++)
-		ps_l1lr_reserve(&w->lr, db->order[t % pl->nblocks + ahead]);
+		ps_l1lr_reserve(&db->lr, db->order[t % pl->nblocks + ahead]);
 	log_debug("iteration %llu starts, block %u: iterations below %llu "
 	    "have finished", (unsigned long long)t, b,
 	    (unsigned long long)db->t_done);
-	ps_l1lr_block_grad(&w->lr, b, db->gu + 2 * pl->boff[b]);
+	ps_l1lr_block_grad(&w->dbpg.lr, b, db->gu + 2 * pl->boff[b]);
 	it->t = t;
 	it->block = b;
-	it->push_loss = w->lr.loss;
+	it->push_loss = w->dbpg.lr.loss;
 	it->theta = filters_theta(w, t / pl->nblocks);
 	it->vote = (t + 1) % pl->nblocks == 0 ? dbpg_vote(w) : 0;
 	it->ckpt = ckpt_due(w, t);	/* rule 7 */
@@ -329,11 +329,11 @@ dbpg_send(struct worker *w, uint64_t t)
 	struct iter *it = dbpg_slot(w, t);
 	size_t s;
 
-	it->pending = w->plan.nservers;
+	it->pending = w->dbpg.plan.nservers;
 	it->loss = NAN;
 	it->l1 = it->nnz = 0;
 	it->vmin = UINT32_MAX;
-	for (s = 0; s < w->plan.nservers; s++) {
+	for (s = 0; s < w->dbpg.plan.nservers; s++) {
 		dbpg_push(w, t, s);
 		dbpg_pull(w, t, s);
 	}
@@ -357,7 +357,7 @@ static void
 dbpg_take_reply(struct worker *w, struct link *l, struct iter *it,
     const struct ps_msg *m, int again, size_t a, size_t z)
 {
-	const uint64_t *keys = w->plan.keys + w->plan.boff[it->block];
+	const uint64_t *keys = w->dbpg.plan.keys + w->dbpg.plan.boff[it->block];
 	size_t k, i;
 
 	if (m->flags & PS_MSG_F_NOKEYS) {
@@ -386,12 +386,12 @@ static void
 dbpg_settle_slack(struct worker *w, struct iter *it)
 {
 	struct dbpg *db = &w->dbpg;
-	const uint32_t *feats = w->plan.feats + w->plan.boff[it->block];
+	const uint32_t *feats = db->plan.feats + db->plan.boff[it->block];
 	size_t k;
 
 	if (db->drift == NULL)
 		return;
-	for (k = 0; k < it->actoff[w->plan.nservers]; k++) {
+	for (k = 0; k < it->actoff[w->dbpg.plan.nservers]; k++) {
 		uint32_t p = it->actpos[k];
 		float now = it->slack[p];
 
@@ -448,8 +448,8 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		return;
 	if (it->block != UINT32_MAX) {
 		dbpg_settle_slack(w, it);
-		ps_l1lr_apply(&w->lr, it->block, it->wnew, it->slack);
-		ps_l1lr_kkt(&w->lr, it->block, it->drop);
+		ps_l1lr_apply(&w->dbpg.lr, it->block, it->wnew, it->slack);
+		ps_l1lr_kkt(&w->dbpg.lr, it->block, it->drop);
 	}
 	dbpg_record(w, it->t, it->loss + w->conf.lambda * it->l1);
 	while (db->t_done < db->t_next &&
@@ -483,7 +483,7 @@ dbpg_report(struct worker *w)
 	struct dbpg *db = &w->dbpg;
 	while (db->t_printed < db->t_done) {
 		uint64_t t = db->t_printed++;
-		int pass_end = (t + 1) % w->plan.nblocks == 0;
+		int pass_end = (t + 1) % w->dbpg.plan.nblocks == 0;
 
 		dbpg_print(w, t, db->objective[t], dbpg_slot(w, t)->nnz,
 		    pass_end);
@@ -501,12 +501,12 @@ dbpg_final(struct worker *w)
 	uint64_t t = db->t_next;
 	struct iter *it;
 
-	w->lr.loss = ps_l1lr_loss(&w->lr);
+	w->dbpg.lr.loss = ps_l1lr_loss(&w->dbpg.lr);
 	it = dbpg_slot(w, t);
 	db->t_next++;
 	it->t = t;
 	it->block = UINT32_MAX;
-	it->push_loss = w->lr.loss;
+	it->push_loss = w->dbpg.lr.loss;
 	dbpg_final_send(w, t);
 	while (db->t_done < db->t_next)
 		links_step(w, "the final round");
@@ -521,9 +521,9 @@ dbpg_final_send(struct worker *w, uint64_t t)
 	it->loss = NAN;
 	it->l1 = it->nnz = 0;
 	it->vmin = UINT32_MAX;
-	it->pending = w->plan.nservers;
-	memset(it->actoff, 0, (w->plan.nservers + 1) * sizeof *it->actoff);
-	for (size_t s = 0; s < w->plan.nservers; s++) {
+	it->pending = w->dbpg.plan.nservers;
+	memset(it->actoff, 0, (w->dbpg.plan.nservers + 1) * sizeof *it->actoff);
+	for (size_t s = 0; s < w->dbpg.plan.nservers; s++) {
 		/* Vote 0: as when it was not sent. */
 		struct ps_dbpg_push push = { it->push_loss, 0,
 		    ckpt_periodic(w) };
@@ -558,7 +558,7 @@ dbpg_ring_changed(struct worker *w)
 		return;		/* still connecting: nothing sent yet */
 	for (k = 0; k <= w->conf.tau; k++)
 		db->inflight[k].actoff = xreallocarray(db->inflight[k].actoff,
-		    w->plan.nservers + 1, sizeof *db->inflight[k].actoff);
+		    w->dbpg.plan.nservers + 1, sizeof *db->inflight[k].actoff);
 	for (t = db->t_done; t < db->t_next; t++) {
 		struct iter *it = dbpg_slot(w, t);
 
@@ -578,14 +578,14 @@ static void
 dbpg_resume(struct worker *w, uint64_t r)
 {
 	struct dbpg *db = &w->dbpg;
-	uint64_t b = w->plan.nblocks, tau = w->conf.tau;
+	uint64_t b = w->dbpg.plan.nblocks, tau = w->conf.tau;
 	uint64_t q = r > tau + 1 ? r - 1 - tau : 0;
 	uint64_t t0 = q >= b ? q / b * b - 1 : 0;
 
 	resume_weights(w, r);
 	db->t_next = db->t_done = db->t_printed = db->t_resumed = t0;
 	if (t0 % b != 0) {
-		plan_pass_order(&w->plan, t0 / b, w->conf.seed, db->order);
+		plan_pass_order(&w->dbpg.plan, t0 / b, w->conf.seed, db->order);
 		dbpg_mark_pass(w, t0 / b, 0);
 	}
 	log_info("restarted: the servers resume this worker at iteration "
@@ -606,6 +606,24 @@ dbpg_max_block(const struct plan *pl)
 }
 
 /*
+ * Once the shard and the ring are in: its features in blocks, and the
+ * loss over them.  The pass barrier bounds any delay by the blocks of a
+ * pass, so tau is at most that.
+ */
+void
+dbpg_prepare(struct worker *w)
+{
+	struct dbpg *db = &w->dbpg;
+
+	plan_build(&db->plan, &w->ds, &w->ring, w->conf.nblocks,
+	    w->conf.seed);
+	if (w->conf.tau > db->plan.nblocks)
+		w->conf.tau = db->plan.nblocks;
+	ps_l1lr_init(&db->lr, &w->ds, w->conf.beta, db->plan.nblocks,
+	    db->plan.boff, db->plan.feats);
+}
+
+/*
  * The run's state; then it starts from the resume point, or from the
  * servers' model (rule 8) with the progress header.
  */
@@ -621,8 +639,8 @@ dbpg_begin(struct worker *w)
 	if (w->conf.filters & FILTER_SIGMOD)
 		db->drift = xcalloc(w->ds.nfeat + 1, sizeof *db->drift);
 	db->inflight = xcalloc(w->conf.tau + 1, sizeof *db->inflight);
-	maxb = dbpg_max_block(&w->plan) + 1;
-	db->order = xcalloc(w->plan.nblocks, sizeof *db->order);
+	maxb = dbpg_max_block(&w->dbpg.plan) + 1;
+	db->order = xcalloc(w->dbpg.plan.nblocks, sizeof *db->order);
 	db->keybuf = xcalloc(maxb, sizeof *db->keybuf);
 	db->gubuf = xcalloc(2 * maxb, sizeof *db->gubuf);
 	for (b = 0; b <= w->conf.tau; b++) {
@@ -632,7 +650,8 @@ dbpg_begin(struct worker *w)
 		it->slack = xcalloc(maxb, sizeof *it->slack);
 		it->drop = xcalloc(maxb, sizeof *it->drop);
 		it->actpos = xcalloc(maxb, sizeof *it->actpos);
-		it->actoff = xcalloc(w->plan.nservers + 1, sizeof *it->actoff);
+		it->actoff = xcalloc(db->plan.nservers + 1,
+		    sizeof *it->actoff);
 	}
 	w->ckpt_last = ps_clock_now();
 	if ((resume = resume_point(w)) > 0) {
@@ -657,7 +676,7 @@ dbpg_advance(struct worker *w)
 	dbpg_report(w);
 	while (!db->stopping && dbpg_may_start(w, db->t_next)) {
 		if (db->t_next >= w->conf.max_iter ||
-		    (db->t_next % w->plan.nblocks == 0 &&
+		    (db->t_next % w->dbpg.plan.nblocks == 0 &&
 		    dbpg_pass_start(w, db->t_next))) {
 			db->stopping = 1;
 			break;
@@ -696,8 +715,8 @@ void
 dbpg_release(struct worker *w)
 {
 	struct dbpg *db = &w->dbpg;
-	plan_release(&w->plan);
-	ps_l1lr_release(&w->lr);
+	plan_release(&w->dbpg.plan);
+	ps_l1lr_release(&w->dbpg.lr);
 	free(db->gu);
 	free(db->drift);
 	free(db->keybuf);

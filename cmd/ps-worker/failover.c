@@ -78,7 +78,7 @@ failover_apply(struct worker *w)
 	memset(&f->next, 0, sizeof f->next);
 	links_rebuild(w);	/* the links name servers by old's strings */
 	ps_ring_release(&old);
-	plan_assign(&w->plan, &w->ring);
+	plan_assign(&w->dbpg.plan, &w->ring);
 	if (w->have_test)
 		evaltest_ring_changed(w);
 	dbpg_ring_changed(w);

@@ -125,7 +125,7 @@ filters_skip(const struct worker *w, uint64_t t, uint64_t key)
 	uint64_t h;
 
 	if (!(w->conf.filters & FILTER_SKIP) ||
-	    filters_exact_pass(w, t / w->plan.nblocks))
+	    filters_exact_pass(w, t / w->dbpg.plan.nblocks))
 		return 0;
 	h = ps_key_mix(key ^ ps_key_mix(t + 0x9e3779b97f4a7c15ULL *
 	    (w->conf.seed + 1)));

@@ -313,12 +313,7 @@ worker_load(struct worker *w)
 	if (w->conf.nblocks > w->ds.nfeat && w->ds.nfeat > 0)
 		log_info("%u blocks for %zu features: some blocks are empty",
 		    w->conf.nblocks, w->ds.nfeat);
-	plan_build(&w->plan, &w->ds, &w->ring, w->conf.nblocks, w->conf.seed);
-	/* The pass barrier bounds any delay by the blocks of a pass. */
-	if (w->conf.tau > w->plan.nblocks)
-		w->conf.tau = w->plan.nblocks;
-	ps_l1lr_init(&w->lr, &w->ds, w->conf.beta, w->plan.nblocks,
-	    w->plan.boff, w->plan.feats);
+	dbpg_prepare(w);
 }
 
 /* --lifeline: the launcher is gone, and nobody waits for our result. */

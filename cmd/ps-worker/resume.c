@@ -61,7 +61,7 @@ resume_key_cmp(const void *a, const void *b)
 static void
 resume_ask(struct worker *w, size_t s, uint64_t r)
 {
-	const struct plan *pl = &w->plan;
+	const struct plan *pl = &w->dbpg.plan;
 	struct link *l = w->links[s];
 	struct resume_key *rk;
 	size_t pos, k, n = 0;
@@ -96,7 +96,7 @@ resume_ask(struct worker *w, size_t s, uint64_t r)
 void
 resume_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
-	struct ps_l1lr *lr = &w->lr;
+	struct ps_l1lr *lr = &w->dbpg.lr;
 	size_t k;
 
 	if (l->resume_pos == NULL || m->width != 4 || m->nkeys != l->resume_n)
@@ -104,7 +104,7 @@ resume_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		    "reply: %u values of width %u", l->index, l->addr,
 		    m->nkeys, m->width);
 	for (k = 0; k < m->nkeys; k++) {
-		uint32_t f = w->plan.feats[l->resume_pos[k]];
+		uint32_t f = w->dbpg.plan.feats[l->resume_pos[k]];
 		const float *v = m->vals + 4 * k;
 
 		lr->w[f] = v[0] == 0 ? 0.0f : v[0];
@@ -141,16 +141,16 @@ resume_weights(struct worker *w, uint64_t r)
 		resume_ask(w, s, r);
 	while (!resume_all_answered(w))
 		links_step(w, "the weights to resume with");
-	ps_l1lr_restart(&w->lr);
+	ps_l1lr_restart(&w->dbpg.lr);
 	log_info("resumed with the servers' weights: loss %.17g",
-	    w->lr.loss);
+	    w->dbpg.lr.loss);
 }
 
 /* dbpg.c rule 8: take the servers' starting model, if they hold one. */
 void
 resume_start_model(struct worker *w)
 {
-	struct ps_l1lr *lr = &w->lr;
+	struct ps_l1lr *lr = &w->dbpg.lr;
 	size_t i;
 	double nnz = 0;
 

@@ -189,6 +189,8 @@ struct iter {
 
 /* dbpg.c: the Delayed Block Proximal Gradient run. */
 struct dbpg {
+	struct plan	 plan;		/* blocks, their keys, owners */
+	struct ps_l1lr	 lr;		/* margins, loss, gradients */
 	struct iter	*inflight;	/* [tau + 1], by t % (tau + 1) */
 	double		*objective;	/* by iteration */
 	size_t		 objcap;
@@ -231,8 +233,6 @@ struct worker {
 	struct ps_coord_node	*coord;		/* with -C (coordlink.c) */
 	struct ps_secret	 secret;	/* -a: proven to each server */
 	struct ps_dataset	 ds;
-	struct ps_l1lr		 lr;
-	struct plan		 plan;
 	struct link		**links;	/* [nlinks], by ring index */
 	size_t			 nlinks;
 	struct ps_conn_stats	 gone;		/* counters of closed links */
@@ -300,6 +300,7 @@ void	links_run(struct worker *w, int (*advance)(struct worker *),
 
 /* dbpg.c */
 int	dbpg_run(struct worker *w);
+void	dbpg_prepare(struct worker *w);
 void	dbpg_begin(struct worker *w);
 int	dbpg_advance(struct worker *w);
 void	dbpg_release(struct worker *w);

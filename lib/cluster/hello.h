@@ -32,7 +32,7 @@
  * worker new to the job; for one that came back after its connection
  * dropped (aux 14), the lowest round it pushed that the server still
  * holds, else the one after the last round it pushed
- * (cmd/ps-server/rejoin.c).
+ * (cmd/ps-server/failover/rejoin.c).
  *
  * A HELLO with fewer than 13 scalars is a dbpg worker's, as sent before
  * the online path existed; aux 8 to 12 mean nothing for dbpg.

@@ -7,7 +7,7 @@
  *                    0  type   the dropped message's type (conn.c sends
  *                              it, ps-worker's links.c sends that
  *                              message again)
- *   REPLICATE      aux  field  (primary -> replica, cmd/ps-server/replica.c)
+ *   REPLICATE      aux  field  (primary -> replica, cmd/ps-server/failover/replica.c)
  *                    0  kind   enum ps_replicate_kind; a round's when
  *                              absent
  *   REPLICATE_OK   aux  field  (replica -> primary)

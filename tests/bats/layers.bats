@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # layers.bats: lib/ is in layers (lib/README), and no file of lib/ includes
-# a header of a layer above its own.
+# a header of a layer above its own; ps-server's serving path calls its
+# failover units only through struct failover_ops (tests/tools/check-calls).
 
 load helper
 
@@ -35,4 +36,21 @@ load helper
 	run "$PSKIT_SRCDIR/tests/tools/check-layers" "$BATS_TEST_TMPDIR/lib"
 	assert_failure 1
 	assert_output --partial 'misc/x.c: folder misc is not a layer'
+}
+
+@test "ps-server's serving path calls failover only through its table" {
+	run "$PSKIT_SRCDIR/tests/tools/check-calls" \
+	    "$PSKIT_SRCDIR/cmd/ps-server" "$PSKIT_BUILDDIR/cmd/ps-server"
+	assert_success
+	assert_output ''
+}
+
+@test "a direct call from the serving path to failover is caught" {
+	cp -R "$PSKIT_BUILDDIR/cmd/ps-server" "$BATS_TEST_TMPDIR/obj"
+	printf 'int owner_load(void);\nint f(void) { return owner_load(); }\n' |
+	    cc -c -x c - -o "$BATS_TEST_TMPDIR/obj/round.o"
+	run "$PSKIT_SRCDIR/tests/tools/check-calls" \
+	    "$PSKIT_SRCDIR/cmd/ps-server" "$BATS_TEST_TMPDIR/obj"
+	assert_failure 1
+	assert_output --partial 'round.o calls owner_load (failover/owner.o)'
 }

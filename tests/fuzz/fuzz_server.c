@@ -30,8 +30,8 @@
 #include <event2/event.h>
 
 #include "cluster/hello.h"
+#include "failover/failover.h"
 #include "fuzz.h"
-#include "server.h"
 #include "util/log.h"
 #include "wire/keycache.h"
 
@@ -88,7 +88,7 @@ server_setup(struct server *srv)
 {
 	server_defaults(srv);
 	snprintf(srv->bound, sizeof srv->bound, "fuzz");
-	server_open(srv, base);
+	server_open(srv, base, &failover_ops);
 }
 
 /* Free what the input left: jobs, channels, replica state. */

@@ -230,14 +230,8 @@ worker_setup(struct fuzz_worker *fw, const struct opening *o)
 	}
 	w->ring.version = 1;	/* as ps-ring init writes it */
 	worker_data(&w->ds);
-	if (o->alg == PS_ALG_DBPG) {
-		plan_build(&w->plan, &w->ds, &w->ring, w->conf.nblocks,
-		    w->conf.seed);
-		if (w->conf.tau > w->plan.nblocks)
-			w->conf.tau = w->plan.nblocks;
-		ps_l1lr_init(&w->lr, &w->ds, w->conf.beta, w->plan.nblocks,
-		    w->plan.boff, w->plan.feats);
-	}
+	if (o->alg == PS_ALG_DBPG)
+		dbpg_prepare(w);
 	w->nlinks = w->ring.nservers;
 	w->links = xcalloc(w->nlinks, sizeof *w->links);
 }

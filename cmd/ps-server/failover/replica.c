@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "failover.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 

@@ -23,7 +23,7 @@
 
 #include "algo/prox.h"
 #include "cluster/hello.h"
-#include "server.h"
+#include "failover.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 

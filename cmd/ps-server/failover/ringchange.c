@@ -19,7 +19,7 @@
 
 #include <stdlib.h>
 
-#include "server.h"
+#include "failover.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 

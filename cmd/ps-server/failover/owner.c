@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "server.h"
+#include "failover.h"
 
 /*
  * Hold ring (taken over) from now on; 1 if this server is in it.  A

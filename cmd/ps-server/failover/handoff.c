@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "failover.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <sysexits.h>
 
-#include "server.h"
+#include "failover.h"
 #include "util/log.h"
 
 /* Abort every running job, telling its workers why. */
