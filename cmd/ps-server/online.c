@@ -151,6 +151,8 @@ online_push(struct channel *ch, struct peer *p, const struct ps_msg *m)
 		    m->timestamp + 1 == *next ? "duplicate" : "out-of-order",
 		    (unsigned long long)(*next - 1));
 		stats->pushes_refused++;
+		ps_trace_event(ch->srv->trace, NULL, 0, "refused\t%u\t%u\t%llu",
+		    ch->id, p->worker_id, (unsigned long long)m->timestamp);
 		return;
 	}
 	if (said > *epochs) {
@@ -164,6 +166,8 @@ online_push(struct channel *ch, struct peer *p, const struct ps_msg *m)
 		    &st->n[s], st->w[s], m->vals[k]));
 	}
 	*next = m->timestamp + 1;
+	ps_trace_event(ch->srv->trace, m->keys, m->nkeys, "push\t%u\t%u\t%llu",
+	    ch->id, p->worker_id, (unsigned long long)m->timestamp);
 	ch->job.rounds_done++;
 	stats->pushes++;
 	stats->keys_pushed += m->nkeys;

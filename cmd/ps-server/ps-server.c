@@ -21,6 +21,7 @@
 #include "util/lifeline.h"
 #include "util/log.h"
 #include "util/parsenum.h"
+#include "util/trace.h"
 #include "util/usage.h"
 #include "util/xmalloc.h"
 #include "wire/crash.h"
@@ -29,7 +30,7 @@ static const char usage_text[] =
 "usage: ps-server [-hLVv] [-a secret-file] [-c max-conns] [--hello-timeout ms]\n"
 "                 [-i model] [-K keys] [-k ckdir [--keep n]] [-l addr:port]\n"
 "                 [-m max-frame] [--max-buffered bytes] [--max-keys n]\n"
-"                 [-o model.psm]\n"
+"                 [-o model.psm] [--trace file]\n"
 "                 [-C host:port [--standby] | -r ring]\n";
 
 static void
@@ -68,6 +69,8 @@ usage(int status)
 	    "                          cached keys (default: 1 GiB, at most 1/4 of RAM)\n"
 	    "      --max-keys n        end a job whose push would make a channel hold\n"
 	    "                          more keys (default: 1/2 of RAM at 192 bytes a key)\n"
+	    "      --trace file        append the rounds and pushes applied to file\n"
+	    "                          (for tests/chaos/check-trace)\n"
 	    "  -L, --lifeline          shut down when standard input, a pipe from the\n"
 	    "                          launcher, reaches end of file (or the parent dies)\n"
 	    "  -v, --verbose           more messages on stderr (repeat for debug)\n"
@@ -162,7 +165,7 @@ server_parse_num(const char *s, const char *what, uint64_t lo, uint64_t hi)
 /* The options without a short form. */
 enum {
 	OPT_STANDBY = 1, OPT_KEEP, OPT_MAX_BUFFERED, OPT_MAX_KEYS,
-	OPT_HELLO_TIMEOUT
+	OPT_HELLO_TIMEOUT, OPT_TRACE
 };
 
 static const struct option server_longopts[] = {
@@ -182,6 +185,7 @@ static const struct option server_longopts[] = {
 	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
 	{ "hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT },
 	{ "lifeline", no_argument, NULL, 'L' },
+	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
@@ -230,6 +234,9 @@ server_parse_args(struct server *srv, int argc, char **argv,
 			break;
 		case 'L':
 			srv->lifeline = 1;
+			break;
+		case OPT_TRACE:
+			srv->trace_path = optarg;
 			break;
 		case OPT_HELLO_TIMEOUT:
 			srv->hello_timeout = (unsigned)server_parse_num(optarg,
@@ -330,6 +337,9 @@ main(int argc, char **argv)
 	server_fd_limit(&srv);
 	server_auth_setup(&srv, listen, secret);
 	ckpt_dir_check(&srv);
+	if (srv.trace_path != NULL &&
+	    (srv.trace = ps_trace_open(srv.trace_path, err, sizeof err)) == NULL)
+		fatalx(EX_CANTCREAT, "%s", err);
 	if (init != NULL)
 		startmodel_load(&srv, init);
 	log_route_libevent();
@@ -347,6 +357,7 @@ main(int argc, char **argv)
 		fatalx(EX_UNAVAILABLE, "%s", err);
 	printf("listening %s\n", srv.bound);
 	fflush(stdout);
+	ps_trace_event(srv.trace, NULL, 0, "start\t%s", srv.bound);
 	log_info("listening on %s%s", srv.bound, srv.have_secret ?
 	    ", peers must authenticate" : "");
 	sigterm = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
@@ -376,5 +387,7 @@ main(int argc, char **argv)
 	if (srv.have_ring)
 		ps_ring_release(&srv.ring);
 	ps_secret_release(&srv.secret);
+	ps_trace_event(srv.trace, NULL, 0, "end\t%d", status);
+	ps_trace_close(srv.trace);
 	return status;
 }

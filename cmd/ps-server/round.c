@@ -239,6 +239,35 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double *loss,
 }
 
 /*
+ * --trace: the keys round r applied here, and (once every replica holds
+ * them, at once without replicas) that its result may be answered.
+ */
+static void
+round_trace_apply(struct channel *ch, const struct round *r,
+    const uint32_t *slots, size_t n)
+{
+	const struct store *st = &ch->store;
+	uint64_t *keys;
+	size_t k;
+
+	if (ch->srv->trace == NULL)
+		return;
+	keys = xcalloc(n + 1, sizeof *keys);
+	for (k = 0; k < n; k++)
+		keys[k] = st->keys.bykey[slots[k]];
+	ps_trace_event(ch->srv->trace, keys, n, "apply\t%u\t%llu\t%u",
+	    ch->id, (unsigned long long)r->t, ch->job.ring_version);
+	free(keys);
+}
+
+static void
+round_trace_answerable(struct channel *ch, const struct round *r)
+{
+	ps_trace_event(ch->srv->trace, NULL, 0, "replicated\t%u\t%llu",
+	    ch->id, (unsigned long long)r->t);
+}
+
+/*
  * Apply the proximal step to every key the round touched (invariant 2) and
  * send the result to the replicas (6); -1 if one cannot be reached.
  */
@@ -272,7 +301,10 @@ round_apply(struct channel *ch, struct round *r)
 		st->g[s] = 0;
 		st->u[s] = 0;
 	}
+	round_trace_apply(ch, r, slots, n);
 	acks = ch->srv->failover->round_done(ch, r->t, slots, n);
+	if (acks == 0)
+		round_trace_answerable(ch, r);
 	free(slots);
 	r->result.l1_after = st->l1;
 	r->result.nnz_after = (double)st->nnz;
@@ -391,8 +423,10 @@ round_replicated(struct channel *ch, uint64_t t)
 
 	if (r == NULL || !r->done || r->acks == 0)
 		return -1;
-	if (--r->acks == 0)
+	if (--r->acks == 0) {
+		round_trace_answerable(ch, r);
 		round_answer_waiting(ch, r);
+	}
 	return 0;
 }
 

@@ -36,6 +36,7 @@
 #include "model/model.h"
 #include "util/clock.h"
 #include "util/keytab.h"
+#include "util/trace.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
 #include "wire/msg_ctl.h"
@@ -272,6 +273,8 @@ struct server {
 	const char		*coord_addr;	/* -C, or NULL */
 	int			 standby;	/* --standby: wait for ps-ring add */
 	int			 lifeline;	/* --lifeline: stdin's EOF ends us */
+	const char		*trace_path;	/* --trace, or NULL */
+	struct ps_trace		*trace;		/* and its events (trace.h) */
 	struct ps_coord_node	*coord;		/* the link to it (failover/) */
 	int			 coord_lost;	/* no coordinator: refuse keys */
 	struct ps_ring		 ring;		/* -r: loaded at the first HELLO;

@@ -433,6 +433,8 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		    m->width, z - a);
 	if (it->block != UINT32_MAX)
 		dbpg_take_reply(w, l, it, m, rep.again, a, z);
+	ps_trace_event(w->trace, NULL, 0, "ack\t%s\t%u\t%llu", l->addr,
+	    w->conf.channel, (unsigned long long)m->timestamp);
 	w->counts.received += m->nkeys;
 	if (isnan(it->loss) && isfinite(res->loss))
 		it->loss = res->loss;	/* every server sums the same losses */

@@ -351,6 +351,10 @@ links_send(struct worker *w, size_t server, const struct ps_msg *m)
 	if (w->links[server]->conn == NULL)
 		return;
 	on.channel = w->conf.channel;
+	if (m->type == PS_MSG_PUSH)
+		ps_trace_event(w->trace, m->keys, m->nkeys, "push\t%s\t%u\t%llu",
+		    w->links[server]->addr, on.channel,
+		    (unsigned long long)m->timestamp);
 	if (ps_conn_send(w->links[server]->conn, &on) < 0)
 		fatalx(EX_SOFTWARE, "cannot encode %s for server %zu (%s)",
 		    ps_msg_type_name(m->type), server, w->links[server]->addr);

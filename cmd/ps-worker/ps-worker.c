@@ -37,7 +37,7 @@ static const char usage_text[] =
 "                 [-m max-iter] [-n workers] [-S seed] [-t tau] [-T test.pss]\n"
 "                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
 "                 [--checkpoint-every n] [--checkpoint-secs secs]\n"
-"                 [--optimizer adagrad|ftrl] [--rejoin secs]\n"
+"                 [--optimizer adagrad|ftrl] [--rejoin secs] [--trace file]\n"
 "                 [--timeout secs] -C host:port | -r ring shard.pss\n";
 
 static void
@@ -82,6 +82,8 @@ usage(int status)
 	    "      --epochs n         passes over the shard (default " SGD_EPOCHS ")\n"
 	    "      --batch rows       rows per mini-batch (default " SGD_BATCH ")\n"
 	    "      --timeout secs     give up when servers are silent this long (default 60)\n"
+	    "      --trace file       append each push sent and each iteration a\n"
+	    "                         server answered to file (tests/chaos/check-trace)\n"
 	    "  -L, --lifeline         exit 75 when standard input, a pipe from the\n"
 	    "                         launcher, reaches end of file (or the parent dies)\n"
 	    "  -v, --verbose          more messages on stderr\n"
@@ -134,7 +136,7 @@ worker_check_filters(struct worker_conf *c, int given, int lz4)
 /* The options without a short form; OPT_ALPHA to OPT_OPTIMIZER are sgd's. */
 enum {
 	OPT_TIMEOUT = 1, OPT_ALPHA, OPT_BATCH, OPT_BETA, OPT_EPOCHS, OPT_L2,
-	OPT_OPTIMIZER, OPT_REJOIN, OPT_CKPT_EVERY, OPT_CKPT_SECS
+	OPT_OPTIMIZER, OPT_REJOIN, OPT_CKPT_EVERY, OPT_CKPT_SECS, OPT_TRACE
 };
 
 static const struct option worker_longopts[] = {
@@ -165,6 +167,7 @@ static const struct option worker_longopts[] = {
 	{ "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
 	{ "checkpoint-secs", required_argument, NULL, OPT_CKPT_SECS },
 	{ "lifeline", no_argument, NULL, 'L' },
+	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "lz4", no_argument, NULL, 'z' },
@@ -275,6 +278,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		case OPT_CKPT_EVERY: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
 		case OPT_CKPT_SECS: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
 		case 'L': c->lifeline = 1; break;
+		case OPT_TRACE: c->trace_path = optarg; break;
 		case 'v': (*verbose)++; break;
 		case 'V': printf("ps-worker %s\n", PACKAGE_VERSION); exit(0);
 		case 'z': lz4 = 1; break;
@@ -370,6 +374,9 @@ main(int argc, char **argv)
 	if (w.conf.lifeline && (lifeline = ps_lifeline_watch(w.base,
 	    STDIN_FILENO, worker_orphaned_cb, NULL, err, sizeof err)) == NULL)
 		fatalx(EX_USAGE, "--lifeline: %s", err);
+	if (w.conf.trace_path != NULL && (w.trace = ps_trace_open(
+	    w.conf.trace_path, err, sizeof err)) == NULL)
+		fatalx(EX_CANTCREAT, "%s", err);
 	worker_load(&w);
 	links_open(&w);
 	if (w.conf.algorithm == PS_ALG_SGD)
@@ -390,6 +397,8 @@ main(int argc, char **argv)
 	event_free(w.tick);
 	ps_lifeline_free(lifeline);
 	event_base_free(w.base);
+	ps_trace_event(w.trace, NULL, 0, "end\t%d", status);
+	ps_trace_close(w.trace);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		fatal(EX_IOERR, "stdout");
 	return status;

@@ -25,6 +25,7 @@
 #include "cluster/ring.h"
 #include "data/dataset.h"
 #include "util/clock.h"
+#include "util/trace.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
 #include "wire/wire.h"
@@ -43,6 +44,7 @@ struct worker_conf {
 	uint64_t	 seed;
 	double		 timeout;	/* seconds without progress before giving up */
 	int		 lifeline;	/* --lifeline: stdin's EOF ends us */
+	const char	*trace_path;	/* --trace, or NULL */
 	double		 rejoin;	/* dbpg: seconds the servers wait for this
 					   worker to come back (resume.c) */
 	double		 beta;		/* row-count factor of the curvature bound */
@@ -247,6 +249,7 @@ struct worker {
 	struct filter_counts	 counts;
 	struct dbpg		 dbpg;
 	struct sgd		 sgd;
+	struct ps_trace		*trace;		/* --trace: pushes and acks */
 };
 
 /* plan.c */

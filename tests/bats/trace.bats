@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# trace.bats: the push history of a job (ps-train --trace DIR, the
+# daemons' --trace file) and its check (tests/chaos/check-trace): a job
+# leaves a trace that passes, and the checker names each broken promise
+# in a trace edited to break it: a round applied twice, an acknowledged
+# round applied nowhere, one applied only on a server that died before
+# replicating it, an sgd push applied twice or after it was refused.
+
+load helper
+
+SAMPLE="$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
+CHECK="$PSKIT_SRCDIR/tests/chaos/check-trace"
+
+setup() {
+	T="$BATS_TEST_TMPDIR/trace"
+	X="$BATS_TEST_TMPDIR/edited"
+}
+
+# edit FILE: copy the trace to X, where FILE is then rewritten by the
+# caller (stdin replaces it).
+edit() {
+	rm -rf "$X"
+	cp -R "$T" "$X"
+	cat >"$X/$1"
+}
+
+# A line of file F whose event and channel/round fields match.
+line_of() {
+	awk -F'\t' -v e="$2" -v r="$3" '$2 == e && $4 == r { print; exit }' "$T/$1"
+}
+
+@test "a dbpg job with a replica leaves a trace the checker passes" {
+	run ps-train -q -s 2 -R 1 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE"
+	assert_success
+	for f in server-0 server-1 worker-0 worker-1; do
+		[ -s "$T/$f.trace" ]
+	done
+	grep -q $'\tstart\t127.0.0.1:' "$T/server-0.trace"
+	grep -q $'\tapply\t0\t0\t' "$T/server-0.trace"
+	grep -q $'\tack\t127.0.0.1:' "$T/worker-1.trace"
+	grep -q $'\tend\t0$' "$T/server-1.trace"
+	run "$CHECK" "$T"
+	assert_success
+	assert_output ''
+}
+
+@test "the checker finds a round applied twice and one lost" {
+	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
+	"$CHECK" "$T"
+	{ cat "$T/server-0.trace"; line_of server-0.trace apply 2; } |
+	    edit server-0.trace
+	run "$CHECK" "$X"
+	assert_failure 1
+	assert_line --regexp '^round 2 of key [0-9]+ applied twice: server-0.trace and server-0.trace$'
+	awk -F'\t' '!($2 == "apply" && $4 == 2)' "$T/server-1.trace" |
+	    edit server-1.trace
+	run "$CHECK" "$X"
+	assert_failure 1
+	assert_line --regexp 'round 2 of key [0-9]+ acknowledged to worker-[01].trace but applied on no server that kept it'
+}
+
+@test "a round applied on a server that died before replicating it is lost" {
+	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
+	# As if server 0 died before round 3 reached its replicas: no
+	# "replicated" for it, and no clean end.
+	awk -F'\t' '!($2 == "replicated" && $4 == 3) && $2 != "end"' \
+	    "$T/server-0.trace" | edit server-0.trace
+	run "$CHECK" "$X"
+	assert_failure 1
+	assert_output --partial 'round 3 of key'
+	assert_output --partial 'applied on no server that kept it'
+	refute_output --partial 'round 4 of key'
+}
+
+@test "the checker finds an sgd push applied twice, or after it was refused" {
+	ps-train -q -A sgd -W '--epochs 1' --trace "$T" \
+	    -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
+	"$CHECK" "$T"
+	local p
+	p=$(awk -F'\t' '$2 == "push" { print; exit }' "$T/server-0.trace")
+	{ cat "$T/server-0.trace"; echo "$p"; } | edit server-0.trace
+	run "$CHECK" "$X"
+	assert_failure 1
+	assert_line --regexp '^server-0.trace: sgd push [0-9]+ of worker [01] applied twice$'
+	echo "$p" | awk -F'\t' -v OFS='\t' '{ print $1, "refused", $3, $4, $5 }' |
+	    cat - "$T/server-0.trace" | edit server-0.trace
+	run "$CHECK" "$X"
+	assert_failure 1
+	assert_line --regexp 'sgd push [0-9]+ of worker [01] applied after it was refused'
+}
+
+@test "ps-train --trace into a directory it cannot make fails before the job" {
+	run ps-train -q --trace /proc/nope/trace -o "$BATS_TEST_TMPDIR/m" "$SAMPLE"
+	assert_failure 73
+	assert_output --partial "--trace '/proc/nope/trace'"
+	[ ! -e "$BATS_TEST_TMPDIR/m" ]
+	run "$CHECK" "$BATS_TEST_TMPDIR"
+	assert_failure 66
+}
