@@ -236,7 +236,9 @@ struct server {
 	int			 standby;	/* --standby: wait for ps-ring add */
 	int			 lifeline;	/* --lifeline: stdin's EOF ends us */
 	struct ps_coord_node	*coord;		/* the link to it (coordlink.c) */
-	int			 coord_lost;	/* no coordinator: refuse keys */
+	int			 coord_lost;	/* no coordinator now */
+	int			 coord_cut;	/* cut off from it: refuse keys */
+	double			 coord_wait;	/* --coordinator-wait seconds */
 	struct ps_ring		 ring;		/* -r: loaded at the first HELLO;
 						   -C: the latest version */
 	int			 have_ring;
