@@ -30,25 +30,33 @@ client_free(struct client *cl)
 	free(cl);
 }
 
-/* Send an ERROR with the reason, then close once it is flushed. */
+/* Send an ERROR saying why, then close once it is flushed. */
+void
+client_cut(struct client *cl, const char *why)
+{
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_ERROR;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.blob = (char *)why;
+	m.bloblen = strlen(why);
+	ps_conn_send(cl->conn, &m);
+	ps_conn_close_after_flush(cl->conn);
+}
+
+/* Log and send an ERROR with the reason, then close (client_cut). */
 void
 client_refuse(struct client *cl, const char *fmt, ...)
 {
 	char why[512];
-	struct ps_msg m;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
 	log_warnx("%s: %s", ps_conn_peer(cl->conn), why);
-	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_ERROR;
-	m.flags = PS_MSG_F_NOKEYS;
-	m.blob = why;
-	m.bloblen = strlen(why);
-	ps_conn_send(cl->conn, &m);
-	ps_conn_close_after_flush(cl->conn);
+	client_cut(cl, why);
 }
 
 /*
@@ -91,15 +99,20 @@ static void
 client_close_cb(struct ps_conn *c, const char *reason, void *arg)
 {
 	struct client *cl = arg;
+	struct member *mb = cl->member;
+	struct coord *co = cl->co;
+	char why[256];
 
+	snprintf(why, sizeof why, "%s", reason);	/* freed with c */
 	if (ps_conn_is_auth_error(c))
 		log_warnx("%s: %s", ps_conn_peer(c), reason);
 	else if (ps_conn_idled_out(c))
 		log_info("%s: %s", ps_conn_peer(c), reason);
-	if (cl->member != NULL)
-		member_dead(cl->co, cl->member, "%s", reason);
-	else
-		client_free(cl);
+	if (mb != NULL)
+		mb->client = NULL;
+	client_free(cl);
+	if (mb != NULL)
+		member_dead(co, mb, "%s", why);
 }
 
 /* A new connection; with -a it must first prove the secret. */

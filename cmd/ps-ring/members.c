@@ -1,9 +1,11 @@
 /*
  * members.c: the nodes the coordinator knows of: registration, heartbeats,
  * and failure detection.  A dropped connection makes its node dead at
- * once; silence for the timeout does too, and then the coordinator closes
- * the connection itself, so a hung node that wakes up is cut off.  A dead
- * server leaves the ring.  Workers are only reported for now.
+ * once; silence for the timeout does too, and then the coordinator tells
+ * the node so and closes the connection itself, so a hung node that wakes
+ * up is cut off.  A dead server leaves the ring.  Workers are only
+ * reported for now.  The silence of a coordinator that did not run is not
+ * the nodes' (members_woken).
  */
 #include "config.h"
 
@@ -88,6 +90,7 @@ member_attach(struct member *mb, struct client *cl)
 	cl->member = mb;
 	mb->state = MEMBER_LIVE;
 	mb->last_beat = ps_clock_now();
+	mb->registered = mb->last_beat;
 	mb->acked = 0;
 	mb->sample_t = 0;
 	memset(mb->rate, 0, sizeof mb->rate);
@@ -156,7 +159,8 @@ member_register_worker(struct client *cl, const struct ps_register *reg)
 	snprintf(mb->addr, sizeof mb->addr, "%s", ps_conn_peer(cl->conn));
 	member_attach(mb, cl);
 	log_info("worker %u registered from %s", id, mb->addr);
-	publish_send(mb, co->pub_text, co->pub_len, co->published);
+	if (!co->recovering)
+		publish_send(mb, co->pub_text, co->pub_len, co->published);
 }
 
 /* A REGISTER: a role, a worker's id, a server's join (msg_coord.h). */
@@ -234,7 +238,10 @@ member_gone(struct coord *co, struct member *mb, enum member_state state,
 	mb->client = NULL;
 	if (cl != NULL) {
 		cl->member = NULL;
-		client_free(cl);
+		if (state == MEMBER_DEAD)
+			client_cut(cl, msg);	/* it learns it is cut off */
+		else
+			client_free(cl);
 	}
 	if (mb->role == PS_COORD_SERVER &&
 	    ps_ring_find(&co->ring, mb->addr) >= 0)
@@ -280,10 +287,34 @@ members_tick(struct coord *co)
 			member_dead(co, mb, "no heartbeat for %.0f ms",
 			    (now - mb->last_beat) * 1e3);
 		else if (mb->state == MEMBER_UNKNOWN &&
-		    now - co->started > grace)
+		    now - co->grace_from > grace)
 			member_dead(co, mb, "did not register within %.0f ms "
-			    "of the coordinator's start", grace * 1e3);
+			    "of the coordinator's start or waking",
+			    grace * 1e3);
 	}
+}
+
+/*
+ * The coordinator did not run for slept seconds (SIGSTOP, a suspended
+ * machine): the nodes' silence meanwhile is its own, and their heartbeats
+ * may still wait unread.  Count every timeout afresh from now (coord.h,
+ * rule 5); a node that died meanwhile is found by its closed connection
+ * or, hung, by the timeout.
+ */
+void
+members_woken(struct coord *co, double slept)
+{
+	double now = ps_clock_now();
+	struct member *mb;
+
+	log_warnx("this coordinator did not run for %.0f ms: the nodes' "
+	    "timeouts start again", slept * 1e3);
+	TAILQ_FOREACH(mb, &co->members, entry)
+		if (mb->state == MEMBER_LIVE)
+			mb->last_beat = now;
+	co->grace_from = now;
+	if (co->publishing)
+		co->pub_started = now;
 }
 
 void

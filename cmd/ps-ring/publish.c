@@ -4,7 +4,9 @@
  * when each of them acknowledged it (a HEARTBEAT carrying it) is it sent
  * to the workers.  A server that does not acknowledge within the timeout
  * is dead, which makes another version.  So no worker ever holds a version
- * that one of its servers does not.
+ * that one of its servers does not.  A loaded ring is published again the
+ * same way: its servers must come back and hold it before the workers are
+ * sent it (the coordinator before may have died publishing it).
  */
 #include "config.h"
 
@@ -17,7 +19,10 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 
-/* The loaded (or new) ring is what everyone may hold from the start. */
+/*
+ * The loaded (or new) ring: the workers' version, but sent to them only
+ * once its servers are back and hold it (coord.h, rule 5).
+ */
 void
 publish_init(struct coord *co)
 {
@@ -25,6 +30,8 @@ publish_init(struct coord *co)
 	co->pub_text = xstrdup(co->text);
 	co->pub_len = co->textlen;
 	co->published = co->ring.version;
+	co->recovering = co->publishing = co->ring.nservers > 0;
+	co->pub_started = co->started;
 }
 
 /* Send one node a RING of this version. */
@@ -55,9 +62,15 @@ publish_check(struct coord *co)
 		return;
 	TAILQ_FOREACH(mb, &co->members, entry)
 		if (mb->role == PS_COORD_SERVER &&
-		    mb->state == MEMBER_LIVE && mb->acked < co->ring.version)
+		    ((mb->state == MEMBER_LIVE &&
+		    mb->acked < co->ring.version) ||
+		    mb->state == MEMBER_UNKNOWN))
 			return;
-	co->publishing = 0;
+	if (co->recovering)
+		log_info("ring version %u: every server of it is back (%.0f "
+		    "ms)", co->ring.version,
+		    (ps_clock_now() - co->started) * 1e3);
+	co->publishing = co->recovering = 0;
 	free(co->pub_text);
 	co->pub_text = xstrdup(co->text);
 	co->pub_len = co->textlen;
@@ -124,8 +137,9 @@ publish_remove(struct coord *co, const char *addr, const char *why)
 }
 
 /*
- * Servers that did not acknowledge the version in time are dead; one that
- * says it is copying segments for it gets PS_COORD_COPY_MAX_MS.
+ * Servers that did not acknowledge the version in time (counted from the
+ * publishing or from their registering, if later) are dead; one that says
+ * it is copying segments for it gets PS_COORD_COPY_MAX_MS.
  */
 void
 publish_tick(struct coord *co)
@@ -134,15 +148,15 @@ publish_tick(struct coord *co)
 	double waited;
 	int again = 1;
 
-	while (again) {
+	while (again && co->publishing) {
 		again = 0;
-		waited = ps_clock_now() - co->pub_started;
-		if (!co->publishing || waited <= co->timeout)
-			return;
 		TAILQ_FOREACH(mb, &co->members, entry) {
+			waited = ps_clock_now() - (mb->registered >
+			    co->pub_started ? mb->registered : co->pub_started);
 			if (mb->role == PS_COORD_SERVER &&
 			    mb->state == MEMBER_LIVE &&
 			    mb->acked < co->ring.version &&
+			    waited > co->timeout &&
 			    (mb->copying != co->ring.version ||
 			    waited > PS_COORD_COPY_MAX_MS / 1e3)) {
 				member_dead(co, mb, "did not acknowledge ring "

@@ -24,12 +24,22 @@
 
 #define SERVE_TICK_MS	20	/* how often timeouts are checked */
 
-/* Every SERVE_TICK_MS: heartbeat timeouts and acknowledgement timeouts. */
+/*
+ * Every SERVE_TICK_MS: heartbeat timeouts and acknowledgement timeouts;
+ * first, if this tick comes over half the timeout late, the coordinator
+ * itself did not run (members_woken).
+ */
 static void
 serve_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
-	members_tick(arg);
-	publish_tick(arg);
+	struct coord *co = arg;
+	double now = ps_clock_now();
+
+	if (now - co->last_tick > co->timeout / 2)
+		members_woken(co, now - co->last_tick);
+	co->last_tick = now;
+	members_tick(co);
+	publish_tick(co);
 }
 
 static void
@@ -169,7 +179,7 @@ cmd_serve(int argc, char **argv)
 	log_route_libevent();
 	signal(SIGPIPE, SIG_IGN);
 	ps_crash_init("ps-ring serve");
-	co.started = ps_clock_now();
+	co.started = co.grace_from = ps_clock_now();
 	if ((co.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
 	if (co.lifeline && (lifeline = ps_lifeline_watch(co.base,
@@ -198,6 +208,7 @@ cmd_serve(int argc, char **argv)
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
 	event_add(tick, &tv);
+	co.last_tick = ps_clock_now();
 	event_base_dispatch(co.base);
 	serve_release(&co);
 	event_free(sigterm);

@@ -55,6 +55,7 @@ struct member {
 	enum member_state	 state;
 	struct client		*client;	/* while live */
 	double			 last_beat;	/* when it last spoke */
+	double			 registered;	/* when it last registered */
 	uint32_t		 acked;		/* ring version it holds */
 	uint32_t		 copying;	/* version it copies segments for */
 	double			 count[PS_COORD_HB_N];	/* last heartbeat's */
@@ -74,6 +75,8 @@ struct coord {
 	int			 have_secret;
 	int			 lifeline;	/* -L: stdin's EOF ends us */
 	double			 started;
+	double			 grace_from;	/* start, or waking (members.c) */
+	double			 last_tick;
 	struct ring_store	*store;
 	struct ps_ring		 ring;		/* the latest version */
 	char			*text;		/* its pskit-ring(5) text */
@@ -82,6 +85,8 @@ struct coord {
 	size_t			 pub_len;
 	uint32_t		 published;
 	int			 publishing;	/* waiting for servers' acks */
+	int			 recovering;	/* for the loaded ring's servers:
+						   workers are sent no ring */
 	double			 pub_started;
 	struct client_list	 clients;
 	struct member_list	 members;
@@ -91,6 +96,7 @@ struct coord {
 void	client_free(struct client *cl);
 void	client_refuse(struct client *cl, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+void	client_cut(struct client *cl, const char *why);
 void	client_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	    struct sockaddr *sa, int salen, void *arg);
 void	coord_release(struct coord *co);
@@ -103,6 +109,7 @@ void	member_dead(struct coord *co, struct member *mb, const char *fmt,
 	    ...) __attribute__((format(printf, 3, 4)));
 void	member_bye(struct coord *co, struct member *mb);
 void	members_tick(struct coord *co);
+void	members_woken(struct coord *co, double slept);
 struct member *member_server(struct coord *co, const char *addr);
 const char *member_state_name(const struct coord *co,
 	    const struct member *mb);

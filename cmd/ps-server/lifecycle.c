@@ -26,6 +26,7 @@ server_defaults(struct server *srv)
 	memset(srv, 0, sizeof *srv);
 	srv->max_conns = 1024;
 	srv->hello_timeout = 10000;
+	srv->coord_wait = PS_COORD_WAIT_S;
 	srv->max_frame = PS_FRAME_MAX_PAYLOAD;
 	srv->key_cache = PS_KEYCACHE_DEFAULT;
 	srv->ckpt.keep = 3;

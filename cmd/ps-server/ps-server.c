@@ -31,7 +31,7 @@ static const char usage_text[] =
 "                 [-i model] [-K keys] [-k ckdir [--keep n]] [-l addr:port]\n"
 "                 [-m max-frame] [--max-buffered bytes] [--max-keys n]\n"
 "                 [-o model.psm] [--trace file]\n"
-"                 [-C host:port [--standby] | -r ring]\n";
+"                 [-C host:port [--coordinator-wait secs] [--standby] | -r ring]\n";
 
 static void
 usage(int status)
@@ -53,6 +53,9 @@ usage(int status)
 	    "  -C, --coordinator host:port  register with this coordinator\n"
 	    "                          (ps-ring serve) and hold the rings it sends;\n"
 	    "                          with -a, prove the secret to it too\n"
+	    "      --coordinator-wait secs  with -C: end (exit 69) when no coordinator\n"
+	    "                          answers for this long after losing it\n"
+	    "                          (default 30; 0: never)\n"
 	    "      --standby           with -C: join the ring only on `ps-ring add`\n"
 	    "  -c, --max-conns n       at most n connections (default 1024); past it,\n"
 	    "                          a new one closes the oldest that has not said\n"
@@ -162,10 +165,24 @@ server_parse_num(const char *s, const char *what, uint64_t lo, uint64_t hi)
 	return n;
 }
 
+/* Seconds from 0 to 1e6 for the option named what, or exit 64. */
+static double
+server_parse_secs(const char *s, const char *what)
+{
+	double secs;
+
+	if (ps_parsenum_double_in(s, 0, 1e6, &secs) != PS_NUM_OK) {
+		fprintf(stderr, "ps-server: bad %s '%s' (expected 0 to 1000000 "
+		    "seconds)\n", what, s);
+		usage(EX_USAGE);
+	}
+	return secs;
+}
+
 /* The options without a short form. */
 enum {
 	OPT_STANDBY = 1, OPT_KEEP, OPT_MAX_BUFFERED, OPT_MAX_KEYS,
-	OPT_HELLO_TIMEOUT, OPT_TRACE
+	OPT_HELLO_TIMEOUT, OPT_TRACE, OPT_COORD_WAIT
 };
 
 static const struct option server_longopts[] = {
@@ -178,6 +195,7 @@ static const struct option server_longopts[] = {
 	{ "ring", required_argument, NULL, 'r' },
 	{ "coordinator", required_argument, NULL, 'C' },
 	{ "standby", no_argument, NULL, OPT_STANDBY },
+	{ "coordinator-wait", required_argument, NULL, OPT_COORD_WAIT },
 	{ "checkpoint-dir", required_argument, NULL, 'k' },
 	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "init", required_argument, NULL, 'i' },
@@ -219,6 +237,10 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		switch (ch) {
 		case OPT_STANDBY:
 			srv->standby = 1;
+			break;
+		case OPT_COORD_WAIT:
+			srv->coord_wait = server_parse_secs(optarg,
+			    "coordinator wait");
 			break;
 		case OPT_KEEP:
 			srv->ckpt.keep = (unsigned)server_parse_num(optarg,

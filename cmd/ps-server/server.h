@@ -276,7 +276,9 @@ struct server {
 	const char		*trace_path;	/* --trace, or NULL */
 	struct ps_trace		*trace;		/* and its events (trace.h) */
 	struct ps_coord_node	*coord;		/* the link to it (failover/) */
-	int			 coord_lost;	/* no coordinator: refuse keys */
+	int			 coord_lost;	/* no coordinator now */
+	int			 coord_cut;	/* cut off from it: refuse keys */
+	double			 coord_wait;	/* --coordinator-wait seconds */
 	struct ps_ring		 ring;		/* -r: loaded at the first HELLO;
 						   -C: the latest version */
 	int			 have_ring;

@@ -2,8 +2,10 @@
  * coordlink.c: a worker's link to the coordinator (-C): it registers with
  * its id, takes the first ring that names servers as its ring, and
  * heartbeats for the rest of the job.  A later ring of another version
- * goes to worker_ring_changed() (failover.c).  With -a it proves the
- * secret to the coordinator as to the servers; a refusal exits 77.
+ * goes to worker_ring_changed() (failover.c).  A worker that loses the
+ * coordinator trains on with the ring it holds and reconnects; without one
+ * for --coordinator-wait it exits 69.  With -a it proves the secret to the
+ * coordinator as to the servers; a refusal exits 77.
  */
 #include "config.h"
 
@@ -34,10 +36,17 @@ coordlink_ring(struct ps_ring *ring, void *arg)
 	}
 }
 
+/* Nothing to do but say so: the ring held stays until another comes. */
 static void
-coordlink_lost(const char *why, void *arg)
+coordlink_lost(const char *why, int gone, void *arg)
 {
-	log_warnx("%s; reconnecting", why);
+	struct worker *w = arg;
+
+	if (gone && w->have_ring)
+		log_warnx("%s; it went away: training on ring version %u until "
+		    "one answers there again", why, w->ring.version);
+	else
+		log_warnx("%s; reconnecting", why);
 }
 
 /* A wrong or missing secret: as with a server, exit 77. */
@@ -47,8 +56,16 @@ coordlink_refused(const char *why, void *arg)
 	fatalx(EX_NOPERM, "%s", why);
 }
 
+/* No coordinator for --coordinator-wait. */
+static void
+coordlink_gave_up(const char *why, void *arg)
+{
+	fatalx(EX_UNAVAILABLE, "%s", why);
+}
+
 static const struct ps_coord_node_cbs coordlink_cbs = {
-	coordlink_ring, coordlink_lost, coordlink_refused, NULL
+	coordlink_ring, coordlink_lost, coordlink_refused, NULL,
+	coordlink_gave_up
 };
 
 /* Register and wait (up to the timeout) for a ring with servers. */
@@ -61,6 +78,7 @@ coordlink_open(struct worker *w)
 	    PS_COORD_WORKER, w->conf.id, 0, NULL,
 	    w->conf.secret_path != NULL ? &w->secret : NULL, &coordlink_cbs,
 	    w);
+	ps_coord_node_set_wait(w->coord, w->conf.coord_wait);
 	while (!w->have_ring) {
 		event_base_loop(w->base, EVLOOP_ONCE);
 		if (ps_clock_now() - w->started <= w->conf.timeout)

@@ -38,7 +38,8 @@ static const char usage_text[] =
 "                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
 "                 [--checkpoint-every n] [--checkpoint-secs secs]\n"
 "                 [--optimizer adagrad|ftrl] [--rejoin secs] [--trace file]\n"
-"                 [--timeout secs] -C host:port | -r ring shard.pss\n";
+"                 [--timeout secs]\n"
+"                 -C host:port [--coordinator-wait secs] | -r ring shard.pss\n";
 
 static void
 usage(int status)
@@ -47,6 +48,9 @@ usage(int status)
 	    "  -r, --ring file        the ring naming the servers\n"
 	    "  -C, --coordinator host:port  instead, get the ring from this\n"
 	    "                         coordinator (ps-ring serve)\n"
+	    "      --coordinator-wait secs  with -C: give up (exit 69) when no\n"
+	    "                         coordinator answers for this long after losing\n"
+	    "                         it (default 30; 0: never)\n"
 	    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
 	    "  -n, --workers n        workers in the job (default 1)\n"
 	    "  -c, --channel n        the servers' weight vector to train, 0-15 (default 0)\n"
@@ -136,7 +140,8 @@ worker_check_filters(struct worker_conf *c, int given, int lz4)
 /* The options without a short form; OPT_ALPHA to OPT_OPTIMIZER are sgd's. */
 enum {
 	OPT_TIMEOUT = 1, OPT_ALPHA, OPT_BATCH, OPT_BETA, OPT_EPOCHS, OPT_L2,
-	OPT_OPTIMIZER, OPT_REJOIN, OPT_CKPT_EVERY, OPT_CKPT_SECS, OPT_TRACE
+	OPT_OPTIMIZER, OPT_REJOIN, OPT_CKPT_EVERY, OPT_CKPT_SECS, OPT_TRACE,
+	OPT_COORD_WAIT
 };
 
 static const struct option worker_longopts[] = {
@@ -163,6 +168,7 @@ static const struct option worker_longopts[] = {
 	{ "tau", required_argument, NULL, 't' },
 	{ "test", required_argument, NULL, 'T' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "coordinator-wait", required_argument, NULL, OPT_COORD_WAIT },
 	{ "rejoin", required_argument, NULL, OPT_REJOIN },
 	{ "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
 	{ "checkpoint-secs", required_argument, NULL, OPT_CKPT_SECS },
@@ -274,6 +280,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			break;
 		case 'T': c->test_path = optarg; break;
 		case OPT_TIMEOUT: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
+		case OPT_COORD_WAIT: c->coord_wait = parse_num("coordinator wait", optarg, 0, 1e6); break;
 		case OPT_REJOIN: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
 		case OPT_CKPT_EVERY: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
 		case OPT_CKPT_SECS: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
@@ -349,6 +356,7 @@ main(int argc, char **argv)
 	w.conf.max_iter = 100000;
 	w.conf.seed = 1;
 	w.conf.timeout = 60;
+	w.conf.coord_wait = PS_COORD_WAIT_S;
 	w.conf.beta = 1;
 	w.conf.kkt = 0.9;
 	w.conf.filters = FILTER_DEFAULT;

@@ -33,6 +33,7 @@
 struct worker_conf {
 	const char	*ring_path, *shard_path, *test_path;
 	const char	*coord_addr;	/* -C: the ring comes from there */
+	double		 coord_wait;	/* --coordinator-wait seconds */
 	const char	*secret_path;	/* -a, or NULL */
 	uint32_t	 id, nworkers;
 	uint32_t	 channel;	/* the servers' weight vector */

@@ -4,7 +4,9 @@
  * acknowledgement, and reconnecting with a bounded backoff when the
  * coordinator goes away, or stays silent through the handshake (it may be
  * hung, or have no secret); but not after it refused ours or asked for
- * one we do not have, which another try would meet the same way.
+ * one we do not have, which another try would meet the same way.  Each
+ * loss is told as the coordinator gone or this node cut off (coord.h,
+ * rule 4), and a link lost for longer than its wait gives up (rule 6).
  */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 #include <sysexits.h>
 
 #include "cluster/coord.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "wire/conn.h"
@@ -36,6 +39,9 @@ struct ps_coord_node {
 	int			 holding;	/* version not acknowledged yet */
 	int			 leaving;	/* BYE sent: no reconnecting */
 	int			 warned;	/* said we cannot connect */
+	int			 gone;		/* lost, the coordinator gone */
+	double			 lost_at;	/* 0 while it holds a ring */
+	double			 wait_s;	/* then give up; 0: never */
 	char			 error[640];	/* holds a close callback's why */
 };
 
@@ -88,11 +94,31 @@ ps_coord_node_ack(struct ps_coord_node *n)
 		node_heartbeat(n);
 }
 
-/* Drop the connection, tell the owner, and try again after the backoff. */
-static void
-node_lost(struct ps_coord_node *n, const char *why)
+/* Lost for longer than the wait: stop for good and tell the owner. */
+static int
+node_give_up(struct ps_coord_node *n)
 {
-	struct timeval tv = node_tv(n->backoff_ms);
+	char why[800];
+	double lost = ps_clock_now() - n->lost_at;
+
+	if (n->wait_s <= 0 || n->lost_at == 0 || lost <= n->wait_s)
+		return 0;
+	snprintf(why, sizeof why, "no coordinator at '%s' for %.0f s "
+	    "(last: %s); giving up", n->addr, lost, n->error);
+	n->leaving = 1;
+	event_del(n->retry);
+	n->cbs.gave_up(why, n->arg);
+	return 1;
+}
+
+/*
+ * Drop the connection, tell the owner whether the coordinator is gone or
+ * this node cut off (coord.h, rule 4), and try again after the backoff.
+ */
+static void
+node_lost(struct ps_coord_node *n, const char *why, int gone)
+{
+	struct timeval tv;
 
 	snprintf(n->error, sizeof n->error, "%s", why);
 	ps_conn_free(n->conn);
@@ -100,7 +126,15 @@ node_lost(struct ps_coord_node *n, const char *why)
 	event_del(n->beat);
 	if (n->leaving)
 		return;
-	n->cbs.lost(n->error, n->arg);
+	if (n->lost_at == 0)
+		n->lost_at = ps_clock_now();
+	n->gone = gone;
+	n->cbs.lost(n->error, gone, n->arg);
+	if (node_give_up(n))
+		return;
+	if (gone)
+		n->backoff_ms = PS_COORD_RETRY_MIN_MS;
+	tv = node_tv(n->backoff_ms);
 	evtimer_add(n->retry, &tv);
 }
 
@@ -138,19 +172,21 @@ node_ring(struct ps_coord_node *n, const struct ps_msg *m)
 	snprintf(name, sizeof name, "coordinator '%s'", n->addr);
 	if (ps_ring_parse(m->blob != NULL ? m->blob : "", m->bloblen, name,
 	    &ring, err, sizeof err) != 0) {
-		node_lost(n, err);
+		node_lost(n, err, 0);
 		return;
 	}
 	if (ring.version != m->ring_version) {
 		snprintf(err, sizeof err, "%s sent ring version %u as %u",
 		    name, ring.version, m->ring_version);
 		ps_ring_release(&ring);
-		node_lost(n, err);
+		node_lost(n, err, 0);
 		return;
 	}
 	if (ps_ring_msg_decode(m, &timeout_ms) == 0)
 		node_unacked_timeout(n, timeout_ms);
 	n->backoff_ms = PS_COORD_RETRY_MIN_MS;
+	n->lost_at = 0;
+	n->gone = 0;
 	n->before = n->holding ? n->before : n->version;
 	n->holding = 0;
 	n->version = ring.version;
@@ -169,11 +205,11 @@ node_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	} else if (m->type == PS_MSG_ERROR) {
 		snprintf(why, sizeof why, "coordinator '%s' refused: %s",
 		    n->addr, m->blob != NULL ? m->blob : "");
-		node_lost(n, why);
+		node_lost(n, why, 0);
 	} else {
 		snprintf(why, sizeof why, "coordinator '%s' sent an "
 		    "unexpected %s", n->addr, ps_msg_type_name(m->type));
-		node_lost(n, why);
+		node_lost(n, why, 0);
 	}
 	ps_msg_release(m);
 }
@@ -200,7 +236,7 @@ node_close_cb(struct ps_conn *c, const char *reason, void *arg)
 	if (ps_conn_is_auth_refused(c))
 		node_refused(n, why);
 	else
-		node_lost(n, why);
+		node_lost(n, why, ps_conn_peer_closed(c));
 }
 
 /* Heartbeat timer. */
@@ -236,22 +272,42 @@ node_register(struct ps_coord_node *n)
 	ps_conn_send(n->conn, &m);
 }
 
+/*
+ * A connect failed: while the coordinator is gone, a refusal keeps it
+ * gone (nothing listens there) and anything else cuts this node off;
+ * give up past the wait, or schedule the next try.
+ */
+static void
+node_connect_failed(struct ps_coord_node *n, int e)
+{
+	struct timeval tv;
+	int max = n->gone ? PS_COORD_RETRY_GONE_MS : PS_COORD_RETRY_MAX_MS;
+
+	if (!n->warned)
+		log_warnx("%s; retrying", n->error);
+	n->warned = 1;
+	if (n->gone && e != ECONNREFUSED) {
+		n->gone = 0;
+		n->cbs.lost(n->error, 0, n->arg);
+	}
+	if (node_give_up(n))
+		return;
+	tv = node_tv(n->backoff_ms);
+	if ((n->backoff_ms *= 2) > max)
+		n->backoff_ms = max;
+	evtimer_add(n->retry, &tv);
+}
+
 /* Try to connect once; on failure schedule the next try. */
 static void
 node_connect(struct ps_coord_node *n)
 {
-	struct timeval beat = node_tv(PS_COORD_HEARTBEAT_MS), tv;
+	struct timeval beat = node_tv(PS_COORD_HEARTBEAT_MS);
 
 	n->conn = ps_conn_connect(n->base, n->addr, PS_COORD_CONNECT_S,
 	    node_msg_cb, node_close_cb, n, n->error, sizeof n->error);
 	if (n->conn == NULL) {
-		if (!n->warned)
-			log_warnx("%s; retrying", n->error);
-		n->warned = 1;
-		tv = node_tv(n->backoff_ms);
-		if ((n->backoff_ms *= 2) > PS_COORD_RETRY_MAX_MS)
-			n->backoff_ms = PS_COORD_RETRY_MAX_MS;
-		evtimer_add(n->retry, &tv);
+		node_connect_failed(n, errno);
 		return;
 	}
 	n->warned = 0;
@@ -280,12 +336,19 @@ ps_coord_node_new(struct event_base *base, const char *addr, int role,
 	n->cbs = *cbs;
 	n->arg = arg;
 	n->backoff_ms = PS_COORD_RETRY_MIN_MS;
+	n->wait_s = PS_COORD_WAIT_S;
 	n->beat = event_new(base, -1, EV_PERSIST, node_beat_cb, n);
 	n->retry = evtimer_new(base, node_retry_cb, n);
 	if (n->beat == NULL || n->retry == NULL)
 		fatalx(EX_OSERR, "cannot create the coordinator timers");
 	node_connect(n);
 	return n;
+}
+
+void
+ps_coord_node_set_wait(struct ps_coord_node *n, double secs)
+{
+	n->wait_s = secs;
 }
 
 void

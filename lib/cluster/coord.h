@@ -31,12 +31,13 @@
  * Rules:
  *   1. A connection that drops marks its node dead at once; one silent for
  *      the coordinator's timeout (default PS_COORD_TIMEOUT_MS) is marked
- *      dead and its connection closed, so a hung node that wakes up finds
- *      itself cut off (fencing).  A node whose heartbeats stay
- *      unacknowledged for that timeout less one heartbeat interval (at
- *      least one interval) gives the connection up itself, so a node cut
- *      off silently, its packets dropped, knows it shortly after the
- *      coordinator declares it dead, and not only once the network heals.
+ *      dead, sent an ERROR saying so and its connection closed, so a hung
+ *      node that wakes up finds itself cut off (fencing).  A node whose
+ *      heartbeats stay unacknowledged for that timeout less one heartbeat
+ *      interval (at least one interval) gives the connection up itself, so
+ *      a node cut off silently, its packets dropped, knows it shortly after
+ *      the coordinator declares it dead, and not only once the network
+ *      heals.
  *   2. A dead server leaves the ring (version + 1).  A server that comes
  *      back registers again as a new member.
  *   3. Publishing version v: persist it, send it to every live server,
@@ -44,7 +45,25 @@
  *      timeout is dead, which makes another version), then send it to the
  *      workers.  No worker acts on a version its servers do not hold.
  *   4. A server refuses requests stamped with a ring version other than
- *      the one it holds, and all key traffic while it has no coordinator.
+ *      the one it holds.  A node that lost its coordinator tells two cases
+ *      apart.  The coordinator went away (gone): its connection closed or
+ *      was reset without an ERROR, and every connect since was refused;
+ *      no ring can change until a coordinator serves there again, so a
+ *      server keeps serving the version it holds.  Cut off: an ERROR (this
+ *      node was declared dead), a silent link (a timeout) or a connect
+ *      that fails otherwise; the coordinator may be running and publishing
+ *      without this node, so a server refuses all key traffic until it
+ *      holds a ring again.
+ *   5. A coordinator started again on its ring store (the same file and
+ *      address) gives the servers of the stored ring PS_COORD_GRACE_MS
+ *      and its timeout to register again before they are dead, and sends
+ *      workers the ring only once every one of them holds it (the one
+ *      before may have died publishing it); its versions go on from the
+ *      stored one.  A coordinator that did not run for over half its
+ *      timeout (stopped, suspended) takes the silence meanwhile for its
+ *      own: the nodes get the timeout again, counted from its waking.
+ *   6. A node without a coordinator for longer than its wait
+ *      (ps_coord_node_set_wait) gives up.
  */
 #ifndef PS_COORD_H
 #define PS_COORD_H
@@ -66,6 +85,8 @@
 					   long to register again */
 #define PS_COORD_RETRY_MIN_MS	50	/* a node's reconnect backoff */
 #define PS_COORD_RETRY_MAX_MS	1000
+#define PS_COORD_RETRY_GONE_MS	100	/* while connects are refused */
+#define PS_COORD_WAIT_S		30	/* default of a node's wait */
 #define PS_COORD_CONNECT_S	1.0	/* seconds allowed for one connect */
 
 /*
@@ -82,8 +103,13 @@ struct ps_coord_node;
 struct ps_coord_node_cbs {
 	/* A RING arrived; the callback owns *ring (ps_ring_release). */
 	void	(*ring)(struct ps_ring *ring, void *arg);
-	/* The connection is gone (why); the link reconnects by itself. */
-	void	(*lost)(const char *why, void *arg);
+	/*
+	 * The connection is gone (why); the link reconnects by itself.
+	 * gone is 1 when the coordinator went away, 0 when this node is cut
+	 * off (rule 4); a link that was gone calls it again with 0 when a
+	 * connect fails other than by a refusal.
+	 */
+	void	(*lost)(const char *why, int gone, void *arg);
 	/*
 	 * The coordinator refused this node's secret, or asked for one it
 	 * was not given (ps_conn_is_auth_refused); the link has stopped for
@@ -93,11 +119,17 @@ struct ps_coord_node_cbs {
 	void	(*refused)(const char *why, void *arg);
 	/* Fill a heartbeat's counters and ncounts (servers); NULL: none. */
 	void	(*counters)(struct ps_heartbeat *hb, void *arg);
+	/*
+	 * No RING came for the wait since the link was lost (rule 6); the
+	 * link has stopped for good.  The owner should exit 69.
+	 */
+	void	(*gave_up)(const char *why, void *arg);
 };
 
 /*
  * Start a node's link to the coordinator at addr: connect (retrying with
- * a backoff from PS_COORD_RETRY_MIN_MS to PS_COORD_RETRY_MAX_MS), REGISTER
+ * a backoff from PS_COORD_RETRY_MIN_MS to PS_COORD_RETRY_MAX_MS, or to
+ * PS_COORD_RETRY_GONE_MS while the coordinator is gone), REGISTER
  * with role, id, join and self (a server's "host:port"; NULL for workers),
  * heartbeat, and acknowledge each RING once the ring callback returned.
  * With a secret (not NULL) every connection first proves it.  The strings
@@ -107,6 +139,11 @@ struct ps_coord_node *ps_coord_node_new(struct event_base *base,
 		    const char *addr, int role, uint32_t id, int join,
 		    const char *self, const struct ps_secret *secret,
 		    const struct ps_coord_node_cbs *cbs, void *arg);
+/*
+ * Give up (the gave_up callback) once the link has been lost for secs
+ * seconds without a RING since; 0: never.  The default is PS_COORD_WAIT_S.
+ */
+void		 ps_coord_node_set_wait(struct ps_coord_node *n, double secs);
 /*
  * Say BYE and close once it is flushed (the loop must run a little);
  * no more heartbeats or reconnecting.  Free the link afterwards.

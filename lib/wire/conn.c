@@ -364,6 +364,7 @@ conn_eof(struct ps_conn *c)
 {
 	size_t left = evbuffer_get_length(bufferevent_get_input(c->bev));
 
+	c->peer_closed = 1;
 	if (c->mode != CONN_TEXT && left > 0 && !c->paused && !c->closing)
 		conn_fail(c, 1, "truncated frame (%zu bytes before end of "
 		    "file)", left);
@@ -387,8 +388,10 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		conn_eof(c);
 	else if (what & BEV_EVENT_TIMEOUT)
 		conn_fail(c, 0, "timed out flushing output");
-	else if (what & BEV_EVENT_ERROR)
+	else if (what & BEV_EVENT_ERROR) {
+		c->peer_closed = e == ECONNRESET || e == EPIPE;
 		conn_fail(c, 0, "%s", evutil_socket_error_to_string(e));
+	}
 	conn_leave(c);
 }
 
@@ -509,6 +512,12 @@ int
 ps_conn_idled_out(const struct ps_conn *c)
 {
 	return c->idled_out;
+}
+
+int
+ps_conn_peer_closed(const struct ps_conn *c)
+{
+	return c->peer_closed;
 }
 
 /* Give up on unacknowledged data after ms; see conn.h. */
@@ -858,13 +867,17 @@ ps_conn_connect(struct event_base *base, const char *hostport,
 	struct sockaddr_storage ss;
 	socklen_t len;
 	struct ps_conn *c;
-	int fd;
+	int fd, e;
 
-	if (ps_hostport_parse(hostport, &ss, &len, err, errlen) != 0)
+	if (ps_hostport_parse(hostport, &ss, &len, err, errlen) != 0) {
+		errno = EINVAL;
 		return NULL;
+	}
 	if ((fd = conn_dial(&ss, len, timeout_s)) < 0) {
+		e = errno;
 		snprintf(err, errlen, "cannot connect to '%s': %s", hostport,
-		    strerror(errno));
+		    strerror(e));
+		errno = e;
 		return NULL;
 	}
 	c = ps_conn_new(base, fd, hostport, msg_cb, NULL, close_cb, arg);

@@ -89,7 +89,9 @@ struct ps_conn	*ps_conn_new(struct event_base *base, evutil_socket_t fd,
 /*
  * Connect to hostport ("127.0.0.1:7000", "[::1]:7000", "localhost:7000"),
  * waiting at most timeout_s seconds; return a binary-only conn, or NULL
- * with e.g. "cannot connect to '127.0.0.1:7000': Connection refused" in err.
+ * with e.g. "cannot connect to '127.0.0.1:7000': Connection refused" in err
+ * and errno set (ECONNREFUSED there: nothing listens; EINVAL: a bad
+ * hostport).
  */
 struct ps_conn	*ps_conn_connect(struct event_base *base, const char *hostport,
 		    double timeout_s, ps_conn_msg_cb *msg_cb,
@@ -176,6 +178,12 @@ void		 ps_conn_set_idle_limit(struct ps_conn *c, unsigned int ms);
 int		 ps_conn_has_idle_limit(const struct ps_conn *c);
 /* True once the idle limit has closed the conn. */
 int		 ps_conn_idled_out(const struct ps_conn *c);
+/*
+ * True when the conn closed because the peer closed or reset it (end of
+ * file, ECONNRESET, EPIPE): its process went away or closed on purpose;
+ * not after a timeout, a protocol error or a close of this side.
+ */
+int		 ps_conn_peer_closed(const struct ps_conn *c);
 int		 ps_conn_set_unacked_timeout(struct ps_conn *c,
 		    unsigned int ms);
 /*

@@ -87,6 +87,7 @@ struct ps_conn {
 	struct event		*idle_ev;	/* or NULL: no idle limit */
 	unsigned int		 idle_ms;
 	int			 idled_out;	/* closed by the idle limit */
+	int			 peer_closed;	/* closed by an EOF or a reset */
 };
 
 /* conn.c */

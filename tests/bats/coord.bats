@@ -3,7 +3,9 @@
 # versions, the ring file, a job on the coordinator's ring, failure
 # detection (kill -9 and SIGSTOP, with the measured times), fencing by ring
 # version, add/remove (and a standby that hangs when added), watch,
-# restarts, exit codes, and a coordinator with a secret (-a): the
+# restarts, a coordinator killed (its servers serve on, or give up past
+# --coordinator-wait) or stopped past its timeout (nobody dead when it
+# wakes), exit codes, and a coordinator with a secret (-a): the
 # handshake for nodes and ps-ring commands, refusals on both sides, and no
 # coordinator off 127.0.0.1 without one.
 
@@ -463,4 +465,62 @@ wait_count() {
 	run timeout 10 ps-ring status -C "$COORD"
 	assert_success
 	assert_line --index 0 --regexp '^ring	0	'
+}
+
+@test "kill -9 of the coordinator: a server serves its ring meanwhile, and keeps its weights with the next one on that address" {
+	start_coord -t 2000		# about the restart, not detection
+	start_cserver 0 -v
+	wait_status '$1 == "ring" && $3 == 1'
+	kill -9 "$COORD_PID"
+	ps_wait_line "$BATS_TEST_TMPDIR/server-0.out.err" \
+	    "lost the coordinator: coordinator '$COORD': (connection closed by peer|Connection reset by peer); it went away: serving ring version 1 until one answers there again" 5
+	run "$FRAMETOOL" "$ADDR_0" script <<<'PULL,current keys=1 rv=1'
+	assert_line --regexp '^PULL_REPLY sender=0 nkeys=1 '
+	old=$COORD
+	start_coord -t 2000 -l "$old"
+	wait_status "\$1 == \"server\" && \$3 == \"$ADDR_0\" && \$4 == \"live\" && \$10 == 1" 5
+	grep -q 'ring version 1: every server of it is back' "$BATS_TEST_TMPDIR/coord.out.err"
+	ps_wait_line "$BATS_TEST_TMPDIR/server-0.out.err" 'ring version 1 again: the job goes on' 5
+	! grep -q 'dropped the weights' "$BATS_TEST_TMPDIR/server-0.out.err"
+	[ "$(ring_field 2)" -eq 1 ]
+}
+
+@test "with no coordinator for --coordinator-wait, a server and a worker give up with exit 69" {
+	ps-shard-data -q -n 1 -o "$BATS_TEST_TMPDIR/train" \
+	    "$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
+	start_coord -t 2000
+	start_cserver 0 --coordinator-wait 1
+	wait_status '$1 == "ring" && $3 == 1'
+	ps_start_daemon "$BATS_TEST_TMPDIR/w.tsv" ps-worker -C "$COORD" \
+	    --coordinator-wait 1.5 -m 1000000 -e 0 -b 4 "$BATS_TEST_TMPDIR/train-0.pss"
+	w=$PS_LAST_PID
+	wait_status '$1 == "worker" && $4 == "live"' 5
+	kill -9 "$COORD_PID"
+	t0=$(now_ms)
+	ps_wait_pid "$PID_0" 5
+	[ "$PS_WAIT_STATUS" -eq 69 ]
+	echo "# the server gave up after $(($(now_ms) - t0)) ms" >&3
+	grep -Eq "no coordinator at '$COORD' for 1 s \(last: .*\); giving up$" "$BATS_TEST_TMPDIR/server-0.out.err"
+	[ -s "$BATS_TEST_TMPDIR/part-0.psm" ]		# saved, as on SIGTERM
+	ps_wait_pid "$w" 5
+	[ "$PS_WAIT_STATUS" -eq 69 ]
+	grep -Eq "no coordinator at '$COORD' for 2 s .*giving up$" "$BATS_TEST_TMPDIR/w.tsv.err"
+}
+
+@test "a coordinator stopped past its timeout declares nobody dead when woken" {
+	start_coord -t 300
+	start_cserver 0
+	start_cserver 1
+	wait_status '$1 == "ring" && $3 == 2'
+	STOPPED=$COORD_PID
+	kill -STOP "$COORD_PID"
+	sleep 1.5
+	kill -CONT "$COORD_PID"
+	STOPPED=
+	ps_wait_line "$BATS_TEST_TMPDIR/coord.out.err" \
+	    'this coordinator did not run for 1[0-9]{3} ms: the nodes. timeouts start again' 5
+	sleep 0.5
+	run ps-ring status -C "$COORD"
+	assert_line --index 0 --regexp '^ring	2	2	2	2	'
+	! grep -q 'is dead' "$BATS_TEST_TMPDIR/coord.out.err"
 }

@@ -1,8 +1,10 @@
 /*
  * coordlink.c: a server's link to the coordinator (-C): it registers with
  * its listening address, heartbeats with its counters, and holds each ring
- * version it is sent (owner.c).  While the link is down the server serves
- * no key traffic and aborts the jobs it runs.  A server that comes back
+ * version it is sent (owner.c).  While the coordinator is gone (coord.h,
+ * rule 4) the server goes on serving the ring it holds; cut off from it,
+ * it serves no key traffic and aborts the jobs it runs; without one for
+ * --coordinator-wait it ends (exit 69).  A server that comes back
  * after the ring changed without it, or that leaves the ring, drops every
  * weight it held: it must not serve old data; one removed while alive
  * hands its keys over first (handoff.c).  A coordinator that refuses the
@@ -55,6 +57,21 @@ coordlink_forget(struct server *srv, int cut_off, const char *why)
 	log_warnx("dropped the weights of %zu keys: %s", keys, why);
 }
 
+/*
+ * The version it holds again, from a coordinator it registered with anew
+ * (the same version is the same ring, ring.h): keep the ring; adopting it
+ * again would drop the rounds in progress, which no worker sends again.
+ */
+static void
+coordlink_same(struct server *srv, struct ps_ring *ring)
+{
+	log_info("ring version %u again: %s", ring->version, srv->coord_cut ?
+	    "serving again" : "the job goes on");
+	ps_ring_release(ring);
+	srv->coord_lost = 0;
+	srv->coord_cut = 0;
+}
+
 /* A new ring version: hold it, dropping the weights if they are stale. */
 static void
 coordlink_ring(struct ps_ring *ring, void *arg)
@@ -63,6 +80,10 @@ coordlink_ring(struct ps_ring *ring, void *arg)
 	int was = srv->have_ring && srv->in_ring, now;
 	uint32_t old = srv->ring.version;
 
+	if (srv->have_ring && ring->version == old) {
+		coordlink_same(srv, ring);
+		return;
+	}
 	now = owner_adopt(srv, ring);
 	log_info("ring version %u: %s", srv->ring.version, now ?
 	    "serving this server's keys" : "not in the ring, serving none");
@@ -73,37 +94,59 @@ coordlink_ring(struct ps_ring *ring, void *arg)
 		coordlink_forget(srv, 1, "the ring changed while this server "
 		    "had no coordinator");
 	srv->coord_lost = 0;
+	srv->coord_cut = 0;
 }
 
-/* The coordinator went away: no key traffic until it answers again. */
+/*
+ * The link is down.  The coordinator gone, serve the ring held until one
+ * answers again (no ring can change meanwhile); cut off, no key traffic
+ * until then.
+ */
 static void
-coordlink_lost(const char *why, void *arg)
+coordlink_lost(const char *why, int gone, void *arg)
 {
 	struct server *srv = arg;
 	char msg[700];
 
-	if (srv->coord_lost)
+	if (srv->coord_cut || (gone && srv->coord_lost))
 		return;
 	srv->coord_lost = 1;
 	snprintf(msg, sizeof msg, "this server lost the coordinator: %s",
 	    why);
+	if (gone && srv->have_ring) {
+		log_warnx("%s; it went away: serving ring version %u until "
+		    "one answers there again", msg, srv->ring.version);
+		return;
+	}
+	srv->coord_cut = 1;
 	log_warnx("%s; reconnecting", msg);
 	coordlink_abort_jobs(srv, msg);
 }
 
+/* The link stopped for good: end as SIGTERM does (saving the model). */
+static void
+coordlink_end(struct server *srv, const char *why, int status)
+{
+	log_warnx("%s", why);
+	srv->exit_status = status;
+	event_base_loopbreak(srv->base);
+}
+
+/* No coordinator for --coordinator-wait: exit 69. */
+static void
+coordlink_gave_up(const char *why, void *arg)
+{
+	coordlink_end(arg, why, EX_UNAVAILABLE);
+}
+
 /*
  * The coordinator refused our secret, or wants one we were not given:
- * another try would fail the same way.  End as SIGTERM does (saving the
- * model), exiting 77.
+ * another try would fail the same way; exit 77.
  */
 static void
 coordlink_refused(const char *why, void *arg)
 {
-	struct server *srv = arg;
-
-	log_warnx("%s", why);
-	srv->exit_status = EX_NOPERM;
-	event_base_loopbreak(srv->base);
+	coordlink_end(arg, why, EX_NOPERM);
 }
 
 /* A heartbeat's counters: keys held, bytes each way, requests. */
@@ -131,7 +174,8 @@ coordlink_counters(struct ps_heartbeat *hb, void *arg)
 }
 
 static const struct ps_coord_node_cbs coordlink_cbs = {
-	coordlink_ring, coordlink_lost, coordlink_refused, coordlink_counters
+	coordlink_ring, coordlink_lost, coordlink_refused, coordlink_counters,
+	coordlink_gave_up
 };
 
 /* Connect to the coordinator (with -a, proving the secret) and register. */
@@ -141,6 +185,7 @@ coordlink_start(struct server *srv)
 	srv->coord = ps_coord_node_new(srv->base, srv->coord_addr,
 	    PS_COORD_SERVER, 0, !srv->standby, srv->bound,
 	    srv->have_secret ? &srv->secret : NULL, &coordlink_cbs, srv);
+	ps_coord_node_set_wait(srv->coord, srv->coord_wait);
 }
 
 void

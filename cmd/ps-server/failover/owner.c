@@ -8,8 +8,9 @@
  * address and refuses keys the ring gives to another server, so a
  * misrouted push cannot split a weight in two.  With a coordinator it also
  * fences: requests stamped with another ring version than the one it
- * holds are refused, and all key traffic while it has no coordinator or is
- * not in the ring.
+ * holds are refused, and all key traffic while it is cut off from the
+ * coordinator (not while the coordinator is gone: pskit(7)) or is not in
+ * the ring.
  */
 #include "config.h"
 
@@ -80,7 +81,7 @@ owner_load(struct server *srv, uint32_t version, char *err, size_t errlen)
 int
 owner_stale(const struct server *srv, const struct ps_msg *m)
 {
-	return srv->coord_addr != NULL && srv->have_ring && !srv->coord_lost &&
+	return srv->coord_addr != NULL && srv->have_ring && !srv->coord_cut &&
 	    m->ring_version < srv->ring.version;
 }
 
@@ -91,7 +92,7 @@ owner_fence(const struct server *srv, const struct ps_msg *m, char *err,
 {
 	if (srv->coord_addr == NULL)
 		return 0;
-	if (srv->coord_lost)
+	if (srv->coord_cut)
 		snprintf(err, errlen, "this server lost the coordinator");
 	else if (!srv->have_ring)
 		snprintf(err, errlen, "no ring from the coordinator yet");
