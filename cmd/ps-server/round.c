@@ -8,8 +8,9 @@
  *     bit-for-bit repeatable.
  *  2. Each key's update w <- prox(w, G, U) (prox.h) is applied once, when
  *     the round completes; the loss the workers reported is summed the same
- *     way, and the l1 norm and nnz before and after are kept as the round's
- *     result, sent with every pull reply.
+ *     way, and the l1 norm and nnz before and after and the keys' summed
+ *     KKT violation before the step are kept as the round's result, sent
+ *     with every pull reply.
  *  3. A worker's PULL for t names no keys: it asks for the keys of its own
  *     PUSH for t.  The reply holds each key's new weight, -0 for a key the
  *     KKT filter drops from the active set (w = 0 and |G| <= the job's kkt
@@ -284,6 +285,7 @@ round_apply(struct channel *ch, struct round *r)
 	r->result.vote = vote;
 	r->result.l1_before = st->l1;
 	r->result.nnz_before = (double)st->nnz;
+	r->result.kkt = 0;
 	for (k = 0; k < n; k++) {
 		uint32_t s = slots[k];
 		float w;
@@ -293,6 +295,8 @@ round_apply(struct channel *ch, struct round *r)
 			st->trustprev[s] = st->trust[s];
 			st->glastprev[s] = st->glast[s];
 		}
+		r->result.kkt += ps_kkt_violation(st->w[s], st->g[s],
+		    ch->job.lambda);
 		w = ps_prox_step(st->w[s], st->g[s], st->u[s], ch->job.lambda,
 		    &st->trust[s]);
 

@@ -19,10 +19,10 @@
  *     barrier, it is exactly F(w); within a pass, under delay, the losses
  *     lag the norm and it is an estimate.
  *  3. The last iteration of each pass carries the worker's vote on
- *     stopping: it looks at the exact objectives of the two latest pass
- *     starts that have finished, s - B and s (normally t - 2B and t - B for
- *     the coming pass start t).  If they differ by less than epsilon
- *     (relative) it votes 1, or 2 if the pass from s - B also began with
+ *     stopping (stop.c): it looks at the latest pass that has finished,
+ *     from s - B to s (normally t - 2B to t - B for the coming pass start
+ *     t): its summed KKT violation and the exact objectives at its ends.
+ *     If it converged it votes 1, or 2 if that pass also began with
  *     every feature in the KKT active set; else 0.  The servers send back
  *     the lowest vote of all workers, so before the first iteration of the
  *     next pass every worker decides alike, even if a ring change gave the
@@ -120,35 +120,8 @@ dbpg_rel_change(const struct worker *w, uint64_t s)
 static void
 dbpg_mark_pass(struct worker *w, uint64_t p, int full)
 {
-	struct dbpg *db = &w->dbpg;
-	if (p >= db->passcap) {
-		size_t cap = db->passcap ? db->passcap : 64;
-
-		while (cap <= p)	/* a restarted worker starts late */
-			cap *= 2;
-		db->fullpass = xreallocarray(db->fullpass, cap, 1);
-		memset(db->fullpass + db->passcap, 0, cap - db->passcap);
-		db->passcap = cap;
-	}
-	db->fullpass[p] = (uint8_t)full;
-}
-
-/* Rule 3: this worker's vote, as the last iteration of a pass starts. */
-static uint32_t
-dbpg_vote(const struct worker *w)
-{
-	const struct dbpg *db = &w->dbpg;
-	uint64_t b = w->dbpg.plan.nblocks, s;
-
-	if (db->t_done < b + 1)
-		return 0;
-	s = (db->t_done - 1) / b * b;	/* the latest pass start finished */
-	if (s < b + db->t_resumed)
-		return VOTE_ABSTAIN;	/* rule 6 */
-	if (!(fabs(db->objective[s - b] - db->objective[s]) <
-	    w->conf.eps * fabs(db->objective[s])))
-		return 0;
-	return db->fullpass[s / b - 1] ? 2 : 1;
+	stop_pass_grow(&w->dbpg, p);
+	w->dbpg.fullpass[p] = (uint8_t)full;
 }
 
 /* Rules 3 and 4 at the start t of a pass: 1 to stop. */
@@ -303,7 +276,7 @@ dbpg_start(struct worker *w, uint64_t t)
 	it->block = b;
 	it->push_loss = w->dbpg.lr.loss;
 	it->theta = filters_theta(w, t / pl->nblocks);
-	it->vote = (t + 1) % pl->nblocks == 0 ? dbpg_vote(w) : 0;
+	it->vote = (t + 1) % pl->nblocks == 0 ? stop_vote(w) : 0;
 	it->ckpt = ckpt_due(w, t);	/* rule 7 */
 	dbpg_select(w, t, it, 1);
 	dbpg_send(w, t);
@@ -331,7 +304,7 @@ dbpg_send(struct worker *w, uint64_t t)
 
 	it->pending = w->dbpg.plan.nservers;
 	it->loss = NAN;
-	it->l1 = it->nnz = 0;
+	it->l1 = it->nnz = it->kkt = 0;
 	it->vmin = UINT32_MAX;
 	for (s = 0; s < w->dbpg.plan.nservers; s++) {
 		dbpg_push(w, t, s);
@@ -444,6 +417,8 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		it->vmin = (uint32_t)res->vote;
 	it->l1 += res->l1_before;
 	it->nnz += res->nnz_before;
+	if (isfinite(res->kkt))
+		it->kkt += res->kkt;
 	if (rep.ckpt)
 		ckpt_requested(w, m->timestamp);	/* rule 7 */
 	if (--it->pending > 0)
@@ -452,12 +427,24 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		dbpg_settle_slack(w, it);
 		ps_l1lr_apply(&w->dbpg.lr, it->block, it->wnew, it->slack);
 		ps_l1lr_kkt(&w->dbpg.lr, it->block, it->drop);
+		stop_add_kkt(w, it->t, it->kkt);
 	}
 	dbpg_record(w, it->t, it->loss + w->conf.lambda * it->l1);
 	while (db->t_done < db->t_next &&
 	    dbpg_slot(w, db->t_done)->pending == 0 &&
 	    dbpg_slot(w, db->t_done)->t == db->t_done)
 		db->t_done++;
+}
+
+/* The relative KKT violation of the latest pass finished at t (stop.c). */
+static double
+dbpg_kkt_shown(const struct worker *w, uint64_t t)
+{
+	uint64_t b = w->dbpg.plan.nblocks;
+
+	if ((t + 1) % b == 0)
+		return stop_kkt_rel(w, t / b);
+	return t >= b ? stop_kkt_rel(w, t / b - 1) : NAN;
 }
 
 /* One TSV progress line; test metrics at the end of a pass. */
@@ -470,10 +457,11 @@ dbpg_print(struct worker *w, uint64_t t, double obj, double nnz, int eval)
 	if (eval && w->have_test)
 		evaltest_run(w, &logloss, &auc);
 	links_bytes(w, &sent, &recv);
-	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g",
+	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g\t%.6g",
 	    (unsigned long long)t, ps_clock_now() - w->started, obj,
 	    t < w->dbpg.objcap ? dbpg_rel_change(w, t) : NAN, nnz,
-	    (unsigned long long)sent, (unsigned long long)recv, logloss, auc);
+	    (unsigned long long)sent, (unsigned long long)recv, logloss, auc,
+	    dbpg_kkt_shown(w, t));
 	filters_print(w);
 	putchar('\n');
 }
@@ -661,7 +649,7 @@ dbpg_begin(struct worker *w)
 	} else {
 		resume_start_model(w);	/* rule 8 */
 		printf("iter\tsecs\tobjective\trel_change\tnnz\t"
-		    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc");
+		    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc\tkkt_rel");
 		filters_print_header();
 		putchar('\n');
 	}
@@ -724,6 +712,7 @@ dbpg_release(struct worker *w)
 	free(db->keybuf);
 	free(db->gubuf);
 	free(db->fullpass);
+	free(db->kktpass);
 	free(db->order);
 	for (uint32_t k = 0; db->inflight != NULL && k <= w->conf.tau; k++) {
 		free(db->inflight[k].wnew);

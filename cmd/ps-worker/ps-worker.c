@@ -63,7 +63,10 @@ usage(int status)
 	    "                         that we know this secret (their -a file; mode 0600)\n"
 	    "dbpg:\n"
 	    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
-	    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
+	    "  -e, --epsilon x        stop when a pass's KKT violation, relative to the\n"
+	    "                         first pass's, is at most x and the pass changes the\n"
+	    "                         objective by at most x/100 relatively, or by at\n"
+	    "                         most x/1000 (default 1e-3)\n"
 	    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
 	    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
 	    "                         skip[=p] keycache lz4 fp16, or all or none\n"
@@ -352,7 +355,7 @@ main(int argc, char **argv)
 	w.conf.nworkers = 1;
 	w.conf.lambda = 1;
 	w.conf.nblocks = 16;
-	w.conf.eps = 1e-6;
+	w.conf.eps = 1e-3;
 	w.conf.max_iter = 100000;
 	w.conf.seed = 1;
 	w.conf.timeout = 60;

@@ -177,6 +177,7 @@ struct iter {
 	uint32_t	 block;
 	uint32_t	 pending;	/* servers yet to answer */
 	double		 loss, l1, nnz;	/* as the servers report them */
+	double		 kkt;		/* the servers' summed KKT violation */
 	float		*wnew;		/* the block's new weights as they come */
 	float		*slack;		/* how far the servers' may be from them */
 	uint8_t		*drop;		/* the servers' KKT verdicts */
@@ -210,6 +211,8 @@ struct dbpg {
 	float		*gubuf;		/* one push's values */
 	uint8_t		*fullpass;	/* by pass: began with every feature
 					   active */
+	double		*kktpass;	/* by pass: KKT violation (stop.c) */
+	double		 kktref;	/* the largest of a whole pass */
 	uint32_t	*order;		/* this pass's block order */
 	size_t		 passcap;
 	int		 stopping;
@@ -311,6 +314,12 @@ void	dbpg_release(struct worker *w);
 void	dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	dbpg_push(struct worker *w, uint64_t t, size_t server);
 void	dbpg_ring_changed(struct worker *w);
+
+/* stop.c */
+void	stop_pass_grow(struct dbpg *db, uint64_t p);
+void	stop_add_kkt(struct worker *w, uint64_t t, double kkt);
+double	stop_kkt_rel(const struct worker *w, uint64_t p);
+uint32_t stop_vote(const struct worker *w);
 
 /* sgd.c */
 int	sgd_run(struct worker *w);

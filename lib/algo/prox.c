@@ -49,6 +49,16 @@ ps_trust_next(float w_old, float w_new, double delta)
 	return ps_trust_after(fabs((double)w_new - (double)w_old), delta);
 }
 
+double
+ps_kkt_violation(float w, double g, double lambda)
+{
+	if (w > 0)
+		return fabs(g + lambda);
+	if (w < 0)
+		return fabs(g - lambda);
+	return fabs(g) > lambda ? fabs(g) - lambda : 0;
+}
+
 float
 ps_prox_step(float w, double g, double u, double lambda, double *delta)
 {

@@ -34,5 +34,12 @@ float	ps_prox_step(float w, double g, double u, double lambda, double *delta);
 double	ps_trust_next(float w_old, float w_new, double delta);
 /* The same rule for a step of the given length. */
 double	ps_trust_after(double step, double delta);
+/*
+ * How far w is from optimal in its coordinate, for the gradient sum g:
+ * the size of the smallest subgradient of g w + lambda |w|, that is
+ * |g + lambda sign(w)| for w != 0 and max(|g| - lambda, 0) for w = 0
+ * (LIBLINEAR's -e measures its sum; 0 at the optimum).
+ */
+double	ps_kkt_violation(float w, double g, double lambda);
 
 #endif

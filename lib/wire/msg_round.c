@@ -62,10 +62,9 @@ ps_round_reply_encode(const struct ps_round_reply *r, struct ps_msg *m)
 	m->aux[3] = res->l1_after;
 	m->aux[4] = res->nnz_after;
 	m->aux[5] = res->vote;
-	if (r->again || r->ckpt)
-		m->aux[m->naux++] = r->again;
-	if (r->ckpt)
-		m->aux[m->naux++] = 1;
+	m->aux[m->naux++] = r->again;
+	m->aux[m->naux++] = r->ckpt;
+	m->aux[m->naux++] = res->kkt;
 }
 
 int
@@ -83,6 +82,7 @@ ps_round_reply_decode(const struct ps_msg *m, struct ps_round_reply *r)
 	res->vote = m->naux >= 6 ? m->aux[5] : 0;
 	r->again = m->naux >= 7 && m->aux[6] == 1;
 	r->ckpt = m->naux >= 8 && m->aux[7] == 1;
+	res->kkt = m->naux >= 9 ? m->aux[8] : NAN;
 	return 0;
 }
 

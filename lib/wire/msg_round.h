@@ -25,6 +25,7 @@
  *                            round.c invariant 9)
  *                 7  ckpt    optional: 1 asks worker 0 to flag its next
  *                            push for a checkpoint
+ *                 8  kkt     optional: the result's kkt (NAN: absent)
  *   PULL        aux  field   (a resume pull: CURRENT, rejoin.c)
  *                 0  1       says it is one
  *                 1  round   the round the worker resumes at: the state
@@ -53,7 +54,8 @@ struct ps_dbpg_push {
 /*
  * A completed round's result, the same in every reply to its pulls: the
  * summed loss, l1 and nnz before the step, l1 and nnz after, the lowest
- * stopping vote of the workers.
+ * stopping vote of the workers, and the sum over the round's keys of
+ * their KKT violation before the step (prox.h), the stopping measure.
  */
 struct ps_round_result {
 	double	 loss;		/* NAN: the worker takes another server's */
@@ -62,6 +64,7 @@ struct ps_round_result {
 	double	 l1_after;
 	double	 nnz_after;
 	double	 vote;		/* INFINITY: no vote */
+	double	 kkt;		/* sum of ps_kkt_violation() */
 };
 
 /* The scalars of the reply to a round's pull. */

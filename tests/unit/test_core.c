@@ -21,6 +21,18 @@
 #include "util/keytab.h"
 #include "util/radix.h"
 
+/* The KKT violation: the smallest subgradient's size, 0 at an optimum. */
+static void
+test_kkt_violation(void **state)
+{
+	(void)state;
+	assert_true(ps_kkt_violation(0, 0.5, 1) == 0);	/* 0 is optimal */
+	assert_true(ps_kkt_violation(0, -3, 1) == 2);
+	assert_true(ps_kkt_violation(2, -1, 1) == 0);	/* g = -lambda */
+	assert_true(ps_kkt_violation(2, 0.5, 1) == 1.5);
+	assert_true(ps_kkt_violation(-2, 1.25, 1) == 0.25);
+}
+
 static void
 test_soft_threshold(void **state)
 {
@@ -239,6 +251,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soft_threshold),
+		cmocka_unit_test(test_kkt_violation),
 		cmocka_unit_test(test_prox_decreases_model),
 		cmocka_unit_test(test_prox_trust_rule),
 		cmocka_unit_test(test_keyhash_bijection),

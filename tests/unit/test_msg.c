@@ -48,14 +48,18 @@ test_round(void **state)
 	assert_string_equal(err, "pull with a bad filter threshold -1");
 
 	memset(&rep, 0, sizeof rep);
-	rep.result = (struct ps_round_result){ 1, 2, 3, 4, 5, 6 };
+	rep.result = (struct ps_round_result){ 1, 2, 3, 4, 5, 6, 0.25 };
 	ps_round_reply_encode(&rep, &m);
-	assert_int_equal(m.naux, 6);
+	assert_int_equal(m.naux, 9);
 	rep.ckpt = 1;
 	ps_round_reply_encode(&rep, &m);
 	assert_int_equal(ps_round_reply_decode(&m, &gotr), 0);
 	assert_true(gotr.result.loss == 1 && gotr.result.nnz_after == 5 &&
-	    gotr.result.vote == 6 && gotr.again == 0 && gotr.ckpt == 1);
+	    gotr.result.vote == 6 && gotr.again == 0 && gotr.ckpt == 1 &&
+	    gotr.result.kkt == 0.25);
+	m.naux = 8;		/* a server without the KKT sum */
+	assert_int_equal(ps_round_reply_decode(&m, &gotr), 0);
+	assert_true(isnan(gotr.result.kkt) && gotr.ckpt == 1);
 	m.naux = 4;
 	assert_int_equal(ps_round_reply_decode(&m, &gotr), -1);
 
