@@ -9,7 +9,8 @@
  * With a ring of k replicas a round's result goes to the next k servers
  * before any worker sees it, and the copies other servers send are kept
  * apart (replica.c).  It takes connections and dispatches their messages
- * (peer.c); a worker that went away may come back and resume (rejoin.c).
+ * (peer.c); a worker that went away, or was silent too long, may come
+ * back and resume (rejoin.c).
  * It writes checkpoints (checkpoint.c) and starts from a model
  * (startmodel.c).
  * All of it runs on one libevent loop in one thread.
@@ -52,6 +53,8 @@ struct peer {
 	int			 said_bye;
 	int			 proven;	/* a HELLO or REPLICATE was taken:
 						   no idle limit, never evicted */
+	double			 silence;	/* a worker's silence limit, as
+						   its HELLO said (rejoin.c) */
 	TAILQ_ENTRY(peer)	 entry;
 };
 TAILQ_HEAD(peer_list, peer);
@@ -134,6 +137,8 @@ struct online {
 	uint64_t		*batches;	/* [nworkers], said at the barrier */
 	struct peer		**done;		/* [nworkers], NULL until it finished */
 	uint32_t		 ndone;
+	int			 passed;	/* all were there: the barrier's
+						   replies went out */
 };
 
 /* The job the connected workers run; set by the first HELLO. */
@@ -157,7 +162,8 @@ struct job {
 	uint64_t		 replay_below;	/* rounds that may be replays (round.c,
 						   invariant 7); 0: none */
 	struct online		 online;	/* algorithm sgd only */
-	/* rejoin.c: workers that went away and may come back (dbpg). */
+	/* rejoin.c: workers that went away and may come back. */
+	double			 started;	/* when the first HELLO came */
 	double			 rejoin_wait;	/* seconds; 0: abort at once */
 	struct event		*rejoin_timer;
 	double			*gone_at;	/* [nworkers]: when, or 0 */
@@ -352,6 +358,8 @@ void	online_push(struct channel *ch, struct peer *p,
 void	online_pull(struct channel *ch, struct peer *p,
 	    const struct ps_msg *m);
 void	online_clear(struct channel *ch);
+void	online_gone(struct channel *ch, uint32_t id);
+uint64_t online_resume_point(const struct channel *ch, uint32_t id);
 
 /* ringchange.c */
 void	ringchange_apply(struct server *srv);
@@ -374,8 +382,8 @@ int	replica_send_store(struct channel *ch, const struct store *st,
 /* rejoin.c */
 void	rejoin_start(struct channel *ch, const struct ps_hello *hello);
 int	rejoin_gone(struct peer *p, const char *reason);
-int	rejoin_hello(struct channel *ch, struct peer *p, uint32_t id,
-	    uint64_t *resume);
+int	rejoin_hello(struct channel *ch, struct peer *p,
+	    const struct ps_hello *hello, struct ps_hello_ok *said);
 void	rejoin_pull(struct channel *ch, struct peer *p,
 	    const struct ps_msg *m, uint64_t round);
 void	rejoin_end(struct channel *ch);
