@@ -38,7 +38,8 @@ static const char usage_text[] =
 "                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
 "                 [--checkpoint-every n] [--checkpoint-secs secs]\n"
 "                 [--optimizer adagrad|ftrl] [--rejoin secs]\n"
-"                 [--timeout secs] -C host:port | -r ring shard.pss\n";
+"                 [--silence-limit secs] [--timeout secs]\n"
+"                 -C host:port | -r ring shard.pss\n";
 
 static void
 usage(int status)
@@ -57,6 +58,14 @@ usage(int status)
 	    "  -T, --test file        score this test shard after each pass or epoch\n"
 	    "  -a, --auth-secret file prove to every server (and the -C coordinator)\n"
 	    "                         that we know this secret (their -a file; mode 0600)\n"
+	    "      --rejoin secs      if this worker dies, the servers wait this long for\n"
+	    "                         it to be started again (ps-train does) instead of\n"
+	    "                         ending the job; it then resumes (default 0)\n"
+	    "      --silence-limit secs  the servers take this worker for hung when it\n"
+	    "                         sends nothing for secs, close its connections and\n"
+	    "                         wait for it as for a dead one; it pings a server it\n"
+	    "                         has not written to for secs/4 (at most 1 s)\n"
+	    "                         (default 0: no limit)\n"
 	    "dbpg:\n"
 	    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
 	    "  -e, --epsilon x        stop when a pass changes the objective by less (default 1e-6)\n"
@@ -66,9 +75,6 @@ usage(int status)
 	    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
 	    "                         sgd takes only lz4 and fp16, default none)\n"
 	    "  -z, --lz4              the same as adding lz4 to the filters\n"
-	    "      --rejoin secs      if this worker dies, the servers wait this long for\n"
-	    "                         it to be started again (ps-train does) instead of\n"
-	    "                         ending the job; it then resumes (default 0)\n"
 	    "      --checkpoint-every n  worker 0: the servers write a checkpoint\n"
 	    "                         (ps-server -k) after every n-th iteration (sgd:\n"
 	    "                         mini-batch)\n"
@@ -134,7 +140,7 @@ worker_check_filters(struct worker_conf *c, int given, int lz4)
 /* The options without a short form; OPT_ALPHA to OPT_OPTIMIZER are sgd's. */
 enum {
 	OPT_TIMEOUT = 1, OPT_ALPHA, OPT_BATCH, OPT_BETA, OPT_EPOCHS, OPT_L2,
-	OPT_OPTIMIZER, OPT_REJOIN, OPT_CKPT_EVERY, OPT_CKPT_SECS
+	OPT_OPTIMIZER, OPT_REJOIN, OPT_SILENCE, OPT_CKPT_EVERY, OPT_CKPT_SECS
 };
 
 static const struct option worker_longopts[] = {
@@ -162,6 +168,7 @@ static const struct option worker_longopts[] = {
 	{ "test", required_argument, NULL, 'T' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "rejoin", required_argument, NULL, OPT_REJOIN },
+	{ "silence-limit", required_argument, NULL, OPT_SILENCE },
 	{ "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
 	{ "checkpoint-secs", required_argument, NULL, OPT_CKPT_SECS },
 	{ "lifeline", no_argument, NULL, 'L' },
@@ -272,6 +279,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		case 'T': c->test_path = optarg; break;
 		case OPT_TIMEOUT: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
 		case OPT_REJOIN: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
+		case OPT_SILENCE: c->silence = parse_num("silence limit", optarg, 0, PS_HELLO_REJOIN_MAX); break;
 		case OPT_CKPT_EVERY: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
 		case OPT_CKPT_SECS: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
 		case 'L': c->lifeline = 1; break;
