@@ -404,6 +404,13 @@ links_send(struct worker *w, size_t server, const struct ps_msg *m)
 	comeback_sent(w, server, m);
 }
 
+/* How often a silence limit wants a ping: a quarter of it, at most 1 s. */
+double
+links_ping_every(const struct worker *w)
+{
+	return w->conf.silence > 0 ? fmin(1, w->conf.silence / 4) : 1;
+}
+
 /*
  * Ping each server this worker has sent nothing to for every seconds (a
  * CURRENT pull of no keys): at the end barrier, so that a hung server is
@@ -456,7 +463,7 @@ links_step(struct worker *w, const char *what)
 	event_base_loop(w->base, EVLOOP_ONCE);
 	failover_check(w);
 	if (w->conf.silence > 0)
-		links_keepalive(w, fmin(1, w->conf.silence / 4));
+		links_keepalive(w, links_ping_every(w));
 	if (ps_clock_now() - w->last_progress <= w->conf.timeout)
 		return;
 	quiet = w->links[0];

@@ -336,7 +336,11 @@ worker_orphaned_cb(void *arg)
 	fatalx(EX_TEMPFAIL, "the launcher is gone (standard input closed)");
 }
 
-/* The tick wakes the loop every second so that waits can time out. */
+/*
+ * The tick wakes the loop every second, or as often as the pings of a
+ * silence limit go (links_ping_every), so that waits can time out and
+ * the pings go out while nothing else comes in.
+ */
 static void
 worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -349,6 +353,7 @@ main(int argc, char **argv)
 	struct ps_lifeline *lifeline = NULL;
 	char err[512];
 	int verbose = 0, status;
+	double tick;
 
 	memset(&w, 0, sizeof w);
 	w.conf.nworkers = 1;
@@ -379,7 +384,9 @@ main(int argc, char **argv)
 	if ((w.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
 	w.tick = event_new(w.base, -1, EV_PERSIST, worker_tick_cb, NULL);
-	event_add(w.tick, &(struct timeval){ .tv_sec = 1 });
+	tick = links_ping_every(&w);
+	event_add(w.tick, &(struct timeval){ .tv_sec = (time_t)tick,
+	    .tv_usec = (suseconds_t)((tick - (time_t)tick) * 1e6) });
 	if (w.conf.lifeline && (lifeline = ps_lifeline_watch(w.base,
 	    STDIN_FILENO, worker_orphaned_cb, NULL, err, sizeof err)) == NULL)
 		fatalx(EX_USAGE, "--lifeline: %s", err);

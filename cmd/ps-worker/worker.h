@@ -321,6 +321,7 @@ void	links_bye(struct worker *w);
 void	links_recv(struct link *l, struct ps_msg *m);
 int	links_all_hello(const struct worker *w);
 void	links_keepalive(struct worker *w, double every);
+double	links_ping_every(const struct worker *w);
 void	links_run(struct worker *w, int (*advance)(struct worker *),
 	    const char *unit, const uint64_t *t);
 
