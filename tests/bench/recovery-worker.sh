@@ -90,11 +90,7 @@ run() {
 	_tp=$!
 	bench_pids="$bench_pids $_tp"
 	if [ $# -eq 3 ]; then
-		_tsv=$_d/worker-0.tsv
-		until [ -f "$_tsv" ] && [ "$(wc -l <"$_tsv")" -ge "$3" ]; do
-			kill -0 $_tp 2>/dev/null || bench_die "ps-train ended early in $_d"
-			sleep 0.01
-		done
+		bench_wait_lines "$_d/worker-0.tsv" "$3" $_tp "$_d"
 		kill "-$sig" "$(cat "$_d/worker-$2.pid")"
 	fi
 	wait $_tp || bench_die "ps-train failed in $_d: $(tail -n 3 "$_d.err")"
