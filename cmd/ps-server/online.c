@@ -37,6 +37,16 @@
  *     mini-batches of all workers, its epochs (the store's, which a later
  *     job starts from) the store's before the job plus the mean of the
  *     workers'.  A pull without them leaves what the pushes said.
+ *  7. A worker that goes away in a job that waits for it (rejoin.c) and
+ *     comes back resumes at next_t, the mini-batch after the last one of
+ *     its applied here; its worker takes the lowest such point over the
+ *     servers, and pushes from there again: a server that applied one of
+ *     them refuses it by invariant 1, so no push is applied twice, and
+ *     pushes of the old process that were still in flight were either
+ *     read before its connection closed (and counted in next_t) or were
+ *     lost with it.  Its epochs of data are as they were; if it was at
+ *     the end barrier, it is taken off it until it comes there again,
+ *     and answered at once then if the others passed it meanwhile.
  */
 #include "config.h"
 
@@ -74,9 +84,32 @@ online_start(struct channel *ch)
 	on->batches = xcalloc(ch->job.nworkers, sizeof *on->batches);
 	on->done = xcalloc(ch->job.nworkers, sizeof *on->done);
 	on->ndone = 0;
+	on->passed = 0;
 	on->base = ch->store.z != NULL ? ch->store.epochs : 0;
 	opt = online_opt(ch);
 	store_online_begin(&ch->store, &opt);
+}
+
+/*
+ * Invariant 7: worker id went away (rejoin.c): if it waited at the end
+ * barrier, it waits there no longer.
+ */
+void
+online_gone(struct channel *ch, uint32_t id)
+{
+	struct online *on = &ch->job.online;
+
+	if (on->done[id] == NULL)
+		return;
+	on->done[id] = NULL;
+	on->ndone--;
+}
+
+/* Invariant 7: where worker id resumes, coming back: its next push. */
+uint64_t
+online_resume_point(const struct channel *ch, uint32_t id)
+{
+	return ch->job.online.next_t[id];
 }
 
 /* The job ended: drop its online state; the store keeps (z, n). */
@@ -209,13 +242,30 @@ online_barrier_sums(struct channel *ch)
 	ch->job.rounds_done = batches;
 }
 
-/* Invariant 5: the end barrier. */
+/* Invariant 5: the reply to the end barrier's pulls. */
+static void
+online_barrier_reply(const struct channel *ch, struct ps_msg *reply)
+{
+	struct ps_current_reply said = { 0, 0, 0 };
+
+	memset(reply, 0, sizeof *reply);
+	reply->type = PS_MSG_PULL_REPLY;
+	reply->flags = PS_MSG_F_NOKEYS;
+	reply->ring_version = ch->job.ring_version;
+	said.l1 = ch->store.l1;
+	said.nnz = (double)ch->store.nnz;
+	ps_current_reply_encode(&said, reply);
+}
+
+/*
+ * Invariant 5: the end barrier.  A worker that comes back to it after it
+ * was passed (invariant 7) is answered at once.
+ */
 void
 online_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 {
 	struct online *on = &ch->job.online;
 	struct ps_ftrl opt;
-	struct ps_current_reply said = { 0, 0, 0 };
 	struct ps_msg reply;
 	uint32_t i;
 
@@ -227,18 +277,18 @@ online_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 	online_barrier_counts(ch, p->worker_id, m);
 	if (++on->ndone < ch->job.nworkers)
 		return;
+	if (on->passed) {
+		online_barrier_reply(ch, &reply);
+		peer_send(p, &reply);
+		return;
+	}
 	online_barrier_sums(ch);
 	opt = online_opt(ch);
 	store_online_refresh(&ch->store, &opt);
-	memset(&reply, 0, sizeof reply);
-	reply.type = PS_MSG_PULL_REPLY;
-	reply.flags = PS_MSG_F_NOKEYS;
-	reply.ring_version = ch->job.ring_version;
-	said.l1 = ch->store.l1;
-	said.nnz = (double)ch->store.nnz;
-	ps_current_reply_encode(&said, &reply);
+	online_barrier_reply(ch, &reply);
 	for (i = 0; i < ch->job.nworkers; i++)
 		peer_send(on->done[i], &reply);
+	on->passed = 1;
 	log_info("job on channel %u: every worker pushed its last "
 	    "mini-batch; l1 %g, l2 %g at the end", ch->id, opt.l1, opt.l2);
 }

@@ -176,7 +176,7 @@ peer_hello(struct server *srv, struct peer *p, const struct ps_msg *m)
 	struct channel *ch = channel_get(srv, m->channel, 1);
 	struct job *job;
 	struct ps_hello h;
-	struct ps_hello_ok said = { 0, 0 };
+	struct ps_hello_ok said = { 0, 0, 0, -1 };
 	struct ps_msg ok;
 	char err[512];
 	uint32_t id;
@@ -211,8 +211,7 @@ peer_hello(struct server *srv, struct peer *p, const struct ps_msg *m)
 		peer_fail(p, "worker %u is already connected", id);
 		return;
 	} else {
-		job->nhello += !srv->failover->worker_hello(ch, p, id,
-		    &said.resume);
+		job->nhello += !srv->failover->worker_hello(ch, p, &h, &said);
 		job->workers[id] = p;
 	}
 	rounds_resumed(ch, &h);

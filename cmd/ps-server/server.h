@@ -12,7 +12,8 @@
  *
  * That is the serving path.  What keeps a job going when a server or a
  * worker goes is in failover/ (failover/failover.h): the coordinator's
- * ring and who owns a key, replicas, handoff, workers that come back.
+ * ring and who owns a key, replicas, handoff, workers that come back
+ * after going away or being silent too long.
  * Failover calls the serving path directly; the serving path calls
  * failover only through struct failover_ops below, which ps-server.c
  * hands to server_open.  So the calls between them run one way.
@@ -64,8 +65,8 @@ struct failover_ops {
 	/* rejoin.c: dbpg workers that went away and come back. */
 	void	(*job_start)(struct channel *, const struct ps_hello *);
 	void	(*job_end)(struct channel *);
-	int	(*worker_hello)(struct channel *, struct peer *, uint32_t id,
-		    uint64_t *resume);
+	int	(*worker_hello)(struct channel *, struct peer *,
+		    const struct ps_hello *, struct ps_hello_ok *said);
 	int	(*worker_gone)(struct peer *, const char *reason);
 	void	(*resume_pull)(struct channel *, struct peer *,
 		    const struct ps_msg *, uint64_t round);
@@ -88,6 +89,8 @@ struct peer {
 	int			 said_bye;
 	int			 proven;	/* a HELLO or REPLICATE was taken:
 						   no idle limit, never evicted */
+	double			 silence;	/* a worker's silence limit, as
+						   its HELLO said (rejoin.c) */
 	TAILQ_ENTRY(peer)	 entry;
 };
 TAILQ_HEAD(peer_list, peer);
@@ -170,6 +173,8 @@ struct online {
 	uint64_t		*batches;	/* [nworkers], said at the barrier */
 	struct peer		**done;		/* [nworkers], NULL until it finished */
 	uint32_t		 ndone;
+	int			 passed;	/* all were there: the barrier's
+						   replies went out */
 };
 
 /* The job the connected workers run; set by the first HELLO. */
@@ -193,7 +198,8 @@ struct job {
 	uint64_t		 replay_below;	/* rounds that may be replays (round.c,
 						   invariant 7); 0: none */
 	struct online		 online;	/* algorithm sgd only */
-	/* failover/rejoin.c: workers that went away and may come back (dbpg). */
+	/* failover/rejoin.c: workers that went away and may come back. */
+	double			 started;	/* when the first HELLO came */
 	double			 rejoin_wait;	/* seconds; 0: abort at once */
 	struct event		*rejoin_timer;
 	double			*gone_at;	/* [nworkers]: when, or 0 */
@@ -387,6 +393,8 @@ void	online_push(struct channel *ch, struct peer *p,
 void	online_pull(struct channel *ch, struct peer *p,
 	    const struct ps_msg *m);
 void	online_clear(struct channel *ch);
+void	online_gone(struct channel *ch, uint32_t id);
+uint64_t online_resume_point(const struct channel *ch, uint32_t id);
 
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);

@@ -9,10 +9,13 @@
  * and the links are rebuilt for it (links_rebuild), for at most the
  * timeout.  Replies stamped with another ring version than the worker's
  * are from before a change and are ignored: what they answer is sent
- * again under the new ring.
+ * again under the new ring.  Under a silence limit (--silence-limit) it
+ * pings each server it has not written to for a while
+ * (links_keepalive).
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,7 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "wire/msg_ctl.h"
+#include "wire/msg_online.h"
 #include "worker.h"
 
 /* Seconds allowed for connecting to one server. */
@@ -45,6 +49,46 @@ link_keys_missing(struct worker *w, struct link *l, const struct ps_msg *m)
 }
 
 /*
+ * The answer to a ping or to the probe (PING_TIMESTAMP, PROBE_TIMESTAMP):
+ * proof that the server is there and has handled what went before it.
+ * A checkpoint request it passes on is taken (ckpt.c).
+ */
+static void
+link_pong(struct worker *w, struct link *l, const struct ps_msg *m)
+{
+	struct ps_current_reply rep;
+
+	if (ps_current_reply_decode(m, &rep) == 0 && rep.ckpt)
+		ckpt_requested(w, m->timestamp);
+	if (m->timestamp == PROBE_TIMESTAMP)
+		comeback_served(w);
+}
+
+/* Is m the answer to a ping or to the probe? */
+static int
+link_is_pong(const struct ps_msg *m)
+{
+	return m->type == PS_MSG_PULL_REPLY && (m->flags & PS_MSG_F_CURRENT) &&
+	    (m->timestamp == PING_TIMESTAMP || m->timestamp == PROBE_TIMESTAMP);
+}
+
+/* What a HELLO_OK says: where to resume, the job's age, the absence. */
+static void
+link_hello_ok(struct link *l, const struct ps_msg *m)
+{
+	struct ps_hello_ok ok;
+
+	l->hello_ok = 1;
+	ps_hello_ok_decode(m, &ok);
+	l->resume = ok.resume;
+	if (ok.nnz > 0)
+		l->nnz = ok.nnz;
+	l->age = ok.age;
+	l->away = ok.away;
+	l->hello_at = ps_clock_now();
+}
+
+/*
  * Who owns a message: its dispatcher, links_recv.  It releases each
  * message once, after link_route returned; no handler releases the
  * message it is given, and one that needs its keys, values or blob later
@@ -56,7 +100,6 @@ static void
 link_route(struct link *l, struct ps_msg *m)
 {
 	struct worker *w = l->w;
-	struct ps_hello_ok ok;
 
 	if (m->ring_version != w->ring.version &&
 	    (m->type == PS_MSG_PULL_REPLY || m->type == PS_MSG_KEYS_MISSING)) {
@@ -74,18 +117,19 @@ link_route(struct link *l, struct ps_msg *m)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent a %s naming a key "
 		    "list this worker does not hold", l->index, l->addr,
 		    ps_msg_type_name(m->type));
-	l->last_rx = l->w->last_progress = ps_clock_now();
+	/* A pong says the server is there, not that the job moves. */
+	l->last_rx = ps_clock_now();
+	if (!link_is_pong(m))
+		w->last_progress = l->last_rx;
 	failover_heard(w, m);
 	switch (m->type) {
 	case PS_MSG_HELLO_OK:
-		l->hello_ok = 1;
-		ps_hello_ok_decode(m, &ok);
-		l->resume = ok.resume;
-		if (ok.nnz > 0)
-			l->nnz = ok.nnz;
+		link_hello_ok(l, m);
 		break;
 	case PS_MSG_PULL_REPLY:
-		if ((m->flags & PS_MSG_F_CURRENT) &&
+		if (link_is_pong(m))
+			link_pong(w, l, m);
+		else if ((m->flags & PS_MSG_F_CURRENT) &&
 		    m->timestamp == EVALTEST_TIMESTAMP)
 			evaltest_reply(w, l, m);
 		else if ((m->flags & PS_MSG_F_CURRENT) &&
@@ -210,6 +254,7 @@ link_hello(struct worker *w, size_t i)
 	h.opt = w->conf.opt;
 	h.resumed = w->failover.count > 0 ? w->dbpg.t_next + 1 : 0;
 	h.rejoin = w->conf.rejoin;
+	h.silence = w->conf.silence;
 	memset(&hello, 0, sizeof hello);
 	hello.type = PS_MSG_HELLO;
 	hello.flags = PS_MSG_F_NOKEYS;
@@ -228,7 +273,7 @@ link_new(struct worker *w, size_t i)
 	l->w = w;
 	l->index = (uint32_t)i;
 	l->addr = w->ring.servers[i].addr;
-	l->last_rx = ps_clock_now();
+	l->last_rx = l->last_tx = ps_clock_now();
 	link_connect(w, l);
 	return l;
 }
@@ -247,6 +292,7 @@ links_open(struct worker *w)
 	}
 	while (!links_all_hello(w))
 		links_step(w, "the servers' hello");
+	comeback_begin(w);
 }
 
 /*
@@ -358,6 +404,35 @@ links_send(struct worker *w, size_t server, const struct ps_msg *m)
 	if (ps_conn_send(w->links[server]->conn, &on) < 0)
 		fatalx(EX_SOFTWARE, "cannot encode %s for server %zu (%s)",
 		    ps_msg_type_name(m->type), server, w->links[server]->addr);
+	w->links[server]->last_tx = ps_clock_now();
+	comeback_sent(w, server, m);
+}
+
+/* How often a silence limit wants a ping: a quarter of it, at most 1 s. */
+double
+links_ping_every(const struct worker *w)
+{
+	return w->conf.silence > 0 ? fmin(1, w->conf.silence / 4) : 1;
+}
+
+/*
+ * Ping each server this worker has sent nothing to for every seconds (a
+ * CURRENT pull of no keys): at the end barrier, so that a hung server is
+ * noticed, and under a silence limit, so that the servers do not take
+ * a worker that waits for a round for hung.
+ */
+void
+links_keepalive(struct worker *w, double every)
+{
+	double now = ps_clock_now();
+	struct ps_msg m;
+	size_t s;
+
+	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_CURRENT, PING_TIMESTAMP);
+	for (s = 0; s < w->nlinks; s++)
+		if (w->links[s]->conn != NULL && w->links[s]->hello_ok &&
+		    now - w->links[s]->last_tx >= every)
+			links_send(w, s, &m);
 }
 
 /* The counters of every link so far, closed ones included. */
@@ -391,6 +466,8 @@ links_step(struct worker *w, const char *what)
 
 	event_base_loop(w->base, EVLOOP_ONCE);
 	failover_check(w);
+	if (w->conf.silence > 0)
+		links_keepalive(w, links_ping_every(w));
 	if (ps_clock_now() - w->last_progress <= w->conf.timeout)
 		return;
 	quiet = w->links[0];

@@ -38,7 +38,7 @@ static const char usage_text[] =
 "                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
 "                 [--checkpoint-every n] [--checkpoint-secs secs]\n"
 "                 [--optimizer adagrad|ftrl] [--rejoin secs] [--trace file]\n"
-"                 [--timeout secs]\n"
+"                 [--silence-limit secs] [--timeout secs]\n"
 "                 -C host:port [--coordinator-wait secs] | -r ring shard.pss\n";
 
 static void
@@ -61,6 +61,14 @@ usage(int status)
 	    "  -T, --test file        score this test shard after each pass or epoch\n"
 	    "  -a, --auth-secret file prove to every server (and the -C coordinator)\n"
 	    "                         that we know this secret (their -a file; mode 0600)\n"
+	    "      --rejoin secs      if this worker dies, the servers wait this long for\n"
+	    "                         it to be started again (ps-train does) instead of\n"
+	    "                         ending the job; it then resumes (default 0)\n"
+	    "      --silence-limit secs  the servers take this worker for hung when it\n"
+	    "                         sends nothing for secs, close its connections and\n"
+	    "                         wait for it as for a dead one; it pings a server it\n"
+	    "                         has not written to for secs/4 (at most 1 s)\n"
+	    "                         (default 0: no limit)\n"
 	    "dbpg:\n"
 	    "  -b, --blocks n         feature blocks per pass (default 16; same on all workers)\n"
 	    "  -e, --epsilon x        stop when a pass's KKT violation, relative to the\n"
@@ -73,9 +81,6 @@ usage(int status)
 	    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
 	    "                         sgd takes only lz4 and fp16, default none)\n"
 	    "  -z, --lz4              the same as adding lz4 to the filters\n"
-	    "      --rejoin secs      if this worker dies, the servers wait this long for\n"
-	    "                         it to be started again (ps-train does) instead of\n"
-	    "                         ending the job; it then resumes (default 0)\n"
 	    "      --checkpoint-every n  worker 0: the servers write a checkpoint\n"
 	    "                         (ps-server -k) after every n-th iteration (sgd:\n"
 	    "                         mini-batch)\n"
@@ -143,8 +148,8 @@ worker_check_filters(struct worker_conf *c, int given, int lz4)
 /* The options without a short form; OPT_ALPHA to OPT_OPTIMIZER are sgd's. */
 enum {
 	OPT_TIMEOUT = 1, OPT_ALPHA, OPT_BATCH, OPT_BETA, OPT_EPOCHS, OPT_L2,
-	OPT_OPTIMIZER, OPT_REJOIN, OPT_CKPT_EVERY, OPT_CKPT_SECS, OPT_TRACE,
-	OPT_COORD_WAIT
+	OPT_OPTIMIZER, OPT_REJOIN, OPT_SILENCE, OPT_CKPT_EVERY, OPT_CKPT_SECS,
+	OPT_TRACE, OPT_COORD_WAIT
 };
 
 static const struct option worker_longopts[] = {
@@ -173,6 +178,7 @@ static const struct option worker_longopts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "coordinator-wait", required_argument, NULL, OPT_COORD_WAIT },
 	{ "rejoin", required_argument, NULL, OPT_REJOIN },
+	{ "silence-limit", required_argument, NULL, OPT_SILENCE },
 	{ "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
 	{ "checkpoint-secs", required_argument, NULL, OPT_CKPT_SECS },
 	{ "lifeline", no_argument, NULL, 'L' },
@@ -285,6 +291,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		case OPT_TIMEOUT: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
 		case OPT_COORD_WAIT: c->coord_wait = parse_num("coordinator wait", optarg, 0, 1e6); break;
 		case OPT_REJOIN: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
+		case OPT_SILENCE: c->silence = parse_num("silence limit", optarg, 0, PS_HELLO_REJOIN_MAX); break;
 		case OPT_CKPT_EVERY: c->ckpt_every = (uint64_t)parse_num("checkpoint interval", optarg, 1, 1e15); break;
 		case OPT_CKPT_SECS: c->ckpt_secs = parse_num("checkpoint interval", optarg, 0.001, 1e9); break;
 		case 'L': c->lifeline = 1; break;
@@ -337,7 +344,11 @@ worker_orphaned_cb(void *arg)
 	fatalx(EX_TEMPFAIL, "the launcher is gone (standard input closed)");
 }
 
-/* The tick wakes the loop every second so that waits can time out. */
+/*
+ * The tick wakes the loop every second, or as often as the pings of a
+ * silence limit go (links_ping_every), so that waits can time out and
+ * the pings go out while nothing else comes in.
+ */
 static void
 worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -350,6 +361,7 @@ main(int argc, char **argv)
 	struct ps_lifeline *lifeline = NULL;
 	char err[512];
 	int verbose = 0, status;
+	double tick;
 
 	memset(&w, 0, sizeof w);
 	w.conf.nworkers = 1;
@@ -381,7 +393,9 @@ main(int argc, char **argv)
 	if ((w.base = event_base_new()) == NULL)
 		fatalx(EX_OSERR, "cannot create event loop");
 	w.tick = event_new(w.base, -1, EV_PERSIST, worker_tick_cb, NULL);
-	event_add(w.tick, &(struct timeval){ .tv_sec = 1 });
+	tick = links_ping_every(&w);
+	event_add(w.tick, &(struct timeval){ .tv_sec = (time_t)tick,
+	    .tv_usec = (suseconds_t)((tick - (time_t)tick) * 1e6) });
 	if (w.conf.lifeline && (lifeline = ps_lifeline_watch(w.base,
 	    STDIN_FILENO, worker_orphaned_cb, NULL, err, sizeof err)) == NULL)
 		fatalx(EX_USAGE, "--lifeline: %s", err);

@@ -34,6 +34,12 @@
  *     --checkpoint-every mini-batches or --checkpoint-secs seconds, when a
  *     reply said one was requested, and, with either option, after the
  *     end barrier, when the servers hold the final model.
+ *  f. a worker started again during the job (comeback.c) resumes at the
+ *     mini-batch the servers say: the lowest over them of the one after
+ *     the last of its pushes each applied.  A server that applied one of
+ *     the mini-batches it then pushes again refuses it as a duplicate, so
+ *     each server applies each mini-batch once.  The epoch's progressive
+ *     loss counts from there; the progress header is not printed again.
  */
 #include "config.h"
 
@@ -173,7 +179,7 @@ sgd_reply_barrier(struct worker *w, struct link *l, struct ps_msg *m)
 	sg->barrier--;
 }
 
-/* A server's weights for a mini-batch in flight, or a barrier or ping reply. */
+/* A server's weights for a mini-batch in flight, or a barrier reply. */
 void
 sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
@@ -187,8 +193,6 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		sgd_reply_barrier(w, l, m);
 		return;
 	}
-	if (m->timestamp == SGD_PING_TIMESTAMP)
-		return;
 	/* No slot before the run began: slots is NULL, t_next 0. */
 	if (m->timestamp >= sg->t_done && m->timestamp < sg->t_next)
 		sl = sgd_slot(w, m->timestamp);
@@ -333,41 +337,73 @@ sgd_may_start(const struct worker *w)
 	return sg->t_next < sg->total && sg->t_next - sg->t_done <= sg->tau;
 }
 
-/* Rule d: the end barrier, with a ping to each server every second. */
+/*
+ * Rule d: the end barrier, with a ping to each server every second.  The
+ * wait is for the other workers, however long they take (one may be
+ * started again); each server must answer its pings within the timeout.
+ */
 static void
 sgd_barrier(struct worker *w)
 {
 	struct sgd *sg = &w->sgd;
-	double last_ping = ps_clock_now();
 	struct ps_msg m;
 
-	memset(&m, 0, sizeof m);
-	m.type = PS_MSG_PULL;
-	m.flags = PS_MSG_F_NOKEYS;
-	m.sender = w->conf.id;
-	m.timestamp = sg->total;	/* its mini-batches, and epochs: */
-	m.ring_version = w->ring.version;
+	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_NOKEYS, sg->total);
+	/* its mini-batches, the timestamp, and epochs: */
 	ps_barrier_pull_encode((double)sg->rows / (double)w->ds.nrows, &m);
 	links_send_all(w, &m);
 	sg->barrier = (uint32_t)w->nlinks;
-	m.naux = 0;		/* a ping: a CURRENT pull of no keys */
-	m.flags = PS_MSG_F_CURRENT;
-	m.timestamp = SGD_PING_TIMESTAMP;
 	while (sg->barrier > 0) {
-		if (ps_clock_now() - last_ping >= 1) {
-			links_send_all(w, &m);
-			last_ping = ps_clock_now();
-		}
+		w->last_progress = ps_clock_now();
+		links_keepalive(w, 1);
 		links_step(w, "the other workers to finish");
 		links_check_each(w, "the other workers to finish");
 	}
 }
 
-/* The run's state and the progress header. */
+/*
+ * Rule f: a worker started again resumes at mini-batch r > 0, which the
+ * servers said (comeback.c): the rows of the mini-batches before it are
+ * done, and this epoch's order is drawn again.
+ */
+static void
+sgd_resume(struct worker *w, uint64_t r)
+{
+	struct sgd *sg = &w->sgd;
+	uint32_t nb = sg->bt.nbatches;
+	uint64_t t;
+
+	if (r > sg->total)
+		fatalx(EX_PROTOCOL, "the servers resume this worker at "
+		    "mini-batch %llu of %llu", (unsigned long long)r,
+		    (unsigned long long)sg->total);
+	sg->t_next = sg->t_done = r;
+	sg->rows = r / nb * w->ds.nrows;	/* whole epochs, then this one's */
+	if (r % nb != 0)
+		plan_shuffle(sg->order, nb, w->conf.seed, r / nb);
+	for (t = r / nb * nb; t < r; t++)
+		sg->rows += sg->bt.roff[sg->order[t % nb] + 1] -
+		    sg->bt.roff[sg->order[t % nb]];
+	log_info("restarted: the servers resume this worker at mini-batch "
+	    "%llu of %llu", (unsigned long long)r,
+	    (unsigned long long)sg->total);
+}
+
+/*
+ * The run's state; for a worker started again, the point it resumes at
+ * (rule f); the progress header unless that is past the start (then its
+ * first run printed it).
+ */
 void
 sgd_begin(struct worker *w)
 {
+	uint64_t r = w->comeback.back ? resume_point(w) : 0;
+
 	sgd_init(w);
+	if (r > 0) {
+		sgd_resume(w, r);
+		return;
+	}
 	printf("epoch\tbatch\tsecs\trows\tprogressive_logloss\tnnz\t"
 	    "test_logloss\ttest_auc\tbytes_sent\tbytes_recv");
 	filters_print_header();

@@ -7,7 +7,8 @@
  * Gradient iterations (dbpg.c) over feature blocks split by server
  * (plan.c), or asynchronous SGD (sgd.c) over mini-batches of rows
  * (batches.c).  Either scores a test shard now and then (evaltest.c).  A
- * dbpg worker started again during its job resumes it (resume.c).  One
+ * worker started again during its job resumes it (comeback.c; dbpg:
+ * resume.c).  One
  * thread, one libevent loop; all computation happens in the main loop,
  * callbacks only record replies.
  */
@@ -46,8 +47,10 @@ struct worker_conf {
 	double		 timeout;	/* seconds without progress before giving up */
 	int		 lifeline;	/* --lifeline: stdin's EOF ends us */
 	const char	*trace_path;	/* --trace, or NULL */
-	double		 rejoin;	/* dbpg: seconds the servers wait for this
-					   worker to come back (resume.c) */
+	double		 rejoin;	/* seconds the servers wait for this
+					   worker to come back (comeback.c) */
+	double		 silence;	/* seconds of silence before the servers
+					   take it for hung (links.c pings) */
 	double		 beta;		/* row-count factor of the curvature bound */
 	double		 kkt;		/* inactive when w = 0 and |G| <= kkt lambda */
 	unsigned	 filters;	/* FILTER_* */
@@ -82,11 +85,14 @@ struct filter_counts {
 
 /*
  * Timestamps of CURRENT pulls that are not a mini-batch's: the test set's
- * weights (evaltest.c) and the liveness pings at the end barrier (sgd.c).
+ * weights (evaltest.c), the liveness pings (links.c: at the end barrier
+ * and under a silence limit), a dbpg resume and the probe behind a
+ * restarted worker's first push (comeback.c).
  */
 #define EVALTEST_TIMESTAMP	UINT64_MAX
-#define SGD_PING_TIMESTAMP	(UINT64_MAX - 1)
+#define PING_TIMESTAMP		(UINT64_MAX - 1)
 #define RESUME_TIMESTAMP	(UINT64_MAX - 2)	/* resume.c */
+#define PROBE_TIMESTAMP		(UINT64_MAX - 3)	/* comeback.c */
 
 /* plan.c: local features by block, ascending ids within a block. */
 struct plan {
@@ -152,10 +158,15 @@ struct link {
 	uint64_t	 resume;	/* HELLO_OK: the round to resume at */
 	double		 nnz;		/* HELLO_OK: the server's non-zero
 					   weights (a job's starting model) */
+	double		 age;		/* HELLO_OK: the job's age there */
+	double		 away;		/* HELLO_OK: this worker was away so
+					   long; -1: new to the job */
+	double		 hello_at;	/* when the HELLO_OK came */
 	int		 resumed;	/* resume.c: its weights came */
 	uint32_t	*resume_pos;	/* resume.c: plan positions asked for */
 	size_t		 resume_n;
 	double		 last_rx;	/* when it last sent us anything */
+	double		 last_tx;	/* when we last sent it anything */
 	double		 lost_at;	/* when it went away */
 };
 
@@ -230,6 +241,19 @@ struct evaltest {
 	double		 l1, nnz;
 };
 
+/*
+ * comeback.c: a worker started again during its job, as the servers'
+ * HELLO_OKs say, and the probe that times its recovery.
+ */
+enum { PROBE_NONE, PROBE_ARMED, PROBE_SENT };
+struct comeback {
+	int		 back;		/* a server says it came back */
+	double		 gone_into;	/* seconds into the job it went away */
+	double		 away;		/* how long it was away, by then */
+	double		 hello_at;	/* when that server's HELLO_OK came */
+	int		 probe;		/* PROBE_* */
+};
+
 struct worker {
 	struct worker_conf	 conf;
 	struct event_base	*base;
@@ -253,6 +277,7 @@ struct worker {
 	struct filter_counts	 counts;
 	struct dbpg		 dbpg;
 	struct sgd		 sgd;
+	struct comeback		 comeback;
 	struct ps_trace		*trace;		/* --trace: pushes and acks */
 };
 
@@ -302,6 +327,8 @@ void	links_check_each(struct worker *w, const char *what);
 void	links_bye(struct worker *w);
 void	links_recv(struct link *l, struct ps_msg *m);
 int	links_all_hello(const struct worker *w);
+void	links_keepalive(struct worker *w, double every);
+double	links_ping_every(const struct worker *w);
 void	links_run(struct worker *w, int (*advance)(struct worker *),
 	    const char *unit, const uint64_t *t);
 
@@ -327,6 +354,11 @@ void	sgd_begin(struct worker *w);
 int	sgd_advance(struct worker *w);
 void	sgd_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	sgd_release(struct sgd *sg);
+
+/* comeback.c */
+void	comeback_begin(struct worker *w);
+void	comeback_sent(struct worker *w, size_t server, const struct ps_msg *m);
+void	comeback_served(struct worker *w);
 
 /* resume.c */
 uint64_t resume_point(const struct worker *w);

@@ -40,7 +40,7 @@ ps_algorithm_parse(const char *name)
 enum {
 	AUX_WORKER, AUX_NWORKERS, AUX_SERVER, AUX_NSERVERS, AUX_RING,
 	AUX_LAMBDA, AUX_KKT, AUX_ALGORITHM, AUX_OPTIMIZER, AUX_ALPHA,
-	AUX_BETA, AUX_L1, AUX_L2, AUX_RESUMED, AUX_REJOIN
+	AUX_BETA, AUX_L1, AUX_L2, AUX_RESUMED, AUX_REJOIN, AUX_SILENCE
 };
 /* Scalars before the optional ones, as the online path sends them. */
 #define HELLO_JOB_NAUX	AUX_RESUMED
@@ -69,6 +69,7 @@ ps_hello_encode(const struct ps_hello *h, struct ps_msg *m)
 	}
 	a[AUX_RESUMED] = (double)h->resumed;
 	a[AUX_REJOIN] = h->rejoin;
+	a[AUX_SILENCE] = h->silence;
 	m->naux = PS_HELLO_NAUX_MAX;
 }
 
@@ -151,6 +152,10 @@ ps_hello_decode(const struct ps_msg *m, struct ps_hello *h, char *err,
 	h->rejoin = m->naux > AUX_REJOIN ? a[AUX_REJOIN] : 0;
 	if (!(h->rejoin >= 0 && h->rejoin <= PS_HELLO_REJOIN_MAX))
 		return ps_errbuf(err, errlen, -1, "rejoin wait %g", h->rejoin);
+	h->silence = m->naux > AUX_SILENCE ? a[AUX_SILENCE] : 0;
+	if (!(h->silence >= 0 && h->silence <= PS_HELLO_REJOIN_MAX))
+		return ps_errbuf(err, errlen, -1, "silence limit %g",
+		    h->silence);
 	if (hello_decode_algorithm(m, h, err, errlen) != 0)
 		return -1;
 	/* Not checked, as before: a value out of range says nothing. */
@@ -162,9 +167,11 @@ ps_hello_decode(const struct ps_msg *m, struct ps_hello *h, char *err,
 void
 ps_hello_ok_encode(const struct ps_hello_ok *ok, struct ps_msg *m)
 {
-	m->naux = 2;
+	m->naux = 4;
 	m->aux[0] = (double)ok->resume;
 	m->aux[1] = ok->nnz;
+	m->aux[2] = ok->age;
+	m->aux[3] = ok->away;
 }
 
 void
@@ -173,4 +180,8 @@ ps_hello_ok_decode(const struct ps_msg *m, struct ps_hello_ok *ok)
 	ok->resume = m->naux >= 1 && m->aux[0] >= 0 && m->aux[0] < 0x1p63 ?
 	    (uint64_t)m->aux[0] : 0;
 	ok->nnz = m->naux >= 2 && m->aux[1] > 0 ? m->aux[1] : 0;
+	ok->age = m->naux >= 3 && m->aux[2] > 0 && m->aux[2] < 1e12 ?
+	    m->aux[2] : 0;
+	ok->away = m->naux >= 4 && m->aux[3] >= 0 && m->aux[3] < 1e12 ?
+	    m->aux[3] : -1;
 }

@@ -79,7 +79,7 @@ one_table() {
 	train killed
 	kill_worker killed 1 500
 	finish killed
-	grep -q 'worker 1 killed by SIGKILL; starting it again' \
+	grep -Eq '^ps-train: worker 1 killed by SIGKILL at [0-9.]+ s; recovered in [0-9.]+ s \(started again\)$' \
 	    "$BATS_TEST_TMPDIR/killed.out.err"
 	got=$(final_objective "$BATS_TEST_TMPDIR/killed.model/progress.tsv")
 	gap=$(rel_gap "$got" "$want")
@@ -104,7 +104,7 @@ one_table() {
 	kill_worker killed 0 300
 	kill_worker killed 0 1200
 	finish killed
-	[ "$(grep -c 'worker 0 killed by SIGKILL; starting it again' \
+	[ "$(grep -c 'worker 0 killed by SIGKILL at .*; recovered in ' \
 	    "$BATS_TEST_TMPDIR/killed.out.err")" -eq 2 ]
 	tsv="$BATS_TEST_TMPDIR/killed.model/progress.tsv"
 	got=$(final_objective "$tsv")
@@ -142,6 +142,6 @@ one_table() {
 	[ "$PS_WAIT_STATUS" -ne 0 ]
 	grep -q 'worker 1 (127.0.0.1:[0-9]*) went away' \
 	    "$BATS_TEST_TMPDIR/killed.out.err"
-	! grep -q 'starting it again' "$BATS_TEST_TMPDIR/killed.out.err"
+	! grep -q 'started again' "$BATS_TEST_TMPDIR/killed.out.err"
 	[ ! -e "$BATS_TEST_TMPDIR/killed.model" ]
 }

@@ -185,6 +185,15 @@ bench_daemons_cleanup() {
 	fi
 }
 
+# bench_wait_lines FILE N PID WHAT: wait until FILE has N lines; give up
+# with bench_die if PID (the job writing it) ends first, naming WHAT.
+bench_wait_lines() {
+	until [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; do
+		kill -0 "$3" 2>/dev/null || bench_die "ps-train ended early in $4"
+		sleep 0.01
+	done
+}
+
 # bench_wait_line FILE PATTERN [SECONDS]: wait (default 120 s) for a line
 # of FILE matching PATTERN (grep -E); give up with bench_die.
 bench_wait_line() {

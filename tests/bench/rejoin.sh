@@ -77,10 +77,7 @@ run() {
 	bench_pids="$bench_pids $_tp"
 	if [ $# -eq 3 ]; then
 		_tsv=$_d/worker-0.tsv
-		until [ -f "$_tsv" ] && [ "$(wc -l <"$_tsv")" -ge "$3" ]; do
-			kill -0 $_tp 2>/dev/null || bench_die "ps-train ended early in $_d"
-			sleep 0.01
-		done
+		bench_wait_lines "$_tsv" "$3" $_tp "$_d"
 		_w=$(ps -o pid=,args= --ppid $_tp |
 		    awk -v id=" -i $2 " '/ps-worker/ && index($0, id) { print $1 }')
 		[ -n "$_w" ] || bench_die "no worker $2 in $_d"

@@ -303,7 +303,7 @@ worker_drain(struct fuzz_worker *fw)
 static void
 put_hello_ok(struct evbuffer *out, const struct worker *w, uint32_t i)
 {
-	struct ps_hello_ok ok = { 0, 0 };
+	struct ps_hello_ok ok = { 0, 0, 0, -1 };
 	struct ps_msg m;
 
 	memset(&m, 0, sizeof m);

@@ -1,8 +1,9 @@
 /*
  * test_hello.c: unit tests of the HELLO codec (hello.h): what ps-worker
  * encodes decodes the same, an old worker's six scalars mean dbpg, and
- * malformed counts, algorithms and optimisers are refused with the
- * reason.
+ * malformed counts, algorithms, optimisers and silence limits are refused
+ * with the reason; a HELLO_OK's scalars come back as sent, and an old
+ * server's two say a worker new to the job.
  */
 #include "config.h"
 
@@ -21,6 +22,7 @@
 #define AUX_ALGORITHM	7
 #define AUX_OPTIMIZER	8
 #define AUX_BETA	10
+#define AUX_SILENCE	15
 
 /* A HELLO as links.c writes it, for a job of alg with opt. */
 static void
@@ -89,9 +91,36 @@ test_refused(void **state)
 	m.aux[AUX_NWORKERS] = 0.5;
 	assert_int_equal(ps_hello_decode(&m, &got, err, sizeof err), -1);
 	assert_string_equal(err, "worker 0 of 0.5");
+	make_hello(&m, PS_ALG_DBPG, &opt);
+	m.aux[AUX_SILENCE] = -1;
+	assert_int_equal(ps_hello_decode(&m, &got, err, sizeof err), -1);
+	assert_string_equal(err, "silence limit -1");
+	m.aux[AUX_SILENCE] = 2.5;
+	assert_int_equal(ps_hello_decode(&m, &got, err, sizeof err), 0);
+	assert_true(got.silence == 2.5);
 	assert_int_equal(ps_algorithm_parse("sgd"), PS_ALG_SGD);
 	assert_int_equal(ps_algorithm_parse("SGD"), -1);
 	assert_string_equal(ps_algorithm_name(PS_ALG_DBPG), "dbpg");
+}
+
+static void
+test_hello_ok(void **state)
+{
+	struct ps_hello_ok ok = { 1234, 56, 7.5, 0.25 }, got;
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	ps_hello_ok_encode(&ok, &m);
+	ps_hello_ok_decode(&m, &got);
+	assert_true(got.resume == 1234 && got.nnz == 56 && got.age == 7.5 &&
+	    got.away == 0.25);
+	m.naux = 2;		/* a server before the age and absence */
+	ps_hello_ok_decode(&m, &got);
+	assert_true(got.resume == 1234 && got.age == 0 && got.away == -1);
+	ok.away = -1;		/* a worker new to the job */
+	ps_hello_ok_encode(&ok, &m);
+	ps_hello_ok_decode(&m, &got);
+	assert_true(got.away == -1);
 }
 
 int
@@ -100,6 +129,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_hello_ok),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,8 +56,8 @@ int	replica_send_store(struct channel *ch, const struct store *st,
 /* rejoin.c */
 void	rejoin_start(struct channel *ch, const struct ps_hello *hello);
 int	rejoin_gone(struct peer *p, const char *reason);
-int	rejoin_hello(struct channel *ch, struct peer *p, uint32_t id,
-	    uint64_t *resume);
+int	rejoin_hello(struct channel *ch, struct peer *p,
+	    const struct ps_hello *hello, struct ps_hello_ok *said);
 void	rejoin_pull(struct channel *ch, struct peer *p,
 	    const struct ps_msg *m, uint64_t round);
 void	rejoin_end(struct channel *ch);

@@ -1,22 +1,42 @@
 /*
- * rejoin.c: a dbpg worker that goes away during the job, and comes back.
+ * rejoin.c: a worker that goes away during the job, or hangs, and comes
+ * back.
  *
  * When the job's HELLO asked for it (hello.h, rejoin), a worker whose
  * connection drops does not end the job: the server forgets its
  * connection and waits up to the job's rejoin wait for a worker with the
  * same id to say HELLO again (ps-train restarts it on the same shard).
- * Rounds that need its push wait too; the other workers wait for them
- * under their own timeout.  The one that comes back is told where to
+ * With a silence limit (hello.h, silence) the server also closes the
+ * connection of a worker that sent nothing for that long, and takes the
+ * worker for gone since its last message: a hung worker is fenced, as
+ * nothing it sends after reaches the job, and waited for like a dead one.
+ * Until its connection is closed, by its process's end or the limit, the
+ * worker's place is taken and a HELLO for its id is refused (peer.c), so
+ * nothing an old process sends is taken once a new one said HELLO.
+ *
+ * dbpg: rounds that need its push wait too; the other workers wait for
+ * them under their own timeout.  The one that comes back is told where to
  * resume (HELLO_OK's resume, rounds_resume_point), takes the weights,
  * trust radii and KKT verdicts of its keys as they were before the round
  * it resumes at with a resume pull (rejoin_pull; the store keeps each
  * key's state before its last round for this), and pushes again from a
  * little before the resume point to rebuild its view of the rounds
- * (round.c, invariant 9).  If it does not come back in time, the job is
- * aborted naming it.
+ * (round.c, invariant 9).
+ *
+ * sgd: the other workers go on.  The one that comes back resumes at the
+ * mini-batch after the last one of its this server applied
+ * (online_resume_point); its worker takes the lowest over the servers, so
+ * that a push some server missed is sent again, and a server that
+ * applied it refuses it as a duplicate (online.c, invariant 1): each
+ * mini-batch is applied once by each server.  One that was waiting at the
+ * end barrier waits there again.
+ *
+ * If it does not come back in time, the job is aborted naming it.
  */
 #include "config.h"
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,15 +56,15 @@ rejoin_start(struct channel *ch, const struct ps_hello *hello)
 	struct job *job = &ch->job;
 	double wait = hello->rejoin;
 
-	job->rejoin_wait = wait > 0 && job->algorithm == PS_ALG_DBPG ?
-	    wait : 0;
+	job->started = ps_clock_now();
+	job->rejoin_wait = wait > 0 ? wait : 0;
 	job->gone_at = xcalloc(job->nworkers, sizeof *job->gone_at);
 	job->pushed_below = xcalloc(job->nworkers,
 	    sizeof *job->pushed_below);
 	job->again_below = xcalloc(job->nworkers,
 	    sizeof *job->again_below);
 	job->resumed_at = xcalloc(job->nworkers, sizeof *job->resumed_at);
-	if (job->rejoin_wait > 0)
+	if (job->rejoin_wait > 0 && job->algorithm == PS_ALG_DBPG)
 		store_keep_prev(&ch->store);
 }
 
@@ -117,8 +137,9 @@ rejoin_timer_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * Worker p's connection dropped before its BYE: 1 if the job waits for
- * it to come back, 0 if the caller must abort the job.
+ * Worker p's connection dropped before its BYE, or the silence limit
+ * closed it: 1 if the job waits for it to come back, 0 if the caller must
+ * abort the job.  A silent worker went away with its last message.
  */
 int
 rejoin_gone(struct peer *p, const char *reason)
@@ -126,42 +147,79 @@ rejoin_gone(struct peer *p, const char *reason)
 	struct channel *ch = p->ch;
 	struct job *job = &ch->job;
 	uint32_t id = p->worker_id;
+	int hung = ps_conn_idled_out(p->conn);
 
 	if (job->rejoin_wait <= 0)
 		return 0;
-	log_warnx("worker %u (%s) went away: %s; waiting up to %g s for it "
-	    "to come back", id, ps_conn_peer(p->conn), reason,
-	    job->rejoin_wait);
+	if (hung)
+		log_warnx("worker %u (%s) is hung: %s; its connection is "
+		    "closed (fenced); waiting up to %g s for it to come back",
+		    id, ps_conn_peer(p->conn), reason, job->rejoin_wait);
+	else
+		log_warnx("worker %u (%s) went away: %s; waiting up to %g s "
+		    "for it to come back", id, ps_conn_peer(p->conn), reason,
+		    job->rejoin_wait);
 	ch->srv->stats.workers_gone++;
-	rounds_forget_peer(ch, p);
+	if (job->algorithm == PS_ALG_SGD)
+		online_gone(ch, id);
+	else
+		rounds_forget_peer(ch, p);
 	job->workers[id] = NULL;
-	job->gone_at[id] = ps_clock_now();
+	job->gone_at[id] = fmax(ps_clock_now() - (hung ? p->silence : 0),
+	    DBL_MIN);
 	p->is_worker = 0;
 	rejoin_arm(ch);
 	return 1;
 }
 
+/* A worker's first HELLO on p: the silence limit it asked for. */
+static void
+rejoin_watch(struct peer *p, double silence)
+{
+	double ms = silence * 1e3;
+
+	p->silence = silence;
+	if (ms > 0)
+		ps_conn_set_idle_limit(p->conn, ms < 1 ? 1 :
+		    ms > UINT_MAX ? UINT_MAX : (unsigned int)ms);
+}
+
 /*
- * A HELLO for worker id, whose place is empty: 1 if it comes back (it
- * went away, or pushed before), with *resume where it resumes; 0 if it
- * is new to the job.
+ * A HELLO for a worker whose place is empty: 1 if it comes back (it
+ * went away, or pushed before), with said's resume and away; 0 if it is
+ * new to the job.  Either way said has the job's age, and p the silence
+ * limit the HELLO asked for.
  */
 int
-rejoin_hello(struct channel *ch, struct peer *p, uint32_t id,
-    uint64_t *resume)
+rejoin_hello(struct channel *ch, struct peer *p, const struct ps_hello *hello,
+    struct ps_hello_ok *said)
 {
 	struct job *job = &ch->job;
+	uint32_t id = hello->worker_id;
+	double now = ps_clock_now();
+	int sgd = job->algorithm == PS_ALG_SGD;
 
-	*resume = 0;
-	if (job->gone_at[id] == 0 && job->pushed_below[id] == 0)
+	rejoin_watch(p, hello->silence);
+	said->age = now - job->started;
+	said->away = -1;
+	said->resume = 0;
+	if (job->gone_at[id] == 0 && (sgd ?
+	    online_resume_point(ch, id) == 0 : job->pushed_below[id] == 0))
 		return 0;
-	*resume = rounds_resume_point(ch, id);
-	job->again_below[id] = job->pushed_below[id];
+	if (job->gone_at[id] > 0)
+		said->away = now - job->gone_at[id];
+	if (sgd) {
+		said->resume = online_resume_point(ch, id);
+	} else {
+		said->resume = rounds_resume_point(ch, id);
+		job->again_below[id] = job->pushed_below[id];
+		store_sent_forget(&ch->store, id);
+	}
 	job->gone_at[id] = 0;
-	store_sent_forget(&ch->store, id);
 	ch->srv->stats.workers_back++;
-	log_info("%s: worker %u came back; it resumes at round %llu",
-	    ps_conn_peer(p->conn), id, (unsigned long long)*resume);
+	log_info("%s: worker %u came back; it resumes at %s %llu",
+	    ps_conn_peer(p->conn), id, sgd ? "mini-batch" : "round",
+	    (unsigned long long)said->resume);
 	rejoin_arm(ch);
 	return 1;
 }
