@@ -109,7 +109,11 @@ wait_count() {
 	file=$(echo "$output" | tail -n 1 | cut -f 3)
 	echo "coordinator $ours ring file $file"
 	[ -n "$ours" ]
-	[ "$ours" = "$file" ]
+	# The same iterations and weights; the objective's last bits may
+	# differ (each server's running l1 sum), so to 1e-12.
+	[ "$(tsv_last "$BATS_TEST_TMPDIR/c0.tsv" iter)" = \
+	    "$(echo "$output" | tail -n 1 | cut -f 1)" ]
+	awk -v g="$(rel_gap "$ours" "$file")" 'BEGIN { exit !(g < 1e-12 && g > -1e-12) }'
 	run ps-ring status -C "$COORD"
 	assert_line --regexp '^worker	0	127\.0\.0\.1:[0-9]+	left	2$'
 	assert_line --regexp "^server	0	$ADDR_0	live	64	[1-9][0-9]*	"
@@ -497,12 +501,12 @@ wait_count() {
 	wait_status '$1 == "worker" && $4 == "live"' 5
 	kill -9 "$COORD_PID"
 	t0=$(now_ms)
-	ps_wait_pid "$PID_0" 5
+	ps_wait_pid "$PID_0" 20
 	[ "$PS_WAIT_STATUS" -eq 69 ]
 	echo "# the server gave up after $(($(now_ms) - t0)) ms" >&3
 	grep -Eq "no coordinator at '$COORD' for 1 s \(last: .*\); giving up$" "$BATS_TEST_TMPDIR/server-0.out.err"
 	[ -s "$BATS_TEST_TMPDIR/part-0.psm" ]		# saved, as on SIGTERM
-	ps_wait_pid "$w" 5
+	ps_wait_pid "$w" 20
 	[ "$PS_WAIT_STATUS" -eq 69 ]
 	grep -Eq "no coordinator at '$COORD' for 2 s .*giving up$" "$BATS_TEST_TMPDIR/w.tsv.err"
 }

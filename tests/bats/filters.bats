@@ -98,7 +98,9 @@ col() {
 	within lossless
 	within all
 	within all2
-	[ "$(col lossless bytes_sent)" -lt $(( $(col none bytes_sent) / 2 )) ]
+	# A third fewer bytes sent: keys cached, values in half floats (the
+	# KKT filter's share shrank when -e stopped ending runs past 1e-3).
+	[ "$(col lossless bytes_sent)" -lt $(( $(col none bytes_sent) * 2 / 3 )) ]
 	[ "$(col lossless bytes_recv)" -lt "$(col none bytes_recv)" ]
 	[ "$(col all bytes_sent)" -lt "$(col none bytes_sent)" ]
 }
