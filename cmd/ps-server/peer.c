@@ -169,6 +169,27 @@ peer_fail(struct peer *p, const char *fmt, ...)
 	p->is_worker = 0;
 }
 
+/*
+ * A HELLO for worker id from a new connection while its old one stands:
+ * in a job that waits for its workers to come back, the old one is taken
+ * for gone, as if it had dropped (its host was cut off silently, with no
+ * FIN, and the worker was started again elsewhere), and freed; 1 if so.
+ */
+static int
+peer_replace_worker(struct server *srv, struct peer *old, struct peer *p)
+{
+	char *why;
+	int gone;
+
+	why = xasprintf("replaced by a new connection from %s",
+	    ps_conn_peer(p->conn));
+	gone = srv->failover->worker_gone(old, why);
+	free(why);
+	if (gone)
+		peer_free(old);
+	return gone;
+}
+
 /* Check a HELLO against the job, starting the job with the first one. */
 static void
 peer_hello(struct server *srv, struct peer *p, const struct ps_msg *m)
@@ -207,7 +228,8 @@ peer_hello(struct server *srv, struct peer *p, const struct ps_msg *m)
 	if (p->is_worker && p->ch == ch && p->worker_id == id &&
 	    job->workers[id] == p) {
 		/* The same worker under a new ring (failover/): say OK. */
-	} else if (job->workers[id] != NULL || p->is_worker) {
+	} else if (p->is_worker || (job->workers[id] != NULL &&
+	    !peer_replace_worker(srv, job->workers[id], p))) {
 		peer_fail(p, "worker %u is already connected", id);
 		return;
 	} else {

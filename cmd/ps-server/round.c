@@ -316,7 +316,10 @@ round_apply(struct channel *ch, struct round *r)
 	round_keep(ch, r);
 	r->done = 1;
 	r->acks = acks > 0 ? (uint32_t)acks : 0;
-	ch->job.rounds_done++;
+	/* Rounds 0..t are done; one applied again after a ring change (7)
+	 * for the keys it had not reached is not counted twice. */
+	if (r->t + 1 > ch->job.rounds_done)
+		ch->job.rounds_done = r->t + 1;
 	ch->job.last_round = r->t;
 	return acks < 0 ? -1 : 0;
 }

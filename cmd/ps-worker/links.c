@@ -353,6 +353,29 @@ links_lost_since(const struct worker *w)
 	return since;
 }
 
+/*
+ * When the earliest server that ring next leaves out was lost to this
+ * worker: its link went away then, or (a hung server, whose connection
+ * stands) it last sent anything then; 0 if next leaves none out.
+ */
+double
+links_left_since(const struct worker *w, const struct ps_ring *next)
+{
+	double since = 0;
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++) {
+		const struct link *l = w->links[i];
+		double at = l->conn == NULL ? l->lost_at : l->last_rx;
+
+		if (ps_ring_find(next, l->addr) >= 0)
+			continue;
+		if (since == 0 || at < since)
+			since = at;
+	}
+	return since;
+}
+
 /* True while some link still has bytes to send. */
 static int
 links_pending(const struct worker *w)

@@ -3,7 +3,8 @@
  * ps-train) picks the job up where the servers say it left it.
  *
  * Every server's HELLO_OK names the round the worker resumes at (hello.h);
- * the worker resumes at the lowest (resume_point).  It then asks each
+ * the worker resumes at the lowest of the servers that knew it
+ * (resume_point).  It then asks each
  * server for the current weight, KKT verdict and trust radius of every
  * feature of its shard that the server holds (one resume pull per server,
  * answered in one piece, so that it is a snapshot of that server), and
@@ -26,7 +27,13 @@
 #include "wire/msg_round.h"
 #include "worker.h"
 
-/* The lowest round the servers said to resume at; 0 for a new worker. */
+/*
+ * The lowest round the servers that knew this worker said to resume at; 0
+ * for a new worker.  A server that joined the ring after the worker went
+ * away (it took segments over from the others) never saw it and says 0
+ * (away < 0): it has nothing to resume, and it takes the worker at the
+ * others' round as it took the job's other workers when it joined.
+ */
 uint64_t
 resume_point(const struct worker *w)
 {
@@ -34,9 +41,9 @@ resume_point(const struct worker *w)
 	size_t i;
 
 	for (i = 0; i < w->nlinks; i++)
-		if (w->links[i]->resume < t)
+		if (w->links[i]->away >= 0 && w->links[i]->resume < t)
 			t = w->links[i]->resume;
-	return w->nlinks > 0 ? t : 0;
+	return t == UINT64_MAX ? 0 : t;
 }
 
 /* A feature of the plan: its key, and where the plan holds it. */

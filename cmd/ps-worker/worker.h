@@ -175,6 +175,8 @@ struct failover {
 	struct ps_ring	 next;
 	int		 pending;	/* next holds a ring */
 	double		 started;	/* when the last change was taken over */
+	double		 lost_at;	/* when the worker lost a server the
+					   new ring left out, or 0 */
 	uint32_t	 version;	/* its version, until a reply under it */
 	unsigned	 count;		/* ring changes taken over */
 };
@@ -320,6 +322,7 @@ void	links_msg(const struct worker *w, struct ps_msg *m, uint8_t type,
 	    uint8_t flags, uint64_t t);
 void	links_rebuild(struct worker *w);
 double	links_lost_since(const struct worker *w);
+double	links_left_since(const struct worker *w, const struct ps_ring *next);
 void	links_stats(const struct worker *w, struct ps_conn_stats *sum);
 void	links_bytes(const struct worker *w, uint64_t *sent, uint64_t *recv);
 void	links_step(struct worker *w, const char *what);

@@ -38,6 +38,18 @@ ps_wait_line() {
 	return 1
 }
 
+# ps_wait_lines FILE N [SECONDS]: wait until FILE has N lines or more.
+# Fails after SECONDS (default 60).
+ps_wait_lines() {
+	local file=$1 n=$2 secs=${3:-60} i=0
+	until [ -f "$file" ] && [ "$(wc -l <"$file")" -ge "$n" ]; do
+		[ "$i" -lt $((secs * 20)) ] ||
+			{ echo "no line $n in $file" >&2; return 1; }
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
 # ps_wait_pid PID SECONDS: wait for PID to exit; its status in PS_WAIT_STATUS.
 ps_wait_pid() {
 	local pid=$1 secs=$2 i=0

@@ -6,6 +6,8 @@
 # digit), and with delay and filters within 1e-3, worker 0's progress
 # still one table.  A worker that does not come back within --rejoin ends the
 # job, named; ps-train -r 0 keeps the old rule: a dead worker ends it.
+# A worker started again while its first run, stopped as on a host cut
+# off, still holds its connections takes their place at the servers.
 
 load helper
 
@@ -144,4 +146,39 @@ one_table() {
 	    "$BATS_TEST_TMPDIR/killed.out.err"
 	! grep -q 'started again' "$BATS_TEST_TMPDIR/killed.out.err"
 	[ ! -e "$BATS_TEST_TMPDIR/killed.model" ]
+}
+
+@test "a worker started again while its stopped run still holds its connections takes its place" {
+	local s="$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm" w=(-b 14 -e 0 -m 6000)
+	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$s"
+	start_servers 2
+	for k in 0 1; do
+		ps_start_daemon "$BATS_TEST_TMPDIR/w$k.tsv" ps-worker -r "$BATS_TEST_TMPDIR/ring" \
+		    -i $k -n 2 --rejoin 30 "${w[@]}" "$BATS_TEST_TMPDIR/train-$k.pss"
+		eval "w$k=$PS_LAST_PID"
+	done
+	ps_wait_line "$BATS_TEST_TMPDIR/w0.tsv" '^500	' 60
+	# Stopped, as on a host cut off: no FIN, its connections stand.
+	kill -STOP "$w1"
+	run timeout 60 ps-worker -r "$BATS_TEST_TMPDIR/ring" -i 1 -n 2 \
+	    --rejoin 30 "${w[@]}" "$BATS_TEST_TMPDIR/train-1.pss"
+	assert_success
+	ps_wait_pid "$w0" 60
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	grep -q 'worker 1 (.*) went away: replaced by a new connection from ' \
+	    "$BATS_TEST_TMPDIR"/server-*.out.err
+	# The same job without the stop.
+	ps_reap
+	start_servers 2
+	ps_start_daemon "$BATS_TEST_TMPDIR/c0.tsv" ps-worker -r "$BATS_TEST_TMPDIR/ring" \
+	    -i 0 -n 2 "${w[@]}" "$BATS_TEST_TMPDIR/train-0.pss"
+	run timeout 60 ps-worker -r "$BATS_TEST_TMPDIR/ring" -i 1 -n 2 "${w[@]}" \
+	    "$BATS_TEST_TMPDIR/train-1.pss"
+	assert_success
+	ps_wait_pid "$PS_LAST_PID" 60
+	got=$(final_objective "$BATS_TEST_TMPDIR/w0.tsv")
+	want=$(final_objective "$BATS_TEST_TMPDIR/c0.tsv")
+	echo "objective $got, without the stop $want"
+	[ "$(tsv_last "$BATS_TEST_TMPDIR/w0.tsv" iter)" = "$(tsv_last "$BATS_TEST_TMPDIR/c0.tsv" iter)" ]
+	awk -v g="$(rel_gap "$got" "$want")" 'BEGIN { exit !(g < 1e-7 && g > -1e-7) }'
 }

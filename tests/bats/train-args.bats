@@ -102,6 +102,50 @@ quick() {
 	[ -z "$(ls -A)" ]
 }
 
+@test "-H: a bad hosts file, --no-auth, -c, -I, --trace, a bad -C, and -C alone exit 64 at once" {
+	printf 'h1 10.0.0.1\n-oProxyCommand=x\n' >bad-name
+	printf 'h1 10.0.0.1 extra\n' >bad-line
+	printf 'h1 10.0.0.1;rm\n' >bad-addr
+	printf '# no hosts\n\n' >empty
+	printf 'h1 127.0.0.1   # here\n' >hosts
+	quick ps-train -H bad-name -o m "$SAMPLE"
+	assert_failure 64
+	assert_output "ps-train: bad-name:2: bad host name '-oProxyCommand=x'"
+	quick ps-train -H bad-line -o m "$SAMPLE"
+	assert_failure 64
+	assert_output "ps-train: bad-line:1: expected NAME [ADDRESS], got 'h1 10.0.0.1 extra'"
+	quick ps-train -H bad-addr -o m "$SAMPLE"
+	assert_failure 64
+	quick ps-train -H empty -o m "$SAMPLE"
+	assert_failure 64
+	assert_output "ps-train: empty: no hosts"
+	quick ps-train -H no-such-hosts -o m "$SAMPLE"
+	assert_failure 66
+	quick ps-train -H hosts --no-auth -o m "$SAMPLE"
+	assert_failure 64
+	assert_output --partial "need the job's secret"
+	quick ps-train -H hosts -c ck -o m "$SAMPLE"
+	assert_failure 64
+	quick ps-train -H hosts -I hosts -o m "$SAMPLE"
+	assert_failure 64
+	quick ps-train -H hosts --trace tr -o m "$SAMPLE"
+	assert_failure 64
+	quick ps-train -H hosts -C 127.0.0.1:99999 -o m "$SAMPLE"
+	assert_failure 64
+	assert_output --partial "ps-train: bad -C '127.0.0.1:99999'"
+	quick ps-train -C 127.0.0.1 -o m "$SAMPLE"
+	assert_failure 64
+	assert_output "ps-train: -C needs -H"
+	# In a Slurm allocation the hosts are its nodes, as scontrol names them.
+	mkdir bin
+	printf '#!/bin/sh\necho node1; echo -n2\n' >bin/scontrol
+	chmod +x bin/scontrol
+	PATH=$PWD/bin:$PATH SLURM_JOB_NODELIST='node[1-2]' quick ps-train -o m "$SAMPLE"
+	assert_failure 64
+	assert_output "ps-train: SLURM_JOB_NODELIST 'node[1-2]':2: bad host name '-n2'"
+	[ "$(ls -A | sort | tr '\n' ' ')" = "bad-addr bad-line bad-name bin empty hosts " ]
+}
+
 @test "every option has a long form that works" {
 	ps-train --quiet --servers 1 --workers 1 --lambda 2 --tau 0 \
 	    --blocks 4 --epsilon 1e-3 --max-iter 50 --seed 3 --lz4 \

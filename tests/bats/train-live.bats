@@ -151,9 +151,9 @@ none_alive() {
 	none_alive
 }
 
-@test "a dbpg job keeps no replica by default, the ones -R asks for else" {
+@test "a dbpg job on 2 servers or more keeps one replica by default, the ones -R asks for else" {
 	local args
-	for args in '-s 2:0' '-s 3 -R 1:1' '-s 3 -R 2:2' '-s 1:0' '-s 2 -A sgd:0'; do
+	for args in '-s 2:1' '-s 3:1' '-s 2 -R 0:0' '-s 3 -R 2:2' '-s 1:0' '-s 2 -A sgd:0'; do
 		rm -rf "$BATS_TEST_TMPDIR/model"
 		# shellcheck disable=SC2086
 		run timeout 120 ps-train -q -m 30 ${args%:*} -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
@@ -162,7 +162,7 @@ none_alive() {
 		grep -qx "replicas ${args#*:}" "$BATS_TEST_TMPDIR/model/ring"
 	done
 	run ps-train -h
-	assert_line --partial '(dbpg only; default 0: a'
+	assert_line --partial '(dbpg only; default 1 with 2'
 }
 
 @test "kill -9 of ps-train: every daemon of the job is gone within a second, and its temporary directory soon after" {

@@ -46,14 +46,7 @@ finish() {
 
 # at_line RUN LINES: wait until worker 0 of job RUN printed LINES lines.
 at_line() {
-	local tsv="$BATS_TEST_TMPDIR/$1/worker-0.tsv"
-	ps_wait_line "$tsv" . 30 >/dev/null || return 1
-	local i=0
-	until [ "$(wc -l <"$tsv")" -ge "$2" ]; do
-		[ "$i" -lt 600 ] || { echo "no line $2 in $tsv" >&2; return 1; }
-		sleep 0.05
-		i=$((i + 1))
-	done
+	ps_wait_lines "$BATS_TEST_TMPDIR/$1/worker-0.tsv" "$2" 30
 }
 
 # fault RUN K LINES SIGNAL: once worker 0 printed LINES lines, send

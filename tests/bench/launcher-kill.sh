@@ -14,16 +14,7 @@ srcdir=$(cd "$here/../.." && pwd)
 . "$here/lib.sh"
 
 runs=10
-while getopts r: opt; do
-	case $opt in
-	r) runs=$OPTARG ;;
-	*) echo "usage: $prog [-r runs] train.libsvm" >&2; exit 64 ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: $prog [-r runs] train.libsvm" >&2; exit 64; }
-train=$1
-[ -r "$train" ] || { echo "$prog: cannot open '$train'" >&2; exit 66; }
+bench_runs_train "$@"
 bench_use_pstrain "$srcdir"
 work=$(mktemp -d "${TMPDIR:-/tmp}/launcher-kill.XXXXXX") || exit 73
 trap 'rm -rf "$work"' EXIT

@@ -156,6 +156,24 @@ bench_auc() {
 	}'
 }
 
+# bench_runs_train ARG...: the command line [-r runs] train.libsvm of a
+# driver: set runs (else its default) and train; exit 64 with a usage
+# line naming $prog for another, 66 when train cannot be read.
+bench_runs_train() {
+	OPTIND=1
+	while getopts r: _o; do
+		case $_o in
+		r) runs=$OPTARG ;;
+		*) echo "usage: $prog [-r runs] train.libsvm" >&2; exit 64 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[ $# -eq 1 ] ||
+		{ echo "usage: $prog [-r runs] train.libsvm" >&2; exit 64; }
+	train=$1
+	[ -r "$train" ] || { echo "$prog: cannot open '$train'" >&2; exit 66; }
+}
+
 # bench_use_pstrain SRCDIR: put the build tree ($PSKIT_BUILDDIR, or the
 # current directory when it holds ps-server) first on PATH, set $pstrain
 # to ps-train (PATH, else SRCDIR/scripts), and exit 69 naming the first
