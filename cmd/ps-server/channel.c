@@ -44,6 +44,10 @@ channels_free(struct server *srv)
 			continue;
 		rounds_clear(ch);
 		online_clear(ch);
+		/* A job still running (the server ends without the
+		 * coordinator, say): what failover/ keeps for it. */
+		if (srv->failover != NULL)
+			srv->failover->job_end(ch);
 		free(ch->job.workers);
 		store_release(&ch->store);
 		store_release(&ch->replica);
