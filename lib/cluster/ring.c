@@ -229,14 +229,14 @@ ring_perr(struct ring_parse *p, const char *fmt, ...)
 static int
 ring_perr(struct ring_parse *p, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
+	int code;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	code = ps_errbuf_vline(p->err, p->errlen, PS_RING_EDATA, p->path,
+	    p->line, fmt, ap);
 	va_end(ap);
-	snprintf(p->err, p->errlen, "%s:%lu: %s", p->path, p->line, msg);
-	return PS_RING_EDATA;
+	return code;
 }
 
 /* Parse "keyword N" into *out unless seen before. */

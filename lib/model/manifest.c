@@ -49,14 +49,14 @@ mp_error(struct mparse *p, const char *fmt, ...)
 static int
 mp_error(struct mparse *p, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
+	int code;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	code = ps_errbuf_vline(p->err, p->errlen, PS_MANIFEST_EDATA, p->name,
+	    p->line, fmt, ap);
 	va_end(ap);
-	snprintf(p->err, p->errlen, "%s:%lu: %s", p->name, p->line, msg);
-	return PS_MANIFEST_EDATA;
+	return code;
 }
 
 /* Take the next line into p->buf and split it at single spaces. */

@@ -18,3 +18,14 @@ ps_errbuf(char *err, size_t errlen, int code, const char *fmt, ...)
 	va_end(ap);
 	return code;
 }
+
+int
+ps_errbuf_vline(char *err, size_t errlen, int code, const char *name,
+    unsigned long line, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	snprintf(err, errlen, "%s:%lu: %s", name, line, msg);
+	return code;
+}
