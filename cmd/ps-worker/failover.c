@@ -82,6 +82,7 @@ failover_apply(struct worker *w)
 	plan_assign(&w->dbpg.plan, &w->ring);
 	if (w->have_test)
 		evaltest_ring_changed(w);
+	stop_ring_changed(w);
 	dbpg_ring_changed(w);
 	w->last_progress = ps_clock_now();
 	log_info("ring version %u -> %u: %zu -> %zu servers; iterations %llu "

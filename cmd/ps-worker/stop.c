@@ -21,7 +21,8 @@
  *
  * A worker restarted during the job (dbpg.c rule 6) did not see the first
  * pass: it abstains unless the change alone says stop, so the others
- * decide as they would have without the fault.
+ * decide as they would have without the fault.  A pass that a ring change
+ * cut through does not count (stop_ring_changed).
  *
  * A job that starts near the optimum (a warm start, -I) may never shrink
  * the violation that much below its first pass: it stops as well when a
@@ -65,6 +66,26 @@ stop_add_kkt(struct worker *w, uint64_t t, double kkt)
 		db->kktpass[p] += kkt;
 	if ((t + 1) % b == 0 && db->kktpass[p] > db->kktref)
 		db->kktref = db->kktpass[p];
+}
+
+/*
+ * The ring changed with iterations t_done to t_next in flight: their
+ * replies may come from servers that took keys over and settled a round
+ * already applied there, without its violation, so the passes they belong
+ * to do not count (NAN: the vote goes on, unless the change alone says
+ * stop).
+ */
+void
+stop_ring_changed(struct worker *w)
+{
+	struct dbpg *db = &w->dbpg;
+	uint64_t b = db->plan.nblocks, p;
+
+	if (b == 0)
+		return;
+	stop_pass_grow(db, db->t_next / b);
+	for (p = db->t_done / b; p <= db->t_next / b; p++)
+		db->kktpass[p] = NAN;
 }
 
 /* The violation of pass p relative to the reference, or NAN. */

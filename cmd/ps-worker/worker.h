@@ -347,6 +347,7 @@ void	dbpg_ring_changed(struct worker *w);
 
 /* stop.c */
 void	stop_pass_grow(struct dbpg *db, uint64_t p);
+void	stop_ring_changed(struct worker *w);
 void	stop_add_kkt(struct worker *w, uint64_t t, double kkt);
 double	stop_kkt_rel(const struct worker *w, uint64_t p);
 uint32_t stop_vote(const struct worker *w);
