@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sysexits.h>
 #include <time.h>
@@ -123,25 +124,21 @@ failover_heard(struct worker *w, const struct ps_msg *m)
 {
 	struct failover *f = &w->failover;
 	struct timespec now;
+	char lost[64];
 
 	if (f->version == 0 || m->type != PS_MSG_PULL_REPLY ||
 	    m->ring_version != f->version)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (f->lost_at > 0) {
-		/* A fault recovered from: said without -v too. */
-		log_warnx("first reply under ring version %u %.1f ms after "
-		    "taking it over, %.1f ms after losing a server, at unix "
-		    "time %lld.%06ld", f->version,
-		    (ps_clock_now() - f->started) * 1e3,
-		    (ps_clock_now() - f->lost_at) * 1e3, (long long)now.tv_sec,
-		    now.tv_nsec / 1000);
-	} else {
-		log_info("first reply under ring version %u %.1f ms after "
-		    "taking it over, at unix time %lld.%06ld", f->version,
-		    (ps_clock_now() - f->started) * 1e3, (long long)now.tv_sec,
-		    now.tv_nsec / 1000);
-	}
+	lost[0] = '\0';
+	if (f->lost_at > 0)
+		snprintf(lost, sizeof lost, ", %.1f ms after losing a server",
+		    (ps_clock_now() - f->lost_at) * 1e3);
+	/* A fault recovered from is said without -v too. */
+	(f->lost_at > 0 ? log_warnx : log_info)("first reply under ring "
+	    "version %u %.1f ms after taking it over%s, at unix time "
+	    "%lld.%06ld", f->version, (ps_clock_now() - f->started) * 1e3,
+	    lost, (long long)now.tv_sec, now.tv_nsec / 1000);
 	f->version = 0;
 }
 
