@@ -377,7 +377,7 @@ wait_count() {
 		assert_failure 77
 		assert_output "ps-ring: coordinator '$COORD' asks for a secret and none was given (-a secret-file)"
 	done
-	run sh -c "printf 'status\r\nquit\r\n' | timeout 5 nc -q 2 ${COORD%:*} ${COORD##*:} | tr -c '[:print:]' .."
+	run sh -c "printf 'status\r\nquit\r\n' | timeout 5 nc -N ${COORD%:*} ${COORD##*:} | tr -c '[:print:]' .."
 	refute_output --partial 'ring'
 	refute_output --partial 'END'
 	wait_count 3 ': authentication failed: a text line before authenticating$' \

@@ -92,7 +92,7 @@ fault_free() {
 
 # stat ADDR NAME: one counter of a server's stats.
 stat() {
-	printf 'stats\r\nquit\r\n' | timeout 5 nc -q 2 "${1%:*}" "${1##*:}" |
+	printf 'stats\r\nquit\r\n' | timeout 5 nc -N "${1%:*}" "${1##*:}" |
 	    awk -v n="$2" '$1 == "STAT" && $2 == n { print $3 }' | tr -d '\r'
 }
 

@@ -39,7 +39,7 @@ within() {
 
 # server_stats ADDR: the STAT lines of the server at host:port.
 server_stats() {
-	printf 'stats\r\nquit\r\n' | timeout 5 nc -q 2 "${1%:*}" "${1##*:}" | tr -d '\r'
+	printf 'stats\r\nquit\r\n' | timeout 5 nc -N "${1%:*}" "${1##*:}" | tr -d '\r'
 }
 
 # col NAME COLUMN: a counter of the job's last progress line.

@@ -43,7 +43,7 @@ fuzz() {
 assert_alive() {
 	local cmd=${1:-stats} pat=${2:-'^STAT '}
 	kill -0 "$PID"
-	run sh -c "printf '$cmd\r\nquit\r\n' | timeout 5 nc -q 2 $HOST $PORT"
+	run sh -c "printf '$cmd\r\nquit\r\n' | timeout 5 nc -N $HOST $PORT"
 	assert_success
 	assert_line --regexp "$pat"
 }

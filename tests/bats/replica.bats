@@ -43,7 +43,7 @@ job() {
 stat_sum() {
 	local a
 	for a in $SERVER_ADDRS; do
-		printf 'stats\r\nquit\r\n' | timeout 5 nc -q 2 "${a%:*}" "${a##*:}"
+		printf 'stats\r\nquit\r\n' | timeout 5 nc -N "${a%:*}" "${a##*:}"
 	done | tr -d '\r' | awk -v n="$1" '$2 == n { s += $3 } END { printf "%.17g\n", s }'
 }
 

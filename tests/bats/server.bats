@@ -21,7 +21,7 @@ teardown() {
 }
 
 stats() {
-	printf 'stats\r\nquit\r\n' | timeout 5 nc -q 2 "$HOST" "$PORT"
+	printf 'stats\r\nquit\r\n' | timeout 5 nc -N "$HOST" "$PORT"
 }
 
 @test "ps-server listens on loopback and prints the port" {

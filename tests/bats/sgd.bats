@@ -177,7 +177,7 @@ frames() {
 
 # stats ADDR: the server's STAT lines.
 stats() {
-	printf 'stats\r\nquit\r\n' | timeout 5 nc -q 2 "${1%:*}" "${1##*:}"
+	printf 'stats\r\nquit\r\n' | timeout 5 nc -N "${1%:*}" "${1##*:}"
 }
 
 @test "a duplicate push (same worker, same timestamp) is refused and not applied" {

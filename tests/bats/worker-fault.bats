@@ -166,7 +166,7 @@ clean() {
 
 # server_stat ADDR NAME: a server's statistic.
 server_stat() {
-	printf 'stats\r\nquit\r\n' | timeout 5 nc -q 2 "${1%:*}" "${1##*:}" |
+	printf 'stats\r\nquit\r\n' | timeout 5 nc -N "${1%:*}" "${1##*:}" |
 	    tr -d '\r' | awk -v n="$2" '$1 == "STAT" && $2 == n { print $3 }'
 }
 

@@ -232,6 +232,6 @@ bench_listening() {
 
 # bench_stat ADDR NAME: one counter of a server's STAT lines.
 bench_stat() {
-	printf 'stats\r\nquit\r\n' | nc -q 2 "${1%:*}" "${1##*:}" |
+	printf 'stats\r\nquit\r\n' | nc -N "${1%:*}" "${1##*:}" |
 	    awk -v n="$2" '$1 == "STAT" && $2 == n { print $3 }' | tr -d '\r'
 }
