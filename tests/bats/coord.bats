@@ -87,7 +87,7 @@ wait_count() {
 	wait_status '$1 == "ring" && $3 == 2'
 	for k in 0 1; do
 		ps_start_daemon "$BATS_TEST_TMPDIR/c$k.tsv" timeout 120 \
-		    ps-worker -C "$COORD" -i $k -n 2 -b 14 "$BATS_TEST_TMPDIR/train-$k.pss"
+		    ps-worker -C "$COORD" -i $k -n 2 -b 14 -m 100 "$BATS_TEST_TMPDIR/train-$k.pss"
 		eval "w$k=$PS_LAST_PID"
 	done
 	ps_wait_pid "$w0" 120
@@ -98,10 +98,10 @@ wait_count() {
 	[ "$PS_WAIT_STATUS" -eq 0 ]
 	wait_status '$1 == "worker" && $4 == "left"'
 	# The same servers, ring file and seed on another channel.
-	ps-worker -r "$RING" -c 1 -i 1 -n 2 -b 14 "$BATS_TEST_TMPDIR/train-1.pss" \
+	ps-worker -r "$RING" -c 1 -i 1 -n 2 -b 14 -m 100 "$BATS_TEST_TMPDIR/train-1.pss" \
 	    >/dev/null 2>&1 3>&- &
 	f1=$!
-	run timeout 120 ps-worker -r "$RING" -c 1 -i 0 -n 2 -b 14 \
+	run timeout 120 ps-worker -r "$RING" -c 1 -i 0 -n 2 -b 14 -m 100 \
 	    "$BATS_TEST_TMPDIR/train-0.pss"
 	wait "$f1"
 	assert_success

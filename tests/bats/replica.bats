@@ -21,16 +21,17 @@ teardown() {
 	ps_reap
 }
 
-# job NAME [ps-worker options]: two workers on the ring; waits for both.
+# job NAME [ps-worker options]: two workers on the ring, 150 iterations
+# (the tests compare answers, not convergence); waits for both.
 job() {
 	local name=$1 w0 w1
 	shift
 	ps_start_daemon "$BATS_TEST_TMPDIR/$name-0.tsv" ps-worker \
-	    -r "$BATS_TEST_TMPDIR/ring" -i 0 -n 2 -b 8 "$@" \
+	    -r "$BATS_TEST_TMPDIR/ring" -i 0 -n 2 -b 8 -m 150 "$@" \
 	    "$BATS_FILE_TMPDIR/train-0.pss"
 	w0=$PS_LAST_PID
 	ps_start_daemon "$BATS_TEST_TMPDIR/$name-1.tsv" ps-worker \
-	    -r "$BATS_TEST_TMPDIR/ring" -i 1 -n 2 -b 8 "$@" \
+	    -r "$BATS_TEST_TMPDIR/ring" -i 1 -n 2 -b 8 -m 150 "$@" \
 	    "$BATS_FILE_TMPDIR/train-1.pss"
 	w1=$PS_LAST_PID
 	ps_wait_pid "$w0" 60
@@ -152,9 +153,9 @@ replicas_hold() {
 }
 
 @test "ps-train -R 1 trains to the same objective; bad -R is refused" {
-	run ps-train -q -s 3 -R 1 -o "$BATS_TEST_TMPDIR/m1" "$BATS_FILE_TMPDIR/small"
+	run ps-train -q -m 150 -s 3 -R 1 -o "$BATS_TEST_TMPDIR/m1" "$BATS_FILE_TMPDIR/small"
 	assert_success
-	run ps-train -q -s 3 -R 0 -o "$BATS_TEST_TMPDIR/m0" "$BATS_FILE_TMPDIR/small"
+	run ps-train -q -m 150 -s 3 -R 0 -o "$BATS_TEST_TMPDIR/m0" "$BATS_FILE_TMPDIR/small"
 	assert_success
 	a=$(final_objective "$BATS_TEST_TMPDIR/m0/progress.tsv")
 	b=$(final_objective "$BATS_TEST_TMPDIR/m1/progress.tsv")
@@ -173,7 +174,7 @@ replicas_hold() {
 save_all() {
 	local a
 	for a in "$@"; do
-		echo SAVE | "$FRAMETOOL" "$a" script | grep -q SAVE_OK || return 1
+		echo SAVE | "$FRAMETOOL" -n 1 "$a" script | grep -q SAVE_OK || return 1
 	done
 }
 
@@ -194,7 +195,7 @@ save_all() {
 	mv "$BATS_TEST_TMPDIR/ring.new" "$BATS_TEST_TMPDIR/ring"
 	i=0
 	for a in "$a0" "$a1"; do
-		echo "HELLO,nokeys rv=2 aux=0,1,$i,2,2,1" | "$FRAMETOOL" "$a" script |
+		echo "HELLO,nokeys rv=2 aux=0,1,$i,2,2,1" | "$FRAMETOOL" -n 1 "$a" script |
 		    grep -q HELLO_OK
 		i=$((i + 1))
 	done

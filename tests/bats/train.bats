@@ -151,9 +151,9 @@ liblinear_ref() {
 
 @test "tau 0 with a fixed seed gives the same model twice" {
 	head -n 4000 "$BATS_FILE_TMPDIR/a9a" > "$BATS_TEST_TMPDIR/train"
-	run ps-train -q -s 2 -w 2 -o "$BATS_TEST_TMPDIR/m1" "$BATS_TEST_TMPDIR/train"
+	run ps-train -q -m 150 -s 2 -w 2 -o "$BATS_TEST_TMPDIR/m1" "$BATS_TEST_TMPDIR/train"
 	assert_success
-	run ps-train -q -s 2 -w 2 -o "$BATS_TEST_TMPDIR/m2" "$BATS_TEST_TMPDIR/train"
+	run ps-train -q -m 150 -s 2 -w 2 -o "$BATS_TEST_TMPDIR/m2" "$BATS_TEST_TMPDIR/train"
 	assert_success
 	ps-ckpt dump "$BATS_TEST_TMPDIR/m1" > "$BATS_TEST_TMPDIR/d1"
 	ps-ckpt dump "$BATS_TEST_TMPDIR/m2" > "$BATS_TEST_TMPDIR/d2"

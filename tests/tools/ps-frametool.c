@@ -2,7 +2,7 @@
  * ps-frametool.c: send one good or deliberately malformed frame to a pskit
  * server, for the server's Bats tests.
  *
- *   ps-frametool [-a secret-file] [-s bytes] [-w secs] HOST:PORT KIND
+ *   ps-frametool [-a secret-file] [-n frames] [-s bytes] [-w secs] HOST:PORT KIND
  *
  * With -a it first runs the connector's side of the handshake (auth.h)
  * with the secret in the file, exiting 77 if that fails; -w sets how long
@@ -39,13 +39,14 @@
  * keycache before; size= pads the payload with blob bytes 'x' to exactly
  * N bytes).
  *
- * It then reads whatever the server answers until end of file or for at
- * most 2 seconds (-w), and prints it on stdout: one line per frame ("HELLO_OK
+ * It then reads whatever the server answers until end of file, for at
+ * most 2 seconds (-w), or (-n) until that many whole frames came, and
+ * prints it on stdout: one line per frame ("HELLO_OK
  * sender=0 nkeys=0 naux=0", then "vals=V,..." when it has values and the
  * blob text if any), or the raw bytes of a text answer.
  *
- * Exit status: 0 if the peer closed the connection, 1 if it stayed open
- * for the 2 seconds, 64 on a bad command line, 69 if it cannot connect,
+ * Exit status: 0 if the peer closed the connection or the -n frames came,
+ * 1 if it stayed open for the 2 seconds without them, 64 on a bad command line, 69 if it cannot connect,
  * 70 on an internal error, 77 if the handshake failed.
  */
 #include "config.h"
@@ -91,7 +92,7 @@ struct ft_frame {
 static void
 usage(FILE *f, int status)
 {
-	fprintf(f, "usage: ps-frametool [-a secret-file] [-s bytes] [-w secs] "
+	fprintf(f, "usage: ps-frametool [-a secret-file] [-n frames] [-s bytes] [-w secs] "
 	    "host:port|- kind\n"
 	    "kinds: good-hello bad-magic bad-version bad-header-crc "
 	    "bad-payload-crc\n       oversize truncated unknown-type "
@@ -447,9 +448,31 @@ ft_write(struct ft_frame *fr)
 	return rc;
 }
 
-/* Read into eb until EOF (return 1) or wait_ms passed (return 0). */
+/* The whole frames at the start of eb. */
+static long
+ft_frames(struct evbuffer *eb)
+{
+	uint8_t *p = evbuffer_pullup(eb, -1);
+	size_t len = evbuffer_get_length(eb), flen;
+	char err[200];
+	long n = 0;
+
+	while (len >= PS_FRAME_HDR_LEN &&
+	    ps_frame_peek(p, PS_FRAME_MAX_PAYLOAD, &flen, err, sizeof err) == 0 &&
+	    flen <= len) {
+		p += flen;
+		len -= flen;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Read into eb until EOF (return 1), until it holds want whole frames
+ * (want > 0; return 2) or until wait_ms passed (return 0).
+ */
 static int
-ft_read(int fd, struct evbuffer *eb, long long wait_ms)
+ft_read(int fd, struct evbuffer *eb, long long wait_ms, long want)
 {
 	double end = ps_clock_now() + (double)wait_ms / 1000;
 	long long left;
@@ -467,6 +490,8 @@ ft_read(int fd, struct evbuffer *eb, long long wait_ms)
 			return 1;	/* EOF or reset: the peer closed */
 		if (evbuffer_get_length(eb) < FT_ANSWER_MAX)
 			evbuffer_add(eb, buf, (size_t)n);
+		if (want > 0 && ft_frames(eb) >= want)
+			return 2;
 	}
 	return 0;
 }
@@ -536,15 +561,17 @@ main(int argc, char *argv[])
 	struct evbuffer *eb;
 	const char *secret = NULL;
 	long long wait_ms = FT_WAIT_MS;
+	long want = 0;
 	uint32_t over = PS_FRAME_MAX_PAYLOAD + 1;
 	int fd, closed, ch;
 
 	if (argc == 2 && strcmp(argv[1], "--help") == 0)
 		usage(stdout, 0);
-	while ((ch = getopt(argc, argv, "a:hs:w:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:hn:s:w:")) != -1) {
 		switch (ch) {
 		case 'a': secret = optarg; break;
 		case 'h': usage(stdout, 0); break;
+		case 'n': want = atol(optarg); break;
 		case 's': over = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'w': wait_ms = (long long)(atof(optarg) * 1000); break;
 		default: usage(stderr, EX_USAGE);
@@ -567,10 +594,11 @@ main(int argc, char *argv[])
 	ft_send(fd, &fr);
 	if ((eb = evbuffer_new()) == NULL)
 		return EX_OSERR;
-	closed = ft_read(fd, eb, wait_ms);
+	closed = ft_read(fd, eb, wait_ms, want);
 	ft_print(eb);
-	fprintf(stderr, "ps-frametool: %s\n", closed ?
-	    "the peer closed the connection" : "the connection stayed open");
+	fprintf(stderr, "ps-frametool: %s\n", closed == 2 ? "the frames came" :
+	    closed ? "the peer closed the connection" :
+	    "the connection stayed open");
 	evbuffer_free(eb);
 	free(fr.buf);
 	close(fd);
