@@ -50,6 +50,8 @@ conn_destroy(struct ps_conn *c)
 	conn_auth_release(c);
 	if (c->idle_ev != NULL)
 		event_free(c->idle_ev);
+	if (c->connect_ev != NULL)
+		event_free(c->connect_ev);
 	bufferevent_free(c->bev);
 	ps_keycache_release(&c->sent_lists);
 	ps_keycache_release(&c->recv_lists);
@@ -310,6 +312,16 @@ conn_process(struct ps_conn *c)
 	}
 }
 
+/* Bytes came in or went out: a pending connect (conn_dial_pending) is done. */
+static void
+conn_connected(struct ps_conn *c)
+{
+	if (c->connect_ev != NULL) {
+		event_free(c->connect_ev);
+		c->connect_ev = NULL;
+	}
+}
+
 /* libevent: input arrived. */
 static void
 conn_read_cb(struct bufferevent *bev, void *arg)
@@ -317,6 +329,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	struct ps_conn *c = arg;
 
 	c->busy++;
+	conn_connected(c);
 	conn_process(c);
 	conn_pool_account(c);
 	conn_leave(c);
@@ -331,6 +344,7 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	char why[sizeof c->reason];
 
 	c->busy++;
+	conn_connected(c);
 	if (c->closing && !c->dead && evbuffer_get_length(out) == 0) {
 		memcpy(why, c->reason, sizeof why);
 		conn_fail(c, c->proto_error, "%s", why);
@@ -384,7 +398,10 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	int e = EVUTIL_SOCKET_ERROR();
 
 	c->busy++;
-	if (what & BEV_EVENT_EOF)
+	if (c->connect_ev != NULL && (what & BEV_EVENT_ERROR))
+		conn_fail(c, 0, "cannot connect to '%s': %s", c->peer,
+		    evutil_socket_error_to_string(e));
+	else if (what & BEV_EVENT_EOF)
 		conn_eof(c);
 	else if (what & BEV_EVENT_TIMEOUT)
 		conn_fail(c, 0, "timed out flushing output");
@@ -815,6 +832,57 @@ ps_listen(struct event_base *base, const char *hostport,
 	return 0;
 }
 
+/*
+ * How long ps_conn_connect() blocks the loop for a connect: one that takes
+ * longer (a host cut off or dropping packets) goes on in the loop.
+ */
+#define CONN_CONNECT_BLOCK_S	0.1
+
+/*
+ * The connect's deadline (conn_dial_pending): connected by now, or it
+ * failed: the conn is closed with the reason.
+ */
+static void
+conn_connect_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ps_conn *c = arg;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	int e = 0;
+
+	c->busy++;
+	event_free(c->connect_ev);
+	c->connect_ev = NULL;
+	fd = bufferevent_getfd(c->bev);
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) != 0) {
+		len = sizeof e;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) != 0 ||
+		    e == 0)
+			e = ETIMEDOUT;
+		conn_fail(c, 0, "cannot connect to '%s': %s", c->peer,
+		    strerror(e));
+	}
+	conn_leave(c);
+}
+
+/*
+ * A connect still in progress after CONN_CONNECT_BLOCK_S: give it the rest
+ * of timeout_s in the loop.  What is sent meanwhile waits in the output.
+ */
+static void
+conn_dial_pending(struct ps_conn *c, double timeout_s)
+{
+	double left = timeout_s - CONN_CONNECT_BLOCK_S;
+	struct timeval tv;
+
+	tv.tv_sec = (time_t)left;
+	tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) * 1e6);
+	c->connect_ev = evtimer_new(bufferevent_get_base(c->bev),
+	    conn_connect_deadline_cb, c);
+	if (c->connect_ev == NULL || evtimer_add(c->connect_ev, &tv) != 0)
+		fatalx(EX_OSERR, "cannot time the connect to '%s'", c->peer);
+}
+
 /* Wait for a non-blocking connect on fd; 0 or an errno value. */
 static int
 conn_wait_connect(int fd, double timeout_s)
@@ -835,10 +903,17 @@ conn_wait_connect(int fd, double timeout_s)
 	return e;
 }
 
-/* Open a TCP connection with a timeout; the socket, or -1 and errno. */
+/*
+ * Open a TCP connection, waiting CONN_CONNECT_BLOCK_S at most (timeout_s if
+ * shorter): the socket, with *pending set when it is still connecting, or
+ * -1 and errno.
+ */
 static int
-conn_dial(const struct sockaddr_storage *ss, socklen_t len, double timeout_s)
+conn_dial(const struct sockaddr_storage *ss, socklen_t len, double timeout_s,
+    int *pending)
 {
+	double block = timeout_s < CONN_CONNECT_BLOCK_S ? timeout_s :
+	    CONN_CONNECT_BLOCK_S;
 	int fd, e;
 
 	if ((fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
@@ -850,8 +925,12 @@ conn_dial(const struct sockaddr_storage *ss, socklen_t len, double timeout_s)
 	if (connect(fd, (const struct sockaddr *)ss, len) == 0)
 		return fd;
 	e = errno;
-	if (e == EINPROGRESS && (e = conn_wait_connect(fd, timeout_s)) == 0)
+	if (e == EINPROGRESS && (e = conn_wait_connect(fd, block)) == 0)
 		return fd;
+	if (e == ETIMEDOUT && timeout_s > block) {
+		*pending = 1;
+		return fd;
+	}
 fail:
 	close(fd);
 	errno = e;
@@ -867,13 +946,13 @@ ps_conn_connect(struct event_base *base, const char *hostport,
 	struct sockaddr_storage ss;
 	socklen_t len;
 	struct ps_conn *c;
-	int fd, e;
+	int fd, e, pending = 0;
 
 	if (ps_hostport_parse(hostport, &ss, &len, err, errlen) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((fd = conn_dial(&ss, len, timeout_s)) < 0) {
+	if ((fd = conn_dial(&ss, len, timeout_s, &pending)) < 0) {
 		e = errno;
 		snprintf(err, errlen, "cannot connect to '%s': %s", hostport,
 		    strerror(e));
@@ -882,5 +961,7 @@ ps_conn_connect(struct event_base *base, const char *hostport,
 	}
 	c = ps_conn_new(base, fd, hostport, msg_cb, NULL, close_cb, arg);
 	c->pausable = 0;
+	if (pending)
+		conn_dial_pending(c, timeout_s);
 	return c;
 }

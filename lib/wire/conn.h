@@ -87,11 +87,14 @@ struct ps_conn	*ps_conn_new(struct event_base *base, evutil_socket_t fd,
 		    void *arg);
 
 /*
- * Connect to hostport ("127.0.0.1:7000", "[::1]:7000", "localhost:7000"),
- * waiting at most timeout_s seconds; return a binary-only conn, or NULL
- * with e.g. "cannot connect to '127.0.0.1:7000': Connection refused" in err
- * and errno set (ECONNREFUSED there: nothing listens; EINVAL: a bad
- * hostport).
+ * Connect to hostport ("127.0.0.1:7000", "[::1]:7000", "localhost:7000");
+ * return a binary-only conn, or NULL with e.g. "cannot connect to
+ * '127.0.0.1:7000': Connection refused" in err and errno set (ECONNREFUSED
+ * there: nothing listens; EINVAL: a bad hostport).  It blocks 0.1 s at
+ * most: a connect still in progress then (a host cut off, or dropping
+ * packets) goes on in the loop, what is sent meanwhile waits, and if it
+ * fails or is not done within timeout_s seconds the close callback gets
+ * "cannot connect to '...': ...".
  */
 struct ps_conn	*ps_conn_connect(struct event_base *base, const char *hostport,
 		    double timeout_s, ps_conn_msg_cb *msg_cb,

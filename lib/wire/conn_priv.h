@@ -88,6 +88,7 @@ struct ps_conn {
 	unsigned int		 idle_ms;
 	int			 idled_out;	/* closed by the idle limit */
 	int			 peer_closed;	/* closed by an EOF or a reset */
+	struct event		*connect_ev;	/* or NULL: connected (conn.c) */
 };
 
 /* conn.c */

@@ -2,14 +2,17 @@
  * test_conn.c: unit tests of framed connections over loopback TCP and
  * socketpairs: frames both ways, text-mode detection, malformed input
  * closing with its reason, the frame size limit, freeing from a callback,
- * back-pressure, the listen/connect/address helpers, and the
- * authentication handshake.
+ * back-pressure, the listen/connect/address helpers, a connect that does
+ * not complete (left to the loop), and the authentication handshake.
  */
 #include "config.h"
 
 #include <sys/socket.h>
 
+#include <netinet/in.h>
+
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -471,6 +474,71 @@ test_connect_and_listen_errors(void **state)
 	event_base_free(base);
 }
 
+/*
+ * A listener on 127.0.0.1 with a backlog of 0 that never accepts: once its
+ * queue is full the kernel drops further SYNs, as a host cut off does.
+ * Returns it and its port; *fillers holds the queued connects (8 at most).
+ */
+static int
+full_listener(int *port, int fillers[8], int *nfillers)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof sin;
+	struct pollfd pfd;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	assert_int_equal(listen(fd, 0), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = ntohs(sin.sin_port);
+	for (*nfillers = 0; *nfillers < 8; (*nfillers)++) {
+		pfd.fd = fillers[*nfillers] = socket(AF_INET,
+		    SOCK_STREAM | SOCK_NONBLOCK, 0);
+		pfd.events = POLLOUT;
+		(void)connect(pfd.fd, (struct sockaddr *)&sin, sizeof sin);
+		if (poll(&pfd, 1, 100) == 0)
+			return fd;	/* this one waits: the queue is full */
+	}
+	fail_msg("a backlog of 0 took 8 connections");
+	return -1;
+}
+
+/*
+ * A connect that does not complete blocks the caller 0.1 s at most; it
+ * goes on in the loop and fails there at its timeout, with the reason.
+ */
+static void
+test_connect_pending(void **state)
+{
+	struct side s = { 0 };
+	int lfd, port, fillers[8], nfillers, i;
+	char addr[64], err[256], want[128];
+	double t0;
+
+	s.base = event_base_new();
+	lfd = full_listener(&port, fillers, &nfillers);
+	snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+	t0 = ps_clock_now();
+	s.c = ps_conn_connect(s.base, addr, 0.6, side_msg_cb, side_close_cb,
+	    &s, err, sizeof err);
+	assert_non_null(s.c);
+	assert_true(ps_clock_now() - t0 < 0.3);
+	run_until(s.base, &s.closed);
+	assert_true(ps_clock_now() - t0 >= 0.5);
+	snprintf(want, sizeof want, "cannot connect to '%s': Connection "
+	    "timed out", addr);
+	assert_string_equal(s.reason, want);
+	for (i = 0; i <= nfillers; i++)
+		close(fillers[i]);
+	close(lfd);
+	ps_msg_release(&s.last);
+	event_base_free(s.base);
+}
+
 static void
 test_hostport_parse(void **state)
 {
@@ -702,6 +770,7 @@ main(void)
 		cmocka_unit_test(test_frames_in_one_write),
 		cmocka_unit_test(test_back_pressure),
 		cmocka_unit_test(test_connect_and_listen_errors),
+		cmocka_unit_test(test_connect_pending),
 		cmocka_unit_test(test_hostport_parse),
 		cmocka_unit_test(test_auth_handshake),
 		cmocka_unit_test(test_auth_refused),
