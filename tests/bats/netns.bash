@@ -45,7 +45,11 @@ net_pick_subnet() {
 	for n in $(seq 1 254); do
 		ip -4 -o addr show | grep -q " 10\.77\.$n\." && continue
 		net_record link "${TAG}b"
+		# A MAC of its own: by default a bridge takes the lowest of
+		# its ports', and a port cut off (link down) would change it
+		# under the hosts' ARP caches, cutting them all off.
 		ip link add "${TAG}b" type bridge &&
+		    ip link set "${TAG}b" address "$(printf '02:77:00:00:00:%02x' "$n")" &&
 		    ip addr add "10.77.$n.1/24" dev "${TAG}b" &&
 		    ip link set "${TAG}b" up || return 1
 		echo "$n"

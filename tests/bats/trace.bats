@@ -4,7 +4,8 @@
 # leaves a trace that passes, and the checker names each broken promise
 # in a trace edited to break it: a round applied twice, an acknowledged
 # round applied nowhere, one applied only on a server that died before
-# replicating it, an sgd push applied twice or after it was refused.
+# replicating it (unless a replica that lived on held it), an sgd push
+# applied twice or after it was refused.
 
 load helper
 
@@ -67,15 +68,25 @@ round_of() {
 @test "a round applied on a server that died before replicating it is lost" {
 	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
 	# As if server 0 died before round r reached its replicas: no
-	# "replicated" for it, and no clean end.
+	# "replicated" for it, no clean end, and not held by server 1.
 	local r
 	r=$(round_of server-0.trace)
 	awk -F'\t' -v r="$r" '!($2 == "replicated" && $4 == r) && $2 != "end"' \
 	    "$T/server-0.trace" | edit server-0.trace
+	awk -F'\t' -v r="$r" '!($2 == "held" && $4 == r)' "$T/server-1.trace" \
+	    >"$X/server-1.trace"
 	run "$CHECK" "$X"
 	assert_failure 1
 	assert_line --regexp "^round $r of key [0-9]+ acknowledged to worker-[01].trace but applied on no server that kept it\$"
 	refute_line --regexp "^round $((r + 1)) of key"
+	# But a replica that ended cleanly held the round's result for those
+	# keys (its REPLICATE_OK lost with the primary): they live on there.
+	awk -F'\t' -v r="$r" 'BEGIN { OFS = "\t" }
+	    $2 == "apply" && $4 == r { print $1, "held", $3, $4, $6 }' \
+	    "$T/server-0.trace" >>"$X/server-1.trace"
+	run "$CHECK" "$X"
+	assert_success
+	assert_output ''
 }
 
 @test "the checker finds an sgd push applied twice, or after it was refused" {

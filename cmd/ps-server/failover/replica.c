@@ -44,6 +44,7 @@
 
 #include "failover.h"
 #include "util/log.h"
+#include "util/trace.h"
 #include "util/xmalloc.h"
 
 #define REPLICA_CONNECT_TIMEOUT	2.0
@@ -372,6 +373,9 @@ replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m)
 		st->glast[s] = m->vals[3 * k + 2];
 		st->mark[s] = m->timestamp + 1;
 	}
+	if (replica_is(m, PS_REPLICATE_ROUND))
+		ps_trace_event(srv->trace, m->keys, m->nkeys, "held\t%u\t%llu",
+		    ch->id, (unsigned long long)m->timestamp);
 	srv->stats.replicate_msgs_in++;
 	srv->stats.replicate_keys_in += m->nkeys;
 }
