@@ -212,6 +212,16 @@ now_ms() {
 	date +%s%3N
 }
 
+# probe_ms: the milliseconds one status probe of $COORD (wait_status's
+# step) takes now; a detection bound measured through wait_status allows
+# that much more (under the sanitizers on a loaded machine, a few hundred).
+probe_ms() {
+	local t0
+	t0=$(now_ms)
+	timeout 5 ps-ring status "${COORD_AUTH[@]}" -C "$COORD" >/dev/null
+	echo $(($(now_ms) - t0))
+}
+
 # on_full_fs DIR CMD...: run CMD with a full 64 KiB tmpfs on DIR, mounted
 # in a private mount namespace that goes when CMD ends; then list what CMD
 # left in DIR as "left: NAME" lines.  Skips the test where mounting is not
