@@ -38,8 +38,10 @@
 #include "wire/msg_ctl.h"
 
 #define CONN_CLOSE_TIMEOUT	10	/* seconds to flush before closing */
+#define CONN_EAGER_IOV		16	/* chains written by one sendmsg */
 
 static void	conn_process(struct ps_conn *);
+static void	conn_flush_cb(evutil_socket_t, short, void *);
 
 /* Release everything; only when no callback of ours is running. */
 static void
@@ -53,6 +55,8 @@ conn_destroy(struct ps_conn *c)
 	if (c->connect_ev != NULL)
 		event_free(c->connect_ev);
 	bufferevent_free(c->bev);
+	evbuffer_free(c->eager);
+	event_free(c->flush_ev);
 	ps_keycache_release(&c->sent_lists);
 	ps_keycache_release(&c->recv_lists);
 	free(c->peer);
@@ -284,8 +288,8 @@ static void
 conn_check_pause(struct ps_conn *c)
 {
 	if (!c->pausable || c->paused || c->closing || c->dead ||
-	    evbuffer_get_length(bufferevent_get_output(c->bev)) <=
-	    PS_CONN_OUT_HIGH)
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) +
+	    evbuffer_get_length(c->eager) <= PS_CONN_OUT_HIGH)
 		return;
 	c->paused = 1;
 	bufferevent_disable(c->bev, EV_READ);
@@ -366,6 +370,7 @@ conn_start_closing(struct ps_conn *c, const char *reason)
 
 	c->closing = 1;
 	snprintf(c->reason, sizeof c->reason, "%s", reason);
+	evbuffer_add_buffer(bufferevent_get_output(c->bev), c->eager);
 	bufferevent_disable(c->bev, EV_READ);
 	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
 	bufferevent_set_timeouts(c->bev, NULL, &tv);
@@ -462,7 +467,9 @@ ps_conn_new(struct event_base *base, evutil_socket_t fd, const char *peer,
 	/* Fails harmlessly on socketpairs and unix sockets: no Nagle there. */
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (c->bev == NULL)
+	c->eager = evbuffer_new();
+	c->flush_ev = event_new(base, -1, 0, conn_flush_cb, c);
+	if (c->bev == NULL || c->eager == NULL || c->flush_ev == NULL)
 		fatalx(EX_OSERR, "cannot create a bufferevent for '%s'", peer);
 	bufferevent_setwatermark(c->bev, EV_READ, 0,
 	    PS_FRAME_HDR_LEN + c->max_frame);
@@ -552,6 +559,78 @@ ps_conn_set_unacked_timeout(struct ps_conn *c, unsigned int ms)
 #endif
 }
 
+/*
+ * Where a frame or line goes: held for the handshake; else, when nothing
+ * is queued before it, c->eager, which conn_flush_cb writes once the
+ * callbacks now running are done; else the bufferevent's output, behind
+ * what is queued.
+ */
+static struct evbuffer *
+conn_out(struct ps_conn *c)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+
+	if (conn_auth_pending(c))
+		return conn_auth_output(c);
+	if (c->connect_ev == NULL && evbuffer_get_length(out) == 0)
+		return c->eager;
+	return out;
+}
+
+/*
+ * libevent, made active by conn_write_eager: write c->eager to the socket,
+ * as far as it takes it, and queue the rest on the bufferevent.  Writing
+ * at once spares the event loop a round of epoll_ctl and epoll_wait for
+ * each frame; MSG_NOSIGNAL, since not every program that uses conns
+ * ignores SIGPIPE.  An error is left to the bufferevent, which meets it
+ * again and tells conn_event_cb.
+ */
+static void
+conn_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ps_conn *c = arg;
+	struct evbuffer_iovec vec[CONN_EAGER_IOV];
+	struct iovec iov[CONN_EAGER_IOV];
+	struct msghdr mh = { .msg_iov = iov };
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	ssize_t n;
+	int i, nvec;
+
+	(void)fd;
+	(void)what;
+	if (c->dead || evbuffer_get_length(c->eager) == 0)
+		return;
+	nvec = evbuffer_peek(c->eager, -1, NULL, vec, CONN_EAGER_IOV);
+	if (nvec > CONN_EAGER_IOV)
+		nvec = CONN_EAGER_IOV;
+	for (i = 0; i < nvec; i++) {
+		iov[i].iov_base = vec[i].iov_base;
+		iov[i].iov_len = vec[i].iov_len;
+	}
+	mh.msg_iovlen = (size_t)nvec;
+	n = sendmsg(bufferevent_getfd(c->bev), &mh,
+	    MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n > 0)
+		evbuffer_drain(c->eager, (size_t)n);
+	if (evbuffer_get_length(c->eager) > 0)
+		evbuffer_add_buffer(out, c->eager);
+	/* Paused on eager bytes that all went: conn_write_cb resumes. */
+	if (c->paused && evbuffer_get_length(out) <= PS_CONN_OUT_LOW)
+		bufferevent_trigger(c->bev, EV_WRITE,
+		    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+}
+
+/*
+ * Have c->eager written after the callbacks that are ready now, so that
+ * what they send to the peer goes in one write (no system call here).
+ */
+static void
+conn_write_eager(struct ps_conn *c)
+{
+	if (!event_pending(c->flush_ev, EV_TIMEOUT, NULL))
+		event_active(c->flush_ev, EV_TIMEOUT, 0);
+}
+
 /* Queue one frame; see conn.h. */
 int
 ps_conn_send(struct ps_conn *c, const struct ps_msg *m)
@@ -559,6 +638,7 @@ ps_conn_send(struct ps_conn *c, const struct ps_msg *m)
 	char err[200];
 	struct ps_wire_sizes sz;
 	struct ps_msg by_sig;
+	struct evbuffer *out;
 	uint64_t sig = 0;
 	int n, cacheable;
 
@@ -580,10 +660,11 @@ ps_conn_send(struct ps_conn *c, const struct ps_msg *m)
 		}
 		m = &by_sig;
 	}
-	n = ps_msg_encode(m, conn_auth_output(c), c->lz4, &sz, err,
-	    sizeof err);
+	out = conn_out(c);
+	n = ps_msg_encode(m, out, c->lz4, &sz, err, sizeof err);
 	if (n < 0)
 		return -1;
+	conn_write_eager(c);
 	if (cacheable)
 		ps_keycache_put(&c->sent_lists, sig, m->keys, m->nkeys);
 	c->stats.bytes_out += (uint64_t)n;
@@ -598,11 +679,14 @@ int
 ps_conn_send_text(struct ps_conn *c, const char *text)
 {
 	size_t n = strlen(text);
+	struct evbuffer *out;
 
 	if (c->dead || c->closing)
 		return -1;
-	if (evbuffer_add(conn_auth_output(c), text, n) != 0)
+	out = conn_out(c);
+	if (evbuffer_add(out, text, n) != 0)
 		return -1;
+	conn_write_eager(c);
 	c->stats.bytes_out += n;
 	c->stats.msgs_out++;
 	conn_check_pause(c);
@@ -638,7 +722,8 @@ ps_conn_free(struct ps_conn *c)
 size_t
 ps_conn_pending(const struct ps_conn *c)
 {
-	size_t n = evbuffer_get_length(bufferevent_get_output(c->bev));
+	size_t n = evbuffer_get_length(bufferevent_get_output(c->bev)) +
+	    evbuffer_get_length(c->eager);
 
 	if (c->auth.held != NULL)
 		n += evbuffer_get_length(c->auth.held);

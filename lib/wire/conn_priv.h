@@ -58,6 +58,8 @@ struct ps_conn_pool {
 
 struct ps_conn {
 	struct bufferevent	*bev;
+	struct evbuffer		*eager;		/* written by flush_ev (conn.c) */
+	struct event		*flush_ev;	/* active while eager waits */
 	char			*peer;
 	ps_conn_msg_cb		*msg_cb;
 	ps_conn_text_cb		*text_cb;
