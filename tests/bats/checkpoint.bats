@@ -224,6 +224,7 @@ abs_gap() {
 	awk -v a="$first" -v b="$ll" 'BEGIN { exit !(a < 1.2 * b) }'
 }
 
+# bats test_tags=quality
 @test "kill -9 of every server mid-run: a restart on three servers from the latest checkpoint converges to the fault-free objective" {
 	ck=$BATS_TEST_TMPDIR/ck
 	train crash -r 0 -c "$ck" -E 100

@@ -19,15 +19,21 @@ mkversion() {
 	    "$MKMODEL" -s 2 -n 3 -i "$2" -l 0.5 -r "${3:-4}" "$1/part-2.psm"
 }
 
-# A checkpoint directory: 10 and 20 sealed, 30 never sealed.
+# A checkpoint directory: 10 and 20 sealed, 30 never sealed; made once,
+# copied for each test.
+setup_file() {
+	local ck=$BATS_FILE_TMPDIR/ck
+	mkversion "$ck/v000000000010" 10
+	ps-ckpt seal "$ck/v000000000010"
+	mkversion "$ck/v000000000020" 20
+	ps-ckpt seal "$ck/v000000000020"
+	mkversion "$ck/v000000000030" 30
+}
+
 setup() {
 	CK="$BATS_TEST_TMPDIR/ck"
 	V10="$CK/v000000000010" V20="$CK/v000000000020" V30="$CK/v000000000030"
-	mkversion "$V10" 10
-	ps-ckpt seal "$V10"
-	mkversion "$V20" 20
-	ps-ckpt seal "$V20"
-	mkversion "$V30" 30
+	cp -a "$BATS_FILE_TMPDIR/ck" "$CK"
 }
 
 teardown() {

@@ -55,6 +55,7 @@ sgd_auc_check() {
 	awk -v a="$ours" -v b="$ref" 'BEGIN { exit !(a >= b - 0.005 && a <= 1) }'
 }
 
+# bats test_tags=quality
 @test "sgd (ftrl) on a9a reaches LIBLINEAR's test AUC within 0.005" {
 	sgd_auc_check "$BATS_FILE_TMPDIR/a9a" "$BATS_FILE_TMPDIR/a9a.t" -s 2 -w 2
 	assert_line --partial 'test_auc'
@@ -62,6 +63,7 @@ sgd_auc_check() {
 	    grep -qx 'epoch	batch	secs	rows	progressive_logloss	nnz	test_logloss	test_auc	bytes_sent	bytes_recv	msgs_sent	msgs_recv	kkt_in	kkt_out	skip_out	sigmod_in	sigmod_out	keycache_in	keycache_out	fp16_in	fp16_out	lz4_in	lz4_out'
 }
 
+# bats test_tags=quality
 @test "sgd (ftrl) on w8a reaches LIBLINEAR's test AUC within 0.005" {
 	[ -f "$BATS_FILE_TMPDIR/w8a.tr" ] || skip "no w8a"
 	sgd_auc_check "$BATS_FILE_TMPDIR/w8a.tr" "$BATS_FILE_TMPDIR/w8a.te" -s 2 -w 2

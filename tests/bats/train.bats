@@ -25,6 +25,7 @@ liblinear_ref() {
 	cat "$data.llobj"
 }
 
+# bats test_tags=quality
 @test "ps-train matches LIBLINEAR on a9a within 1e-3 (2 servers, 2 workers, tau 0)" {
 	ref=$(liblinear_ref a9a)
 	run ps-train -q -s 2 -w 2 -o "$BATS_TEST_TMPDIR/model" "$BATS_FILE_TMPDIR/a9a"
@@ -37,6 +38,7 @@ liblinear_ref() {
 	[ -f "$BATS_TEST_TMPDIR/model/part-1.psm" ]
 }
 
+# bats test_tags=quality
 @test "ps-train matches LIBLINEAR on a9a with 1 server, 3 workers, tau 4" {
 	ref=$(liblinear_ref a9a)
 	run ps-train -q -s 1 -w 3 -t 4 -o "$BATS_TEST_TMPDIR/model" "$BATS_FILE_TMPDIR/a9a"
@@ -47,6 +49,7 @@ liblinear_ref() {
 	awk -v g="$gap" 'BEGIN { exit !(g < 1e-3) }'
 }
 
+# bats test_tags=quality
 @test "ps-train matches LIBLINEAR on w8a with 3 servers, 1 worker, tau 2" {
 	ref=$(liblinear_ref w8a)
 	run ps-train -q -s 3 -w 1 -t 2 -o "$BATS_TEST_TMPDIR/model" "$BATS_FILE_TMPDIR/w8a"
