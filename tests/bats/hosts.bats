@@ -17,7 +17,8 @@
 #   - a host that runs a server and a worker is cut off (link down), or
 #     blackholed (nft drops every packet): the job, with a replica of
 #     every key (-R 1), ends with the same answer, its lost server
-#     replaced by one on another host;
+#     replaced by one on another host, and the push history fetched from
+#     the hosts (--trace) passes tests/chaos/check-trace;
 #   - without namespaces (and without root), through a remote shell that
 #     runs the command here: a job ends with the same answer, and a
 #     ps-train killed outright leaves no daemon and nothing on the hosts.
@@ -88,10 +89,11 @@ reference() {
 }
 
 # same_answer [OPTION...]: the job ended after the iterations of the same
-# job on one host, at its objective within 1e-6: a worker that came back
-# rebuilt its margins from the servers' weights.  (Not to rounding: after
-# a failover the weights take another path to the optimum, 1.5e-7 off it
-# after the 5000 iterations of LONG.)  Both jobs'
+# job on one host, at its objective within 1e-5 (ps-train's promise is
+# 1e-3): a worker that came back rebuilt its margins from the servers'
+# weights.  Not to rounding: after a failover the weights take another
+# path to the optimum, up to 1.5e-6 off the fault-free one's after the
+# 5000 iterations of LONG.  Both jobs'
 # seconds are printed on fd 3.
 same_answer() {
 	local got want
@@ -101,7 +103,7 @@ same_answer() {
 	echo "objective $got, on one host $want"
 	echo "# $(secs "$JOB.tsv.err") s, the same job on one host $(secs "$REF.err") s" >&3
 	[ "$(tsv_last "$JOB.tsv" iter)" = "$(tsv_last "$REF" iter)" ]
-	awk -v g="$(rel_gap "$got" "$want")" 'BEGIN { exit !(g < 1e-6 && g > -1e-6) }'
+	awk -v g="$(rel_gap "$got" "$want")" 'BEGIN { exit !(g < 1e-5 && g > -1e-5) }'
 }
 
 # secs ERR: the seconds of a ps-train summary on stderr.
@@ -214,7 +216,8 @@ remote_left() {
 # job must end with the answer of the same job on one host.
 cut_server_host() {
 	hosts 3
-	PS_TRAIN_COORD_TIMEOUT=1000 train_bg -R 1 "${LONG[@]}"
+	PS_TRAIN_COORD_TIMEOUT=1000 train_bg -R 1 --trace "$BATS_TEST_TMPDIR/trace" \
+	    "${LONG[@]}"
 	running_at 200
 	case $1 in
 	link)	ip link set "$LINK_2" down ;;
@@ -239,6 +242,13 @@ cut_server_host() {
 	assert_success
 	assert_line "$(printf 'parts\t3')"
 	assert_line "$(printf 'iteration\t%s' $(($(tsv_last "$JOB.tsv" iter) + 1)))"
+	# The push history, fetched from the hosts, the cut one's too:
+	# every acknowledged round applied once.
+	ls "$BATS_TEST_TMPDIR/trace"
+	[ -s "$BATS_TEST_TMPDIR/trace/server-1@$NS_2.trace" ]
+	[ -s "$BATS_TEST_TMPDIR/trace/worker-0@$NS_1.trace" ]
+	run "$PSKIT_SRCDIR/tests/chaos/check-trace" "$BATS_TEST_TMPDIR/trace"
+	assert_success
 }
 
 @test "a host with a server and a worker cut off (link down): the job ends with the same answer" {

@@ -79,11 +79,22 @@ round_of() {
 	assert_failure 1
 	assert_line --regexp "^round $r of key [0-9]+ acknowledged to worker-[01].trace but applied on no server that kept it\$"
 	refute_line --regexp "^round $((r + 1)) of key"
+	# A replica that held round r of those keys from another primary
+	# (after a ring change, say) keeps nothing of server 0's.
+	cp "$X/server-1.trace" "$BATS_TEST_TMPDIR/server-1.trace"
+	held_from() {
+		awk -F'\t' -v r="$r" -v a="$1" 'BEGIN { OFS = "\t" }
+		    $2 == "apply" && $4 == r { print $1, "held", $3, $4, a, $6 }' \
+		    "$T/server-0.trace" >>"$X/server-1.trace"
+	}
+	held_from 127.0.0.1:1
+	run "$CHECK" "$X"
+	assert_failure 1
 	# But a replica that ended cleanly held the round's result for those
-	# keys (its REPLICATE_OK lost with the primary): they live on there.
-	awk -F'\t' -v r="$r" 'BEGIN { OFS = "\t" }
-	    $2 == "apply" && $4 == r { print $1, "held", $3, $4, $6 }' \
-	    "$T/server-0.trace" >>"$X/server-1.trace"
+	# keys from server 0 (its REPLICATE_OK lost with the primary): they
+	# live on there.
+	cp "$BATS_TEST_TMPDIR/server-1.trace" "$X/server-1.trace"
+	held_from "$(awk -F'\t' '$2 == "start" { print $3 }' "$T/server-0.trace")"
 	run "$CHECK" "$X"
 	assert_success
 	assert_output ''

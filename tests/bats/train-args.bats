@@ -102,7 +102,7 @@ quick() {
 	[ -z "$(ls -A)" ]
 }
 
-@test "-H: a bad hosts file, --no-auth, -c, -I, --trace, a bad -C, and -C alone exit 64 at once" {
+@test "-H: a bad hosts file, --no-auth, -c, -I, a bad -C, and -C alone exit 64 at once" {
 	printf 'h1 10.0.0.1\n-oProxyCommand=x\n' >bad-name
 	printf 'h1 10.0.0.1 extra\n' >bad-line
 	printf 'h1 10.0.0.1;rm\n' >bad-addr
@@ -127,8 +127,6 @@ quick() {
 	quick ps-train -H hosts -c ck -o m "$SAMPLE"
 	assert_failure 64
 	quick ps-train -H hosts -I hosts -o m "$SAMPLE"
-	assert_failure 64
-	quick ps-train -H hosts --trace tr -o m "$SAMPLE"
 	assert_failure 64
 	quick ps-train -H hosts -C 127.0.0.1:99999 -o m "$SAMPLE"
 	assert_failure 64

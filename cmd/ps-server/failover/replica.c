@@ -374,8 +374,11 @@ replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m)
 		st->mark[s] = m->timestamp + 1;
 	}
 	if (replica_is(m, PS_REPLICATE_ROUND))
-		ps_trace_event(srv->trace, m->keys, m->nkeys, "held\t%u\t%llu",
-		    ch->id, (unsigned long long)m->timestamp);
+		ps_trace_event(srv->trace, m->keys, m->nkeys,
+		    "held\t%u\t%llu\t%s", ch->id,
+		    (unsigned long long)m->timestamp,
+		    m->sender < srv->ring.nservers ?
+		    srv->ring.servers[m->sender].addr : "?");
 	srv->stats.replicate_msgs_in++;
 	srv->stats.replicate_keys_in += m->nkeys;
 }
