@@ -552,6 +552,17 @@ round_same_keys(const struct ps_msg *a, const struct ps_msg *b)
 }
 
 /*
+ * Invariant 9: worker id's push for round t, applied here before, is
+ * answered without being applied (its keys may differ from the first's).
+ */
+static void
+round_trace_again(struct channel *ch, uint32_t id, uint64_t t)
+{
+	ps_trace_event(ch->srv->trace, NULL, 0, "again\t%u\t%u\t%llu",
+	    ch->id, id, (unsigned long long)t);
+}
+
+/*
  * Invariant 9: a push of a worker that came back, for a round it pushed
  * before; 1 when handled here (dropped, or taken: m is then empty), 0
  * for the usual way.
@@ -574,8 +585,11 @@ round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
 		log_info("worker %u pushed round %llu again with %u keys, "
 		    "%u before; %s", id, (unsigned long long)r->t, m->nkeys,
 		    r->pushes[id].nkeys, r->done ? "applied" : "not applied");
+		if (r->done)
+			round_trace_again(ch, id, r->t);
 		ps_msg_release(&r->pushes[id]);
 	} else {
+		round_trace_again(ch, id, m->timestamp);
 		r = round_get(ch, m->timestamp, 1);
 		r->replay = 1;
 		r->settled[id] = 1;

@@ -5,7 +5,8 @@
 # in a trace edited to break it: a round applied twice, an acknowledged
 # round applied nowhere, one applied only on a server that died before
 # replicating it (unless a replica that lived on held it), an sgd push
-# applied twice or after it was refused.
+# applied twice or after it was refused; a round pushed again by a worker
+# that came back and answered without being applied promises no new key.
 
 load helper
 
@@ -98,6 +99,28 @@ round_of() {
 	run "$CHECK" "$X"
 	assert_success
 	assert_output ''
+}
+
+@test "a round a worker pushed again, answered without being applied, promises no new key" {
+	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
+	local r addr
+	r=$(round_of server-0.trace)
+	addr=$(awk -F'\t' '$2 == "start" { print $3 }' "$T/server-0.trace")
+	# Worker 0, come back, pushed round r to server 0 again with a key
+	# no push of round r named, and was answered.
+	{ cat "$T/worker-0.trace"
+	  printf '9e9\tpush\t%s\t0\t%s\t999999\n' "$addr" "$r"
+	  printf '9e9\tack\t%s\t0\t%s\n' "$addr" "$r"; } | edit worker-0.trace
+	run "$CHECK" "$X"
+	assert_failure 1
+	assert_line "round $r of key 999999 acknowledged to worker-0.trace but applied on no server that kept it"
+	# Server 0 says it answered that push without applying it (it had
+	# applied round r): the ack promises nothing of its keys.
+	cat "$T/server-0.trace" >"$BATS_TEST_TMPDIR/server-0.trace"
+	printf '9e9\tagain\t0\t0\t%s\n' "$r" >>"$BATS_TEST_TMPDIR/server-0.trace"
+	cp "$BATS_TEST_TMPDIR/server-0.trace" "$X/server-0.trace"
+	run "$CHECK" "$X"
+	assert_success
 }
 
 @test "the checker finds an sgd push applied twice, or after it was refused" {
