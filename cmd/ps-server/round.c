@@ -552,8 +552,9 @@ round_same_keys(const struct ps_msg *a, const struct ps_msg *b)
 }
 
 /*
- * Invariant 9: worker id's push for round t, applied here before, is
- * answered without being applied (its keys may differ from the first's).
+ * Invariant 9: worker id's push for round t, done here before (or freed),
+ * is answered without being applied (its keys may differ from the
+ * first's): say so in the trace, for tests/chaos/check-trace.
  */
 static void
 round_trace_again(struct channel *ch, uint32_t id, uint64_t t)

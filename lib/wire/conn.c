@@ -470,7 +470,7 @@ ps_conn_new(struct event_base *base, evutil_socket_t fd, const char *peer,
 	c->eager = evbuffer_new();
 	c->flush_ev = event_new(base, -1, 0, conn_flush_cb, c);
 	if (c->bev == NULL || c->eager == NULL || c->flush_ev == NULL)
-		fatalx(EX_OSERR, "cannot create a bufferevent for '%s'", peer);
+		fatalx(EX_OSERR, "cannot set up the buffers of '%s'", peer);
 	bufferevent_setwatermark(c->bev, EV_READ, 0,
 	    PS_FRAME_HDR_LEN + c->max_frame);
 	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb,
@@ -578,7 +578,7 @@ conn_out(struct ps_conn *c)
 }
 
 /*
- * libevent, made active by conn_write_eager: write c->eager to the socket,
+ * libevent, made active by conn_flush_later: write c->eager to the socket,
  * as far as it takes it, and queue the rest on the bufferevent.  Writing
  * at once spares the event loop a round of epoll_ctl and epoll_wait for
  * each frame; MSG_NOSIGNAL, since not every program that uses conns
@@ -625,9 +625,10 @@ conn_flush_cb(evutil_socket_t fd, short what, void *arg)
  * what they send to the peer goes in one write (no system call here).
  */
 static void
-conn_write_eager(struct ps_conn *c)
+conn_flush_later(struct ps_conn *c)
 {
-	if (!event_pending(c->flush_ev, EV_TIMEOUT, NULL))
+	if (evbuffer_get_length(c->eager) > 0 &&
+	    !event_pending(c->flush_ev, EV_TIMEOUT, NULL))
 		event_active(c->flush_ev, EV_TIMEOUT, 0);
 }
 
@@ -664,7 +665,7 @@ ps_conn_send(struct ps_conn *c, const struct ps_msg *m)
 	n = ps_msg_encode(m, out, c->lz4, &sz, err, sizeof err);
 	if (n < 0)
 		return -1;
-	conn_write_eager(c);
+	conn_flush_later(c);
 	if (cacheable)
 		ps_keycache_put(&c->sent_lists, sig, m->keys, m->nkeys);
 	c->stats.bytes_out += (uint64_t)n;
@@ -686,7 +687,7 @@ ps_conn_send_text(struct ps_conn *c, const char *text)
 	out = conn_out(c);
 	if (evbuffer_add(out, text, n) != 0)
 		return -1;
-	conn_write_eager(c);
+	conn_flush_later(c);
 	c->stats.bytes_out += n;
 	c->stats.msgs_out++;
 	conn_check_pause(c);
