@@ -22,7 +22,9 @@
 /*
  * Hold ring (taken over) from now on; 1 if this server is in it.  A
  * server that held another ring and is in the new one hands its keys over
- * (ringchange.c).
+ * (ringchange.c).  A server's first ring may come after the keys handed
+ * over and resent to it under that ring (a server that joins a job in
+ * progress): it takes them now, before any request of that ring.
  */
 int
 owner_adopt(struct server *srv, struct ps_ring *ring)
@@ -48,6 +50,8 @@ owner_adopt(struct server *srv, struct ps_ring *ring)
 		ringchange_apply(srv);
 	else if (was_in && srv->coord_addr != NULL && !srv->coord_lost)
 		ringchange_leave(srv);
+	else if (!changed && srv->in_ring)
+		replica_apply_early(srv);
 	return srv->in_ring;
 }
 
