@@ -4,9 +4,12 @@
 # leaves a trace that passes, and the checker names each broken promise
 # in a trace edited to break it: a round applied twice, an acknowledged
 # round applied nowhere, one applied only on a server that died before
-# replicating it (unless a replica that lived on held it), an sgd push
-# applied twice or after it was refused; a round pushed again by a worker
-# that came back and answered without being applied promises no new key.
+# replicating it (unless a replica that lived on held it, or one that
+# died too sent the keys on to one that lived on), a round applied to a
+# key on a server that has no copy of the key's last acknowledged round,
+# an sgd push applied twice or after it was refused; a round pushed again
+# by a worker that came back and answered without being applied promises
+# no new key.
 
 load helper
 
@@ -24,6 +27,11 @@ edit() {
 	rm -rf "$X"
 	cp -R "$T" "$X"
 	cat >"$X/$1"
+}
+
+# addr_of F: the address of the server whose trace is F.
+addr_of() {
+	awk -F'\t' '$2 == "start" { print $3 }' "$T/$1"
 }
 
 # The round of the first apply with keys in trace file F (the ring, and so
@@ -69,13 +77,15 @@ round_of() {
 @test "a round applied on a server that died before replicating it is lost" {
 	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
 	# As if server 0 died before round r reached its replicas: no
-	# "replicated" for it, no clean end, and not held by server 1.
+	# "replicated" for it, no clean end, and server 1 held nothing of
+	# server 0's from round r on (a later round's copy of the same keys
+	# would carry round r's application).
 	local r
 	r=$(round_of server-0.trace)
 	awk -F'\t' -v r="$r" '!($2 == "replicated" && $4 == r) && $2 != "end"' \
 	    "$T/server-0.trace" | edit server-0.trace
-	awk -F'\t' -v r="$r" '!($2 == "held" && $4 == r)' "$T/server-1.trace" \
-	    >"$X/server-1.trace"
+	awk -F'\t' -v r="$r" '!($2 == "held" && $4 >= r + 0)' \
+	    "$T/server-1.trace" >"$X/server-1.trace"
 	run "$CHECK" "$X"
 	assert_failure 1
 	assert_line --regexp "^round $r of key [0-9]+ acknowledged to worker-[01].trace but applied on no server that kept it\$"
@@ -95,10 +105,52 @@ round_of() {
 	# keys from server 0 (its REPLICATE_OK lost with the primary): they
 	# live on there.
 	cp "$BATS_TEST_TMPDIR/server-1.trace" "$X/server-1.trace"
-	held_from "$(awk -F'\t' '$2 == "start" { print $3 }' "$T/server-0.trace")"
+	held_from "$(addr_of server-0.trace)"
 	run "$CHECK" "$X"
 	assert_success
 	assert_output ''
+	# Or it died too, but sent those keys on, as after round r or later
+	# (a resync), to a server that ended cleanly.
+	grep -v $'\tend\t' "$X/server-1.trace" >"$BATS_TEST_TMPDIR/server-1.trace"
+	cp "$BATS_TEST_TMPDIR/server-1.trace" "$X/server-1.trace"
+	run "$CHECK" "$X"
+	assert_failure 1
+	assert_line --regexp "^round $r of key [0-9]+ acknowledged to worker-[01].trace but applied on no server that kept it\$"
+	{ printf '0\tstart\t127.0.0.1:2\n'
+	  awk -F'\t' -v r="$r" -v a="$(addr_of server-1.trace)" \
+	      'BEGIN { OFS = "\t" }
+	      $2 == "apply" && $4 == r { print $1, "copy", $3, $4 + 5, a, $6 }' \
+	      "$T/server-0.trace"
+	  printf '9e9\tend\t0\n'; } >"$X/server-2.trace"
+	run "$CHECK" "$X"
+	assert_success
+	assert_output ''
+}
+
+@test "a round applied to a key on a server without the key's last state is found" {
+	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
+	# Server 1, which held no copy of server 0's keys, applies a later
+	# round to one of them (a handoff it dropped): the weight starts
+	# again from zero.
+	local r key a last
+	r=$(round_of server-0.trace)
+	key=$(awk -F'\t' -v r="$r" '$2 == "apply" && $4 == r { sub(/,.*/, "", $6); print $6 }' \
+	    "$T/server-0.trace")
+	last=$(awk -F'\t' -v k="$key" '$2 == "apply" && ("," $6 ",") ~ ("," k ",") { t = $4 } END { print t }' \
+	    "$T/server-0.trace")
+	grep -v $'\theld\t' "$T/server-1.trace" >"$BATS_TEST_TMPDIR/server-1.trace"
+	{ cat "$BATS_TEST_TMPDIR/server-1.trace"
+	  printf '9e9\tapply\t0\t999999\t3\t%s\n' "$key"; } | edit server-1.trace
+	run "$CHECK" "$X"
+	assert_failure 1
+	assert_line "round 999999 of key $key applied on server-1.trace to its state after round -1, not after round $last, acknowledged"
+	# Handed over as after that round, it is whole.
+	a=$(addr_of server-0.trace)
+	{ cat "$BATS_TEST_TMPDIR/server-1.trace"
+	  printf '9e9\ttook\t0\t%s\t%s\t%s\n' "$last" "$a" "$key"
+	  printf '9e9\tapply\t0\t999999\t3\t%s\n' "$key"; } | edit server-1.trace
+	run "$CHECK" "$X"
+	assert_success
 }
 
 @test "a round a worker pushed again, answered without being applied, promises no new key" {

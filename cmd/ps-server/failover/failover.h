@@ -47,6 +47,7 @@ void	replica_apply(struct server *srv, struct peer *p, struct ps_msg *m);
 void	replica_links_free(struct server *srv);
 void	replica_free(struct server *srv);
 void	replica_apply_early(struct server *srv);
+const char *replica_sender(const struct server *srv, const struct ps_msg *m);
 void	replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots,
 	    size_t n);
 int	replica_send_store(struct channel *ch, const struct store *st,

@@ -24,6 +24,7 @@
 
 #include "failover.h"
 #include "util/log.h"
+#include "util/trace.h"
 #include "util/xmalloc.h"
 
 #define HANDOFF_CHUNK	65536
@@ -121,6 +122,7 @@ handoff_apply(struct channel *ch, const struct ps_msg *m)
 	struct server *srv = ch->srv;
 	struct store *st = &ch->store;
 	uint32_t *slots = xcalloc(m->nkeys + 1, sizeof *slots);
+	uint64_t *took = xcalloc(m->nkeys + 1, sizeof *took);
 	size_t k, n = 0, stray = 0;
 
 	for (k = 0; k < m->nkeys; k++) {
@@ -140,8 +142,13 @@ handoff_apply(struct channel *ch, const struct ps_msg *m)
 		st->trust[s] = m->vals[3 * k + 1];
 		st->glast[s] = m->vals[3 * k + 2];
 		st->mark[s] = m->timestamp + 1;
+		took[n] = m->keys[k];
 		slots[n++] = s;
 	}
+	if (n > 0)
+		ps_trace_event(srv->trace, took, n, "took\t%u\t%llu\t%s",
+		    ch->id, (unsigned long long)m->timestamp,
+		    replica_sender(srv, m));
 	srv->stats.handoff_keys_in += n;
 	if (stray > 0)
 		log_warnx("channel %u: %zu handed-over keys are not this "
@@ -149,5 +156,6 @@ handoff_apply(struct channel *ch, const struct ps_msg *m)
 		    srv->ring.version);
 	if (n > 0)
 		replica_copy(ch, m->timestamp, slots, n);
+	free(took);
 	free(slots);
 }

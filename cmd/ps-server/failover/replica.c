@@ -354,6 +354,14 @@ replica_check_keys(const struct server *srv, const struct ps_msg *m,
 	return rc;
 }
 
+/* The address of m's sender, a server of this server's ring. */
+const char *
+replica_sender(const struct server *srv, const struct ps_msg *m)
+{
+	return m->sender < srv->ring.nservers ?
+	    srv->ring.servers[m->sender].addr : "?";
+}
+
 /* Hold m's copies in the channel's replica store (invariant 3). */
 static void
 replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m)
@@ -373,12 +381,9 @@ replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m)
 		st->glast[s] = m->vals[3 * k + 2];
 		st->mark[s] = m->timestamp + 1;
 	}
-	if (replica_is(m, PS_REPLICATE_ROUND))
-		ps_trace_event(srv->trace, m->keys, m->nkeys,
-		    "held\t%u\t%llu\t%s", ch->id,
-		    (unsigned long long)m->timestamp,
-		    m->sender < srv->ring.nservers ?
-		    srv->ring.servers[m->sender].addr : "?");
+	ps_trace_event(srv->trace, m->keys, m->nkeys, "%s\t%u\t%llu\t%s",
+	    replica_is(m, PS_REPLICATE_ROUND) ? "held" : "copy", ch->id,
+	    (unsigned long long)m->timestamp, replica_sender(srv, m));
 	srv->stats.replicate_msgs_in++;
 	srv->stats.replicate_keys_in += m->nkeys;
 }
