@@ -34,7 +34,8 @@ ps_wait_line() {
 		sleep 0.05
 		i=$((i + 1))
 	done
-	echo "timed out waiting for '$pat' in $file" >&2
+	echo "timed out waiting for '$pat' in $file; it ends:" >&2
+	tail -n 5 "$file" >&2 2>/dev/null
 	return 1
 }
 
