@@ -467,7 +467,10 @@ round_push_unresolved(struct channel *ch, struct peer *p,
 /*
  * A worker's HELLO after a ring change (hello.h, resumed): rounds below
  * the first iteration it had not started may be replays; no worker
- * finished a later one, whichever worker says it.
+ * finished a later one, whichever worker says it.  The job is that far
+ * on: a server that joined it late, and took its keys with those rounds
+ * applied, saves that iteration with them even if the job ends before
+ * it completes a round of its own.
  */
 void
 rounds_resumed(struct channel *ch, const struct ps_hello *hello)
@@ -480,6 +483,8 @@ rounds_resumed(struct channel *ch, const struct ps_hello *hello)
 	below = hello->resumed - 1;
 	if (job->replay_below == 0 || below < job->replay_below)
 		job->replay_below = below;
+	if (below > job->rounds_done)
+		job->rounds_done = below;
 	job->ring_changes += job->ring_changes == 0;
 }
 
