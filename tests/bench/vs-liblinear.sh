@@ -1,9 +1,14 @@
 #!/bin/sh
 # tests/bench/vs-liblinear.sh: race pskit's ps-train against LIBLINEAR's
-# l1-regularised logistic regression (-s 6) on one libsvm file, alternating
-# the two REPEATS times, and report objectives, times and peak memory as
-# "key<TAB>value" lines on stdout (medians over the repeats).  Per-run lines
-# go to stderr.  See tests/bench/README.
+# l1-regularised logistic regression (-s 6) on one libsvm file, each at the
+# loosest stopping tolerance that reaches 1e-3 of the optimum F*.  F* is
+# LIBLINEAR's objective at -e 1e-6 (or ps-train's, if lower); every
+# objective is scored by ps-objective on the model file (ps-train's
+# exported by ps-ckpt), not taken from either program's own print.  The
+# tolerances are found first (untimed runs), then LIBLINEAR at its loosest
+# -e, ps-train with its defaults and ps-train at its loosest -e race,
+# alternating, REPEATS times; key<TAB>value lines on stdout (medians),
+# per-run lines on stderr.  See tests/bench/README.
 set -u
 
 prog=vs-liblinear.sh
@@ -14,12 +19,13 @@ srcdir=$(cd "$here/../.." && pwd)
 # usage STATUS: print the usage (with help text when STATUS is 0) and exit.
 usage() {
 	cat <<USAGE
-usage: vs-liblinear.sh [-hkL] [-l lambda] [-r repeats] [-s servers]
-                       [-w workers] train.libsvm
+usage: vs-liblinear.sh [-hkL] [-E eps] [-l lambda] [-r repeats]
+                       [-s servers] [-w workers] train.libsvm
 USAGE
 	if [ "$1" -eq 0 ]; then
 		cat <<HELP
 
+  -E eps      LIBLINEAR's -e, instead of searching for its loosest
   -l lambda   l1 penalty (default 1); LIBLINEAR runs with -c 1/lambda
   -r repeats  runs of each side, alternating (default 3)
   -s servers  ps-train servers (default 2)
@@ -35,10 +41,11 @@ HELP
 	exit "$1"
 }
 
-lambda=1 repeats=3 servers=2 workers=2 ll_only=0 keep=0
-while getopts hkLl:r:s:w: opt; do
+lambda=1 repeats=3 servers=2 workers=2 ll_only=0 keep=0 ll_e=
+while getopts hkE:Ll:r:s:w: opt; do
 	case $opt in
 	h) usage 0 ;;
+	E) ll_e=$OPTARG ;;
 	k) keep=1 ;;
 	L) ll_only=1 ;;
 	l) lambda=$OPTARG ;;
@@ -72,7 +79,7 @@ if [ $ll_only -eq 0 ]; then
 	pstrain=$(command -v ps-train) || pstrain=$srcdir/scripts/ps-train
 	[ -x "$pstrain" ] || bench_die "ps-train not found on PATH or in" \
 	    "$srcdir/scripts; use -L to run LIBLINEAR alone"
-	for p in ps-shard-data ps-server ps-worker ps-ring; do
+	for p in ps-shard-data ps-server ps-worker ps-ring ps-ckpt; do
 		command -v $p >/dev/null || bench_die "$p not found (needed by" \
 		    "ps-train): run from the build directory or set PSKIT_BUILDDIR;" \
 		    "use -L to run LIBLINEAR alone"
@@ -91,20 +98,24 @@ else
 	rss_method="VmHWM polled every 0.1 s"
 fi
 
-# run_liblinear I: one LIBLINEAR run; appends "secs rss objective nnz rows"
-# to $work/ll.tsv.
-run_liblinear() {
-	bench_run "$work/ll.$1" liblinear-train -s 6 -c "$C" -e 0.0001 \
-	    "$train" "$work/ll.$1.model" ||
-		{ cat "$work/ll.$1.err" >&2; bench_die "liblinear-train failed"; }
-	"$objective" -l "$lambda" "$work/ll.$1.model" "$train" >"$work/ll.$1.obj" ||
-		bench_die "ps-objective failed on '$work/ll.$1.model'"
-	# shellcheck disable=SC2046 # split into objective, nnz and rows
-	set -- "$1" "$(cat "$work/ll.$1.secs")" "$(cat "$work/ll.$1.rss")" \
-	    $(awk -F'\t' 'NR == 2 { print $1, $4, $5 }' "$work/ll.$1.obj")
-	printf '%s\t%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$5" "$6" >>"$work/ll.tsv"
-	printf 'run %s liblinear\tsecs %s\trss_kb %s\tobjective %s\tnnz %s\n' \
-	    "$1" "$2" "$3" "$4" "$5" >&2
+# The tolerances tried, loosest first.
+LL_EPS="0.1 0.03 0.01 0.003 0.001 0.0003 0.0001 0.00003 0.00001"
+PS_EPS="0.03 0.01 0.003 0.001 0.0003 0.0001 0.00003 0.00001 0.000001"
+
+# score MODEL: "objective nnz rows" of a LIBLINEAR model file on the data.
+score() {
+	"$objective" -l "$lambda" "$1" "$train" >"$1.obj" ||
+		bench_die "ps-objective failed on '$1'"
+	awk -F'\t' 'NR == 2 { print $1, $4, $5 }' "$1.obj"
+}
+
+# liblinear NAME EPS: one LIBLINEAR run at -e EPS into $work/NAME; prints
+# "secs rss objective nnz rows".
+liblinear() {
+	bench_run "$work/$1" liblinear-train -s 6 -c "$C" -e "$2" \
+	    "$train" "$work/$1.model" ||
+		{ cat "$work/$1.err" >&2; bench_die "liblinear-train failed"; }
+	echo "$(cat "$work/$1.secs") $(cat "$work/$1.rss") $(score "$work/$1.model")"
 }
 
 # positive_opt: "-p LABEL" for ps-train when the data's labels are not
@@ -114,85 +125,117 @@ positive_opt() {
 		ok = ($2 == 1 || $2 == -1 || $2 == 0) && ($3 == 1 || $3 == -1 || $3 == 0)
 		if (!ok) print "-p", $2
 		exit
-	}' "$work/ll.1.model"
+	}' "$work/fstar.model"
 }
 
-# run_pstrain I: one ps-train run; appends "secs rss worker_rss server_rss
-# objective nnz" and keeps the progress TSV as $work/ps.I.out.
-run_pstrain() {
+# summary NAME KEY: a value of ps-train's key<TAB>value summary.
+summary() {
+	awk -F'\t' -v k="$2" '$1 == k { v = $2 } END { print v }' "$work/$1.err"
+}
+
+# pstrain NAME [OPTION...]: one ps-train run into $work/NAME; prints "secs
+# rss worker_rss server_rss objective nnz passes", the objective of its
+# model exported for LIBLINEAR.
+pstrain() {
+	_n=$1
+	shift
 	# shellcheck disable=SC2046 # positive_opt is "" or "-p LABEL"
-	bench_run "$work/ps.$1" "$pstrain" -s "$servers" -w "$workers" \
-	    -l "$lambda" $(positive_opt) -o "$work/ps.$1.model" "$train"
-	_st=$?
-	if [ $_st -ne 0 ]; then
-		tail -n 20 "$work/ps.$1.err" >&2
-		bench_die "ps-train failed (exit $_st)"
-	fi
-	# shellcheck disable=SC2046 # split into objective and nnz
-	set -- "$1" "$(cat "$work/ps.$1.secs")" "$(cat "$work/ps.$1.rss")" \
-	    "$(bench_peak_by_name "$work/ps.$1.tree" ps-worker)" \
-	    "$(bench_peak_by_name "$work/ps.$1.tree" ps-server)" \
-	    $(progress_last "$work/ps.$1.out")
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$5" "$6" "$7" \
-	    >>"$work/ps.tsv"
-	printf 'run %s ps-train\tsecs %s\trss_kb %s\tworker_rss_kb %s\tserver_rss_kb %s\tobjective %s\tnnz %s\n' \
-	    "$1" "$2" "$3" "$4" "$5" "$6" "$7" >&2
+	bench_run "$work/$_n" "$pstrain" -s "$servers" -w "$workers" \
+	    -l "$lambda" $(positive_opt) "$@" -o "$work/$_n.model" "$train" ||
+		{ tail -n 20 "$work/$_n.err" >&2; bench_die "ps-train failed"; }
+	ps-ckpt export -n "$nr_feature" -o "$work/$_n.ll" "$work/$_n.model" ||
+		bench_die "ps-ckpt export failed on '$work/$_n.model'"
+	set -- $(score "$work/$_n.ll")
+	echo "$(cat "$work/$_n.secs") $(cat "$work/$_n.rss")" \
+	    "$(bench_peak_by_name "$work/$_n.tree" ps-worker)" \
+	    "$(bench_peak_by_name "$work/$_n.tree" ps-server)" "$1" "$2" \
+	    "$(awk -v i="$(summary "$_n" iterations)" -v b="$(summary "$_n" blocks)" \
+	    'BEGIN { printf "%.1f\n", (b > 0 ? i / b : 0) }')"
 }
 
-# progress_last TSV: "objective nnz" of the last progress line, by header.
-progress_last() {
-	awk -F'\t' '!h { for (i = 1; i <= NF; i++) c[$i] = i; if ("objective" in c) h = 1; next }
-	    { o = $c["objective"]; n = ("nnz" in c) ? $c["nnz"] : "-" }
-	    END { print (o == "" ? "-" : o), (n == "" ? "-" : n) }' "$1"
+# near OBJECTIVE: whether it is within 1e-3 of F*, relatively.
+near() {
+	awk -v o="$1" -v f="$fstar" 'BEGIN { exit !((o - f) / f <= 1e-3) }'
 }
 
-# time_to_target TSV TARGET: the secs column of the first progress line
-# whose objective is within 1e-3 relative of TARGET, or "never".
-time_to_target() {
-	awk -F'\t' -v t="$2" '
-	    !h { for (i = 1; i <= NF; i++) c[$i] = i; if ("objective" in c && "secs" in c) h = 1; next }
-	    ($c["objective"] - t) / t <= 1e-3 { print $c["secs"]; found = 1; exit }
-	    END { if (!found) print "never" }' "$1"
-}
-
-# col FILE N: the median of column N of a TSV file.
+# col FILE N: the median of column N of a whitespace-separated file.
 col() {
-	cut -f "$2" "$1" | bench_median
+	awk -v n="$2" '{ print $n }' "$1" | bench_median
 }
+
+# F*, and the columns of LIBLINEAR's model (ps-ckpt export -n) from it.
+set -- $(liblinear fstar 0.000001)
+[ $# -eq 5 ] || exit 1
+fstar=$3
+nr_feature=$(awk '$1 == "nr_feature" { print $2 }' "$work/fstar.model")
+echo "F* from LIBLINEAR -e 1e-6: $fstar (${1} s)" >&2
+
+# LIBLINEAR's loosest -e that reaches 1e-3 of F*.
+if [ -z "$ll_e" ]; then
+	for e in $LL_EPS; do
+		set -- $(liblinear "ll-find-$e" "$e")
+		[ $# -eq 5 ] || exit 1
+		echo "LIBLINEAR -e $e: objective $3, $1 s" >&2
+		if near "$3"; then ll_e=$e; break; fi
+	done
+	[ -n "$ll_e" ] || ll_e=0.000001
+fi
 
 i=1
 while [ $i -le "$repeats" ]; do
-	run_liblinear $i
-	[ $ll_only -eq 1 ] || run_pstrain $i
+	liblinear "ll.$i" "$ll_e" >>"$work/ll.txt" || exit 1
+	echo "run $i liblinear -e $ll_e: $(tail -n 1 "$work/ll.txt")" >&2
 	i=$((i + 1))
 done
+if [ $ll_only -eq 0 ]; then
+	# ps-train's loosest -e that reaches 1e-3 of F* (its objective may be
+	# below LIBLINEAR's: then it is F*).
+	ps_e=
+	for e in $PS_EPS; do
+		set -- $(pstrain "ps-find-$e" -e "$e")
+		[ $# -eq 7 ] || exit 1
+		echo "ps-train -e $e: objective $5, $1 s, $7 passes" >&2
+		if awk -v o="$5" -v f="$fstar" 'BEGIN { exit !(o < f) }'; then
+			fstar=$5
+		fi
+		if near "$5"; then ps_e=$e; break; fi
+	done
+	i=1
+	while [ $i -le "$repeats" ]; do
+		pstrain "ps.$i" >>"$work/ps.txt" || exit 1
+		echo "run $i ps-train: $(tail -n 1 "$work/ps.txt")" >&2
+		if [ -n "$ps_e" ]; then
+			pstrain "best.$i" -e "$ps_e" >>"$work/best.txt" || exit 1
+			echo "run $i ps-train -e $ps_e: $(tail -n 1 "$work/best.txt")" >&2
+		fi
+		i=$((i + 1))
+	done
+fi
 
-ll_obj=$(col "$work/ll.tsv" 3)
+gap() {
+	awk -v o="$1" -v f="$fstar" 'BEGIN { printf "%.3g\n", (o - f) / f }'
+}
 printf 'data\t%s\nlambda\t%s\nrepeats\t%s\nrss_method\t%s\n' \
     "$train" "$lambda" "$repeats" "$rss_method"
-printf 'rows\t%s\n' "$(col "$work/ll.tsv" 5)"
-printf 'liblinear_objective\t%s\nliblinear_nnz\t%s\nliblinear_secs\t%s\nliblinear_rss_kb\t%s\n' \
-    "$ll_obj" "$(col "$work/ll.tsv" 4)" "$(col "$work/ll.tsv" 1)" \
-    "$(col "$work/ll.tsv" 2)"
+printf 'rows\t%s\nfstar\t%s\n' "$(col "$work/ll.txt" 5)" "$fstar"
+ll_secs=$(col "$work/ll.txt" 1)
+printf 'liblinear_e\t%s\nliblinear_gap\t%s\nliblinear_nnz\t%s\nliblinear_secs\t%s\nliblinear_rss_kb\t%s\n' \
+    "$ll_e" "$(gap "$(col "$work/ll.txt" 3)")" "$(col "$work/ll.txt" 4)" \
+    "$ll_secs" "$(col "$work/ll.txt" 2)"
 [ $ll_only -eq 1 ] && exit 0
-
-i=1
-while [ $i -le "$repeats" ]; do
-	time_to_target "$work/ps.$i.out" "$ll_obj"
-	i=$((i + 1))
-done >"$work/target.txt"
-ps_obj=$(col "$work/ps.tsv" 5)
-to_target=$(bench_median <"$work/target.txt")
-[ "$to_target" = - ] && to_target=never
-ps_secs=$(col "$work/ps.tsv" 1)
-ll_secs=$(col "$work/ll.tsv" 1)
-printf 'pstrain_objective\t%s\npstrain_nnz\t%s\n' "$ps_obj" "$(col "$work/ps.tsv" 6)"
-awk -v a="$ps_obj" -v b="$ll_obj" 'BEGIN { printf "pstrain_rel_gap\t%.3g\n", (a - b) / b }'
-printf 'pstrain_secs_to_1e-3\t%s\npstrain_secs\t%s\n' "$to_target" "$ps_secs"
+ps_secs=$(col "$work/ps.txt" 1)
+printf 'pstrain_gap\t%s\npstrain_nnz\t%s\npstrain_passes\t%s\npstrain_secs\t%s\n' \
+    "$(gap "$(col "$work/ps.txt" 5)")" "$(col "$work/ps.txt" 6)" \
+    "$(col "$work/ps.txt" 7)" "$ps_secs"
 printf 'pstrain_rss_kb\t%s\npstrain_worker_rss_kb\t%s\npstrain_server_rss_kb\t%s\n' \
-    "$(col "$work/ps.tsv" 2)" "$(col "$work/ps.tsv" 3)" "$(col "$work/ps.tsv" 4)"
-awk -v t="$to_target" -v p="$ps_secs" -v l="$ll_secs" 'BEGIN {
-	if (t == "never") print "ratio_secs_to_1e-3\tnever"
-	else printf "ratio_secs_to_1e-3\t%.3g\n", t / l
-	printf "ratio_secs\t%.3g\n", p / l
-}'
+    "$(col "$work/ps.txt" 2)" "$(col "$work/ps.txt" 3)" "$(col "$work/ps.txt" 4)"
+awk -v p="$ps_secs" -v l="$ll_secs" 'BEGIN { printf "ratio_secs\t%.3g\n", p / l }'
+if [ -n "$ps_e" ]; then
+	best_secs=$(col "$work/best.txt" 1)
+	printf 'pstrain_best_e\t%s\npstrain_best_gap\t%s\npstrain_best_passes\t%s\npstrain_best_secs\t%s\n' \
+	    "$ps_e" "$(gap "$(col "$work/best.txt" 5)")" \
+	    "$(col "$work/best.txt" 7)" "$best_secs"
+	awk -v p="$best_secs" -v l="$ll_secs" 'BEGIN { printf "ratio_best_secs\t%.3g\n", p / l }'
+else
+	printf 'pstrain_best_e\tnone reached 1e-3\n'
+fi
