@@ -63,6 +63,7 @@ fault() {
 	kill -"$sig" "$(cat "$JOB/coordinator.pid")"
 	if [ -n "${WAKE:-}" ]; then
 		sleep "$WAKE"
+		kill -0 "$(cat "$JOB/worker-0.pid")"	# still running
 		[ "$(ps -o stat= -p "$(cat "$JOB/coordinator.pid")" | cut -c1)" = T ]
 		kill -CONT "$(cat "$JOB/coordinator.pid")"
 	fi
@@ -129,8 +130,10 @@ same_objective() {
 }
 
 @test "a coordinator stopped for longer than its timeout, then woken, declares nobody dead" {
-	PS_TRAIN_COORD_TIMEOUT=500 PS_TRAIN_COORD_HANG=30 WAKE=2 \
-	    fault STOP 0.5 "$A9A"
+	# Stopped 0.2 s after the workers start, woken 1 s later: twice
+	# its timeout, and well before a9a's job (about 3 s) ends.
+	PS_TRAIN_COORD_TIMEOUT=500 PS_TRAIN_COORD_HANG=30 WAKE=1 \
+	    fault STOP 0.2 "$A9A"
 	[ "$status" -eq 0 ]
 	! grep -q '^ps-train: the coordinator' "$ERR"
 	same_objective
