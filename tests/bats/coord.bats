@@ -119,6 +119,7 @@ wait_count() {
 	assert_line --regexp "^server	0	$ADDR_0	live	64	[1-9][0-9]*	"
 }
 
+# bats test_tags=timing
 @test "kill -9 of a server: dead in status and out of the ring within 1 s" {
 	start_coord
 	start_cserver 0
@@ -138,6 +139,7 @@ wait_count() {
 	grep -q "server $ADDR_1 is dead: connection closed by peer" "$BATS_TEST_TMPDIR/coord.out.err"
 }
 
+# bats test_tags=timing
 @test "SIGSTOP: dead within 1 s; woken up it refuses key traffic and comes back as a new member" {
 	start_coord
 	start_cserver 0 -v

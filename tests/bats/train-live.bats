@@ -165,6 +165,7 @@ none_alive() {
 	assert_line --partial '(dbpg only; default 1 with 2'
 }
 
+# bats test_tags=timing
 @test "kill -9 of ps-train: every daemon of the job is gone within a second, and its temporary directory soon after" {
 	local tmp=$BATS_TEST_TMPDIR/tmp d p i=0
 	mkdir "$tmp"
