@@ -57,6 +57,33 @@ channels_free(struct server *srv)
 }
 
 /* Write every channel's model part; -1 with the first failure in err. */
+/*
+ * Write ch's model part to path, placed in the ring the server holds (a
+ * ring that changed after the job ended moved keys too).  A server that
+ * joined an sgd job late (its end barrier did not pass here, so it holds
+ * no sums of its own) says what the server that handed it the keys would:
+ * the epochs, the iteration, lambda.
+ */
+static int
+channel_save(struct channel *ch, const char *path, char *err, size_t errlen)
+{
+	const struct server *srv = ch->srv;
+	struct job job = ch->job;
+	uint64_t iteration = job.iter_base + job.rounds_done;
+
+	if (ch->handed) {
+		ch->store.epochs = ch->handed_epochs;
+		iteration = ch->handed_iteration;
+		job.lambda = ch->handed_lambda;
+	}
+	if (srv->have_ring && srv->in_ring) {
+		job.server_index = (uint32_t)srv->ring_index;
+		job.nservers = (uint32_t)srv->ring.nservers;
+		job.ring_version = srv->ring.version;
+	}
+	return store_save(&ch->store, &job, iteration, path, err, errlen);
+}
+
 int
 channels_save(struct server *srv, char *err, size_t errlen)
 {
@@ -75,8 +102,7 @@ channels_save(struct server *srv, char *err, size_t errlen)
 			snprintf(path, sizeof path, "%s", srv->model_path);
 		else
 			snprintf(path, sizeof path, "%s.ch%u", srv->model_path, i);
-		if (store_save(&ch->store, &ch->job, ch->job.iter_base +
-		    ch->job.rounds_done, path, why, sizeof why) != 0 &&
+		if (channel_save(ch, path, why, sizeof why) != 0 &&
 		    rc == 0) {
 			snprintf(err, errlen, "%s", why);
 			rc = -1;

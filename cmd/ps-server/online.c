@@ -37,6 +37,19 @@
  *     mini-batches of all workers, its epochs (the store's, which a later
  *     job starts from) the store's before the job plus the mean of the
  *     workers'.  A pull without them leaves what the pushes said.
+ *  8. Failover (pskit(7), "sgd failover"): with replicas, each applied
+ *     push's keys go, as their new (w, z, n), to the key's replicas
+ *     (failover/replica.c), and the worker's next pull is answered only
+ *     once they hold them (onlineack.c), so a reply acknowledges every
+ *     push the worker sent before its pull.  After a ring change the
+ *     worker sends its unacknowledged pushes again to their keys' new
+ *     servers.  A key then already holds a push when the server that
+ *     served it under the previous ring had applied it: this one
+ *     (next_t), or one whose pushes it followed as a replica (its
+ *     origin's floor, from what that server replicated or said).  Such
+ *     keys are left out of the push, the others applied, so each key
+ *     takes each push once; a floor is raised past each push applied
+ *     here.  Without a previous ring invariant 1 alone holds.
  *  7. A worker that goes away in a job that waits for it (rejoin.c) and
  *     comes back resumes at next_t, the mini-batch after the last one of
  *     its applied here; its worker takes the lowest such point over the
@@ -88,6 +101,7 @@ online_start(struct channel *ch)
 	on->base = ch->store.z != NULL ? ch->store.epochs : 0;
 	opt = online_opt(ch);
 	store_online_begin(&ch->store, &opt);
+	ch->store.optimizer = opt.opt;	/* keys handed over came without */
 }
 
 /*
@@ -118,6 +132,8 @@ online_clear(struct channel *ch)
 {
 	struct online *on = &ch->job.online;
 
+	online_waits_clear(ch);
+	online_origins_free(ch);
 	free(on->next_t);
 	free(on->epochs);
 	free(on->batches);
@@ -156,54 +172,212 @@ online_check_push(struct peer *p, const struct ps_msg *m, double *epochs)
 	return 0;
 }
 
-/* Apply a push at once (invariant 1). */
+/* Invariant 8: what the server at addr was said to apply, NULL if nothing. */
+static struct online_origin *
+online_origin(const struct channel *ch, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < ch->norigins; i++)
+		if (strcmp(ch->origins[i].addr, addr) == 0)
+			return &ch->origins[i];
+	return NULL;
+}
+
+/* Invariant 8: the server at addr applied worker's pushes below below. */
+void
+online_origin_said(struct channel *ch, const char *addr, uint32_t worker,
+    uint64_t below)
+{
+	struct online_origin *o = online_origin(ch, addr);
+
+	if (o == NULL) {
+		ch->origins = xreallocarray(ch->origins, ch->norigins + 1,
+		    sizeof *ch->origins);
+		o = &ch->origins[ch->norigins++];
+		o->addr = xstrdup(addr);
+		o->next = NULL;
+		o->n = 0;
+	}
+	if (worker >= o->n) {
+		o->next = xreallocarray(o->next, (size_t)worker + 1,
+		    sizeof *o->next);
+		memset(o->next + o->n, 0, (worker + 1 - o->n) * sizeof *o->next);
+		o->n = worker + 1;
+	}
+	if (below > o->next[worker])
+		o->next[worker] = below;
+}
+
+void
+online_origins_free(struct channel *ch)
+{
+	size_t i;
+
+	for (i = 0; i < ch->norigins; i++) {
+		free(ch->origins[i].addr);
+		free(ch->origins[i].next);
+	}
+	free(ch->origins);
+	ch->origins = NULL;
+	ch->norigins = 0;
+}
+
+/* Invariant 8: worker id's pushes below this are in key's state here. */
+static uint64_t
+online_key_floor(const struct channel *ch, uint32_t id, uint64_t key)
+{
+	const struct server *srv = ch->srv;
+	const struct online_origin *o;
+	const char *was;
+
+	if (!srv->have_prev_ring || srv->prev_ring.nservers == 0)
+		return ch->job.online.next_t[id];
+	was = srv->prev_ring.servers[ps_ring_lookup(&srv->prev_ring, key)].addr;
+	if (strcmp(was, srv->bound) == 0)
+		return ch->job.online.next_t[id];
+	o = online_origin(ch, was);
+	return o != NULL && id < o->n ? o->next[id] : 0;
+}
+
+/*
+ * Invariant 8: the range of worker id's floors here: below lo no key
+ * takes a push, from hi on every key does.
+ */
+static void
+online_floors(const struct channel *ch, uint32_t id, uint64_t *lo,
+    uint64_t *hi)
+{
+	uint64_t mine = ch->job.online.next_t[id];
+	size_t i;
+
+	*lo = *hi = mine;
+	if (!ch->srv->have_prev_ring)
+		return;
+	for (i = 0; i < ch->norigins; i++) {
+		uint64_t f = id < ch->origins[i].n ? ch->origins[i].next[id] : 0;
+
+		*lo = f < *lo ? f : *lo;
+		*hi = f > *hi ? f : *hi;
+	}
+}
+
+/* Invariant 8: every floor of worker id past push t, which was applied. */
+static void
+online_floors_raise(struct channel *ch, uint32_t id, uint64_t t)
+{
+	size_t i;
+
+	if (t + 1 > ch->job.online.next_t[id])
+		ch->job.online.next_t[id] = t + 1;
+	for (i = 0; i < ch->norigins; i++)
+		if (id < ch->origins[i].n && ch->origins[i].next[id] < t + 1)
+			ch->origins[i].next[id] = t + 1;
+}
+
+/* Invariant 1: a push none of whose keys may take it, refused. */
+static void
+online_refuse(struct channel *ch, struct peer *p, const struct ps_msg *m)
+{
+	uint64_t next = ch->job.online.next_t[p->worker_id];
+
+	log_warnx("%s: push %llu of worker %u refused: %s timestamp, "
+	    "pushes up to %llu were applied", ps_conn_peer(p->conn),
+	    (unsigned long long)m->timestamp, p->worker_id,
+	    m->timestamp + 1 == next ? "duplicate" : "out-of-order",
+	    (unsigned long long)(next - 1));
+	ch->srv->stats.pushes_refused++;
+	ps_trace_event(ch->srv->trace, NULL, 0, "refused\t%u\t%u\t%llu",
+	    ch->id, p->worker_id, (unsigned long long)m->timestamp);
+}
+
+/*
+ * Apply push m's gradients to the keys that lack it (all if every is
+ * true, else by invariant 8); the slots applied to, and their count.
+ */
+static uint32_t *
+online_apply(struct channel *ch, struct peer *p, const struct ps_msg *m,
+    int every, size_t *n)
+{
+	struct store *st = &ch->store;
+	struct ps_ftrl opt = online_opt(ch);
+	uint32_t *slots = xcalloc(m->nkeys + 1, sizeof *slots), k, s;
+
+	*n = 0;
+	for (k = 0; k < m->nkeys; k++) {
+		if (!every && m->timestamp < online_key_floor(ch,
+		    p->worker_id, m->keys[k]))
+			continue;
+		s = store_slot(st, m->keys[k]);
+		store_set(st, s, (float)ps_ftrl_update(&opt, &st->z[s],
+		    &st->n[s], st->w[s], m->vals[k]));
+		slots[(*n)++] = s;
+	}
+	return slots;
+}
+
+/* Trace and count the n keys of slots push m was applied to. */
+static void
+online_applied(struct channel *ch, struct peer *p, const struct ps_msg *m,
+    const uint32_t *slots, size_t n)
+{
+	struct server_stats *stats = &ch->srv->stats;
+	uint64_t *keys = xcalloc(n + 1, sizeof *keys);
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		keys[k] = ch->store.keys.bykey[slots[k]];
+	if (n < m->nkeys)
+		log_info("%s: push %llu of worker %u: %u of its keys held it "
+		    "already (taken over), applied to the other %zu",
+		    ps_conn_peer(p->conn), (unsigned long long)m->timestamp,
+		    p->worker_id, m->nkeys - (uint32_t)n, n);
+	ps_trace_event(ch->srv->trace, keys, n, "push\t%u\t%u\t%llu",
+	    ch->id, p->worker_id, (unsigned long long)m->timestamp);
+	free(keys);
+	ch->job.rounds_done++;
+	stats->pushes++;
+	stats->keys_pushed += n;
+}
+
+/* Apply a push at once (invariants 1 and 8). */
 void
 online_push(struct channel *ch, struct peer *p, const struct ps_msg *m)
 {
 	struct online *on = &ch->job.online;
-	struct store *st = &ch->store;
-	struct server_stats *stats = &ch->srv->stats;
-	uint64_t *next = &on->next_t[p->worker_id];
-	double *epochs = &on->epochs[p->worker_id];
-	struct ps_ftrl opt;
+	uint32_t id = p->worker_id, *slots;
+	double *epochs = &on->epochs[id];
+	uint64_t lo, hi;
 	char err[256];
 	double said;
-	uint32_t k, s;
+	size_t n;
+	int frames;
 
 	if (online_check_push(p, m, &said) != 0)
 		return;
-	if (store_room(st, m->keys, m->nkeys, ch->srv->max_keys, err,
+	if (store_room(&ch->store, m->keys, m->nkeys, ch->srv->max_keys, err,
 	    sizeof err) != 0) {
 		job_abort(ch, err);
 		return;
 	}
-	if (m->timestamp < *next) {
-		log_warnx("%s: push %llu of worker %u refused: %s timestamp, "
-		    "pushes up to %llu were applied", ps_conn_peer(p->conn),
-		    (unsigned long long)m->timestamp, p->worker_id,
-		    m->timestamp + 1 == *next ? "duplicate" : "out-of-order",
-		    (unsigned long long)(*next - 1));
-		stats->pushes_refused++;
-		ps_trace_event(ch->srv->trace, NULL, 0, "refused\t%u\t%u\t%llu",
-		    ch->id, p->worker_id, (unsigned long long)m->timestamp);
+	online_floors(ch, id, &lo, &hi);
+	if (m->timestamp < lo) {
+		online_refuse(ch, p, m);
 		return;
 	}
 	if (said > *epochs) {
 		on->epochs_sum += said - *epochs;
 		*epochs = said;
 	}
-	opt = online_opt(ch);
-	for (k = 0; k < m->nkeys; k++) {
-		s = store_slot(st, m->keys[k]);
-		store_set(st, s, (float)ps_ftrl_update(&opt, &st->z[s],
-		    &st->n[s], st->w[s], m->vals[k]));
-	}
-	*next = m->timestamp + 1;
-	ps_trace_event(ch->srv->trace, m->keys, m->nkeys, "push\t%u\t%u\t%llu",
-	    ch->id, p->worker_id, (unsigned long long)m->timestamp);
-	ch->job.rounds_done++;
-	stats->pushes++;
-	stats->keys_pushed += m->nkeys;
+	slots = online_apply(ch, p, m, m->timestamp >= hi, &n);
+	online_floors_raise(ch, id, m->timestamp);
+	online_applied(ch, p, m, slots, n);
+	frames = ch->srv->failover->push_done(ch, id, m->timestamp, slots, n);
+	free(slots);
+	if (frames < 0)
+		job_abort(ch, "a replica cannot be reached");
+	else if (frames > 0)
+		online_wait_add(ch, id, m->timestamp, (uint32_t)frames);
 }
 
 /*
@@ -265,9 +439,7 @@ void
 online_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 {
 	struct online *on = &ch->job.online;
-	struct ps_ftrl opt;
 	struct ps_msg reply;
-	uint32_t i;
 
 	if (on->done[p->worker_id] != NULL) {
 		peer_fail(p, "worker %u reached the end twice", p->worker_id);
@@ -275,14 +447,30 @@ online_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 	}
 	on->done[p->worker_id] = p;
 	online_barrier_counts(ch, p->worker_id, m);
-	if (++on->ndone < ch->job.nworkers)
-		return;
+	on->ndone++;
 	if (on->passed) {
 		online_barrier_reply(ch, &reply);
 		peer_send(p, &reply);
 		return;
 	}
+	if (on->ndone < ch->job.nworkers)
+		return;
+	if (online_hold_barrier(ch))
+		return;		/* onlineack.c passes it once all is held */
+	online_barrier_pass(ch);
+}
+
+/* Invariant 5: every worker is at the end and every push held: pass. */
+void
+online_barrier_pass(struct channel *ch)
+{
+	struct online *on = &ch->job.online;
+	struct ps_ftrl opt;
+	struct ps_msg reply;
+	uint32_t i;
+
 	online_barrier_sums(ch);
+	ch->handed = 0;		/* this server's own sums from now on */
 	opt = online_opt(ch);
 	store_online_refresh(&ch->store, &opt);
 	online_barrier_reply(ch, &reply);

@@ -408,6 +408,8 @@ main(int argc, char **argv)
 	event_base_free(srv.base);
 	if (srv.have_ring)
 		ps_ring_release(&srv.ring);
+	if (srv.have_prev_ring)
+		ps_ring_release(&srv.prev_ring);
 	ps_secret_release(&srv.secret);
 	ps_trace_event(srv.trace, NULL, 0, "end\t%d", status);
 	ps_trace_close(srv.trace);

@@ -73,6 +73,8 @@ struct failover_ops {
 	/* replica.c: a round's result to the replicas, and their copies. */
 	int	(*round_done)(struct channel *, uint64_t t,
 		    const uint32_t *slots, size_t nslots);
+	int	(*push_done)(struct channel *, uint32_t worker, uint64_t t,
+		    const uint32_t *slots, size_t nslots);
 	void	(*replicate)(struct server *, struct peer *,
 		    struct ps_msg *);
 	void	(*resync)(struct channel *);
@@ -160,6 +162,35 @@ struct round {
 TAILQ_HEAD(round_list, round);
 
 /*
+ * onlineack.c: an sgd push applied here whose replicas have not all said
+ * they hold it, and a worker's pull held until its earlier pushes are
+ * held (so a reply acknowledges them).
+ */
+struct online_wait {
+	uint32_t		 worker;
+	uint64_t		 t;
+	uint32_t		 acks;		/* REPLICATE_OK still awaited */
+};
+struct online_held {
+	struct peer		*p;
+	struct ps_msg		 m;		/* taken: the pull */
+	uint64_t		 below;		/* answered once the worker's pushes
+						   below this are held */
+};
+
+/*
+ * online.c: what this server knows another one applied of each worker's
+ * sgd pushes: below next[worker], from the pushes it replicated here and
+ * the floors it sent after a ring change (failover/replica.c).  The keys
+ * that server served are taken over with those pushes in them.
+ */
+struct online_origin {
+	char			*addr;
+	uint64_t		*next;		/* [n] */
+	uint32_t		 n;
+};
+
+/*
  * online.c: an online job's optimiser and, per worker, the lowest push
  * timestamp it may still send (each push is applied once, in order), its
  * epochs of data pushed, and the workers waiting at the end barrier.
@@ -175,6 +206,12 @@ struct online {
 	uint32_t		 ndone;
 	int			 passed;	/* all were there: the barrier's
 						   replies went out */
+	int			 barrier_held;	/* all are there, pushes not yet
+						   held by the replicas */
+	struct online_wait	*waits;		/* [nwaits], by arrival */
+	size_t			 nwaits;
+	struct online_held	*held;		/* [nheld] */
+	size_t			 nheld;
 };
 
 /* The job the connected workers run; set by the first HELLO. */
@@ -225,6 +262,15 @@ struct channel {
 	struct store		 store;
 	struct store		 replica;	/* copies of others' keys */
 	struct job		 job;
+	struct online_origin	*origins;	/* [norigins], this job's */
+	size_t			 norigins;
+	int			 handed;	/* sgd keys were handed over here
+						   and the end barrier has not
+						   passed here since: a saved
+						   part says what the sender's
+						   would (channel.c) */
+	double			 handed_epochs, handed_lambda;
+	uint64_t		 handed_iteration;
 };
 
 /* failover/replica.c: a REPLICATE's values per key: weight, trust
@@ -288,6 +334,9 @@ struct server {
 	struct ps_ring		 ring;		/* -r: loaded at the first HELLO;
 						   -C: the latest version */
 	int			 have_ring;
+	struct ps_ring		 prev_ring;	/* the one before, if any: who
+						   served a key before (online.c) */
+	int			 have_prev_ring;
 	int			 in_ring;	/* this server is in it */
 	size_t			 ring_index;	/* and its place there */
 	struct replica_link	*rlinks;	/* [nrlinks], by ring index */
@@ -392,9 +441,23 @@ void	online_push(struct channel *ch, struct peer *p,
 	    const struct ps_msg *m);
 void	online_pull(struct channel *ch, struct peer *p,
 	    const struct ps_msg *m);
+void	online_barrier_pass(struct channel *ch);
 void	online_clear(struct channel *ch);
 void	online_gone(struct channel *ch, uint32_t id);
 uint64_t online_resume_point(const struct channel *ch, uint32_t id);
+void	online_origin_said(struct channel *ch, const char *addr,
+	    uint32_t worker, uint64_t below);
+void	online_origins_free(struct channel *ch);
+
+/* onlineack.c */
+void	online_wait_add(struct channel *ch, uint32_t worker, uint64_t t,
+	    uint32_t acks);
+int	online_hold_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+int	online_hold_barrier(struct channel *ch);
+void	online_replicated(struct channel *ch, uint32_t worker, uint64_t t);
+void	online_forget_peer(struct channel *ch, const struct peer *p);
+void	online_ring_changed(struct channel *ch);
+void	online_waits_clear(struct channel *ch);
 
 /* round.c */
 void	round_push(struct channel *ch, struct peer *p, struct ps_msg *m);

@@ -17,9 +17,10 @@
  *     they already applied from what they hold, and apply each key's
  *     update once (cmd/ps-server/round.c), so nothing acknowledged is
  *     lost and nothing is applied twice.
+ * An sgd worker regroups its mini-batches instead, and sends its
+ * unacknowledged pushes and its pulls in flight again (sgdresend.c).
  * A server that goes away is waited for: sends to it are dropped until the
- * new ring comes, for at most the timeout.  sgd jobs do not fail over yet:
- * their worker stops.
+ * new ring comes, for at most the timeout.
  */
 #include "config.h"
 
@@ -36,7 +37,7 @@
 int
 failover_possible(const struct worker *w)
 {
-	return w->coord != NULL && w->conf.algorithm != PS_ALG_SGD;
+	return w->coord != NULL;
 }
 
 /* The ring changed to *ring, which this takes over; see worker.h. */
@@ -45,13 +46,6 @@ worker_ring_changed(struct worker *w, struct ps_ring *ring)
 {
 	struct failover *f = &w->failover;
 
-	if (!failover_possible(w)) {
-		uint32_t version = ring->version;
-
-		ps_ring_release(ring);
-		fatalx(EX_UNAVAILABLE, "ring changed to version %u during the "
-		    "job (sgd jobs do not fail over yet)", version);
-	}
 	if (f->pending)
 		ps_ring_release(&f->next);
 	f->next = *ring;
@@ -80,9 +74,14 @@ failover_apply(struct worker *w)
 	memset(&f->next, 0, sizeof f->next);
 	links_rebuild(w);	/* the links name servers by old's strings */
 	ps_ring_release(&old);
-	plan_assign(&w->dbpg.plan, &w->ring);
 	if (w->have_test)
 		evaltest_ring_changed(w);
+	if (w->conf.algorithm == PS_ALG_SGD) {
+		sgd_ring_changed(w);
+		w->last_progress = ps_clock_now();
+		return;
+	}
+	plan_assign(&w->dbpg.plan, &w->ring);
 	stop_ring_changed(w);
 	dbpg_ring_changed(w);
 	w->last_progress = ps_clock_now();

@@ -40,6 +40,12 @@
  *     the mini-batches it then pushes again refuses it as a duplicate, so
  *     each server applies each mini-batch once.  The epoch's progressive
  *     loss counts from there; the progress header is not printed again.
+ *  g. a server's reply to a pull acknowledges the pushes sent before the
+ *     pull (cmd/ps-server/onlineack.c): the worker keeps each push until
+ *     every server it went to acknowledged it, and after a ring change
+ *     sends the rest again to their keys' new servers, then its pulls in
+ *     flight (sgdresend.c); the servers take each push into each key
+ *     once (cmd/ps-server/online.c, invariant 8).
  */
 #include "config.h"
 
@@ -90,6 +96,7 @@ sgd_init(struct worker *w)
 	sg->keybuf = xcalloc(maxf, sizeof *sg->keybuf);
 	sg->gbuf = xcalloc(maxf, sizeof *sg->gbuf);
 	sg->nnz = xcalloc(ns, sizeof *sg->nnz);
+	sgd_sent_init(w);
 	log_info("sgd: %u mini-batches of up to %u rows, %u epochs, tau %u, "
 	    "%s alpha %g beta %g, l1 %g l2 %g per epoch", sg->bt.nbatches,
 	    w->conf.batch, w->conf.epochs, sg->tau,
@@ -102,6 +109,7 @@ sgd_release(struct sgd *sg)
 {
 	size_t k;
 
+	sgd_sent_release(sg);
 	batches_release(&sg->bt);
 	for (k = 0; sg->slots != NULL && k <= sg->tau; k++) {
 		free(sg->slots[k].got);
@@ -130,23 +138,20 @@ sgd_keys(struct worker *w, uint32_t b, size_t s)
 	return (uint32_t)(z - a);
 }
 
-/* Step 1: pull the weights mini-batch t needs. */
-static void
-sgd_start(struct worker *w, uint64_t t)
+/*
+ * Step 1's pulls for the slot's mini-batch, to the servers of the ring
+ * (again after a ring change, sgdresend.c): a reply acknowledges the
+ * pushes sent before.
+ */
+void
+sgd_pull(struct worker *w, struct sgd_slot *sl)
 {
 	struct sgd *sg = &w->sgd;
-	struct sgd_slot *sl = sgd_slot(w, t);
-	uint32_t nb = sg->bt.nbatches;
 	size_t s;
 	struct ps_msg m;
 
-	if (t % nb == 0)
-		plan_shuffle(sg->order, nb, w->conf.seed, t / nb);
-	sl->t = t;
-	sl->batch = sg->order[t % nb];
 	sl->pending = 0;
-	log_debug("mini-batch %llu starts: mini-batches below %llu were "
-	    "pushed", (unsigned long long)t, (unsigned long long)sg->t_done);
+	sl->pushed_below = sg->t_done;
 	for (s = 0; s < sg->bt.nservers; s++) {
 		memset(&m, 0, sizeof m);
 		m.nkeys = sgd_keys(w, sl->batch, s);
@@ -156,12 +161,29 @@ sgd_start(struct worker *w, uint64_t t)
 		m.type = PS_MSG_PULL;
 		m.flags = PS_MSG_F_CURRENT;
 		m.sender = w->conf.id;
-		m.timestamp = t;
+		m.timestamp = sl->t;
 		m.ring_version = w->ring.version;
 		m.keys = sg->keybuf;
 		links_send(w, s, &m);
 		sl->pending++;
 	}
+}
+
+/* Step 1: pull the weights mini-batch t needs. */
+static void
+sgd_start(struct worker *w, uint64_t t)
+{
+	struct sgd *sg = &w->sgd;
+	struct sgd_slot *sl = sgd_slot(w, t);
+	uint32_t nb = sg->bt.nbatches;
+
+	if (t % nb == 0)
+		plan_shuffle(sg->order, nb, w->conf.seed, t / nb);
+	sl->t = t;
+	sl->batch = sg->order[t % nb];
+	log_debug("mini-batch %llu starts: mini-batches below %llu were "
+	    "pushed", (unsigned long long)t, (unsigned long long)sg->t_done);
+	sgd_pull(w, sl);
 }
 
 /* A server's answer to the end barrier. */
@@ -177,6 +199,7 @@ sgd_reply_barrier(struct worker *w, struct link *l, struct ps_msg *m)
 		    "the job", l->index, l->addr);
 	sg->nnz[l->index] = rep.nnz;
 	sg->barrier--;
+	sgd_acked(w, l->index, sg->total);
 }
 
 /* A server's weights for a mini-batch in flight, or a barrier reply. */
@@ -215,6 +238,7 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		ckpt_requested(w, m->timestamp);	/* rule e */
 	sl->got[l->index] = 1;
 	sl->pending--;
+	sgd_acked(w, l->index, sl->pushed_below);
 }
 
 /*
@@ -247,9 +271,14 @@ sgd_gradient(struct worker *w, const struct sgd_slot *sl)
 	return loss;
 }
 
-/* Step 3: push the slot's gradient sums, clearing sg->g behind them. */
-static void
-sgd_push(struct worker *w, const struct sgd_slot *sl)
+/*
+ * Step 3: push mini-batch t's gradient sums (of batch, in sg->g, cleared
+ * behind them) with its epochs of data to the servers of the ring; to[s]
+ * set for each server a push went to; the sums kept in keep if given.
+ */
+void
+sgd_send(struct worker *w, uint64_t t, uint32_t batch, double epochs,
+    uint8_t *to, struct sgd_sent *keep)
 {
 	struct sgd *sg = &w->sgd;
 	const struct batches *bt = &sg->bt;
@@ -257,9 +286,9 @@ sgd_push(struct worker *w, const struct sgd_slot *sl)
 	struct ps_msg m;
 
 	for (s = 0; s < bt->nservers; s++) {
-		a = bt->off[(size_t)sl->batch * bt->nservers + s];
+		a = bt->off[(size_t)batch * bt->nservers + s];
 		memset(&m, 0, sizeof m);
-		m.nkeys = sgd_keys(w, sl->batch, s);
+		m.nkeys = sgd_keys(w, batch, s);
 		if (m.nkeys == 0)
 			continue;
 		for (k = 0; k < m.nkeys; k++) {
@@ -267,18 +296,32 @@ sgd_push(struct worker *w, const struct sgd_slot *sl)
 
 			sg->gbuf[k] = (float)sg->g[j];
 			sg->g[j] = 0;
+			if (keep != NULL)
+				sgd_sent_add(keep, j, sg->gbuf[k]);
 		}
 		m.type = PS_MSG_PUSH;
 		m.flags = w->conf.filters & FILTER_FP16 ? PS_MSG_F_FP16 : 0;
 		m.sender = w->conf.id;
-		m.timestamp = sl->t;
+		m.timestamp = t;
 		m.ring_version = w->ring.version;
 		m.keys = sg->keybuf;
 		m.width = 1;
 		m.vals = sg->gbuf;
-		ps_sgd_push_encode((double)sg->rows / (double)w->ds.nrows, &m);
+		ps_sgd_push_encode(epochs, &m);
 		links_send(w, s, &m);
+		to[s] = 1;
 	}
+}
+
+/* Step 3 for the slot, kept until acknowledged (sgdresend.c). */
+static void
+sgd_push(struct worker *w, const struct sgd_slot *sl)
+{
+	double epochs = (double)w->sgd.rows / (double)w->ds.nrows;
+	struct sgd_sent *e = sgd_sent_keep(w, sl->t, sl->batch, epochs);
+
+	sgd_send(w, sl->t, sl->batch, epochs, e->unacked, e);
+	sgd_sent_count(w, e);
 }
 
 /* One TSV progress line; test metrics if asked and there is a test set. */
@@ -337,13 +380,9 @@ sgd_may_start(const struct worker *w)
 	return sg->t_next < sg->total && sg->t_next - sg->t_done <= sg->tau;
 }
 
-/*
- * Rule d: the end barrier, with a ping to each server every second.  The
- * wait is for the other workers, however long they take (one may be
- * started again); each server must answer its pings within the timeout.
- */
-static void
-sgd_barrier(struct worker *w)
+/* Rule d: the end barrier's pulls, to every server of the ring. */
+void
+sgd_barrier_send(struct worker *w)
 {
 	struct sgd *sg = &w->sgd;
 	struct ps_msg m;
@@ -353,6 +392,19 @@ sgd_barrier(struct worker *w)
 	ps_barrier_pull_encode((double)sg->rows / (double)w->ds.nrows, &m);
 	links_send_all(w, &m);
 	sg->barrier = (uint32_t)w->nlinks;
+}
+
+/*
+ * Rule d: the end barrier, with a ping to each server every second.  The
+ * wait is for the other workers, however long they take (one may be
+ * started again); each server must answer its pings within the timeout.
+ */
+static void
+sgd_barrier(struct worker *w)
+{
+	struct sgd *sg = &w->sgd;
+
+	sgd_barrier_send(w);
 	while (sg->barrier > 0) {
 		w->last_progress = ps_clock_now();
 		links_keepalive(w, 1);

@@ -124,6 +124,20 @@ struct sgd_slot {
 	uint32_t	 pending;	/* servers yet to answer its pull */
 	uint8_t		*got;		/* [nservers] answered */
 	float		*wpull;		/* [maxfeats] its features' weights */
+	uint64_t	 pushed_below;	/* pushes sent before its pull: a reply
+					   acknowledges them (sgdresend.c) */
+};
+
+/* sgdresend.c: a push not yet acknowledged by every server it went to. */
+struct sgd_sent {
+	uint64_t	 t;
+	uint32_t	 batch;
+	double		 epochs;	/* its scalar */
+	uint32_t	 n;		/* gradient sums: */
+	uint32_t	*feat;		/* [maxfeats] local features */
+	float		*val;		/* [maxfeats] their sums */
+	uint8_t		*unacked;	/* [nservers]: sent there, no ack yet */
+	uint32_t	 nunacked;
 };
 
 /* sgd.c: the asynchronous SGD run. */
@@ -144,6 +158,12 @@ struct sgd {
 	uint64_t	 rows;		/* rows done */
 	double		 ep_loss;	/* this epoch's progressive loss sum */
 	uint64_t	 ep_rows;	/* and its rows */
+	struct sgd_sent	*sent;		/* [nsent], by t % nsent: pushes from
+					   sent_lo to t_done */
+	uint32_t	 nsent;
+	uint64_t	 sent_lo;
+	uint64_t	 forgot;	/* pushes dropped unacknowledged: the
+					   ring of them was full */
 };
 
 struct worker;
@@ -358,6 +378,20 @@ void	sgd_begin(struct worker *w);
 int	sgd_advance(struct worker *w);
 void	sgd_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	sgd_release(struct sgd *sg);
+void	sgd_pull(struct worker *w, struct sgd_slot *sl);
+void	sgd_send(struct worker *w, uint64_t t, uint32_t batch, double epochs,
+	    uint8_t *to, struct sgd_sent *keep);
+void	sgd_barrier_send(struct worker *w);
+
+/* sgdresend.c */
+void	sgd_sent_init(struct worker *w);
+void	sgd_sent_release(struct sgd *sg);
+struct sgd_sent *sgd_sent_keep(struct worker *w, uint64_t t, uint32_t batch,
+	    double epochs);
+void	sgd_sent_add(struct sgd_sent *e, uint32_t feat, float val);
+void	sgd_sent_count(const struct worker *w, struct sgd_sent *e);
+void	sgd_acked(struct worker *w, size_t server, uint64_t below);
+void	sgd_ring_changed(struct worker *w);
 
 /* comeback.c */
 void	comeback_begin(struct worker *w);

@@ -9,16 +9,19 @@
 # exits 0 with the fault-free objective after as many iterations (to
 # rounding: the servers' l1 sums come in another order), one line on
 # stderr says what failed, when, and how long the recovery took, and the
-# model holds the parts of the last ring's servers.  A server and a worker killed at once are both replaced,
-# within 1e-3 as for a worker alone (worker-fault.bats).  Without a
-# replica (-R 0), or for sgd (not replicated), a server's death ends the
-# job with 69, naming it.
+# model holds the parts of the last ring's servers.  A server and a
+# worker killed at once are both replaced, within 1e-3 as for a worker
+# alone (worker-fault.bats).  An sgd job survives the same faults with
+# its optimiser state on the replicas and ends within 0.005 of the
+# fault-free job's test AUC, every epoch run.  Without a replica (-R 0)
+# a server's death ends the job with 69, naming it.
 
 load helper
 
 setup_file() {
 	export BATS_FILE_TMPDIR
 	ps_data a9a >/dev/null
+	ps_data a9a.t >/dev/null
 }
 
 teardown() {
@@ -93,6 +96,17 @@ same_answer() {
 	awk -v g="$(rel_gap "$got" "$want")" 'BEGIN { exit !(g < 1e-9 && g > -1e-9) }'
 }
 
+# joined RUN: wait (up to 10 s) until a replacement joined job RUN's ring.
+joined() {
+	local i=0
+	until grep -q "ring version 4: server .* joined" \
+	    "$BATS_TEST_TMPDIR/$1/coordinator.err"; do
+		[ $i -lt 200 ] || { echo "no server joined"; return 1; }
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
 # model_parts RUN: the model's part numbers, in order, on one line.
 model_parts() {
 	ls "$BATS_TEST_TMPDIR/$1.model" | sed -n 's/^part-\([0-9]*\)\.psm$/\1/p' |
@@ -122,13 +136,7 @@ model_parts() {
 	train twice
 	fault twice 0 500 9
 	# The replacement joined: a ring of two again, every key replicated.
-	i=0
-	until grep -q "ring version 4: server .* joined" \
-	    "$BATS_TEST_TMPDIR/twice/coordinator.err"; do
-		[ $i -lt 200 ] || { echo "no server joined"; false; }
-		sleep 0.05
-		i=$((i + 1))
-	done
+	joined twice
 	line=$(($(wc -l <"$BATS_TEST_TMPDIR/twice/worker-0.tsv") + 100))
 	fault twice 1 "$line" 9
 	finish twice
@@ -174,16 +182,83 @@ model_parts() {
 	grep -q 'ring version 4: server .* joined' "$BATS_TEST_TMPDIR/both/coordinator.err"
 }
 
-@test "without a replica, or for sgd, a killed server ends the job with 69, naming it" {
+@test "without a replica a killed server ends the job with 69, naming it; sgd too" {
 	train bare -R 0
 	fault bare 1 300 9
 	finish bare
 	[ "$STATUS" -eq 69 ]
 	grep -q '^ps-train: server 1 killed by SIGKILL$' "$BATS_TEST_TMPDIR/bare.out.err"
 	[ ! -e "$BATS_TEST_TMPDIR/bare.model" ]
-	train sgd -A sgd -W '--epochs 20 --batch 10'
+	train sgd -R 0 -A sgd -W '--epochs 20 --batch 10'
 	fault sgd 0 3 9
 	finish sgd
 	[ "$STATUS" -eq 69 ]
 	grep -q '^ps-train: server 0 killed by SIGKILL$' "$BATS_TEST_TMPDIR/sgd.out.err"
+}
+
+# An sgd job's options: mini-batches of 50 rows, so that the job (about
+# 13,600 mini-batches, 200 progress lines) lasts long enough for a
+# replacement server to join it.
+SGD="--tsv -A sgd -W --batch=50 -T $BATS_FILE_TMPDIR/a9a.t"
+
+# sgd_auc RUN: the test AUC of sgd job RUN (its stderr summary).
+sgd_auc() {
+	awk -F'\t' '$1 == "test_auc" { print $2 }' "$BATS_TEST_TMPDIR/$1.out.err"
+}
+
+# sgd_clean: the fault-free sgd job's test AUC, once per file.
+sgd_clean() {
+	local f="$BATS_FILE_TMPDIR/sgd-clean"
+	if [ ! -f "$f" ]; then
+		train sgdclean $SGD
+		finish sgdclean >/dev/null
+		[ "$STATUS" -eq 0 ] || return 1
+		sgd_auc sgdclean >"$f"
+	fi
+	cat "$f"
+}
+
+# sgd_same RUN: job RUN exited 0 with every epoch run, and its test AUC
+# is the fault-free one's within 0.005.
+sgd_same() {
+	local want got
+	[ "$STATUS" -eq 0 ]
+	grep -qx "$(printf 'epochs\t20')" "$BATS_TEST_TMPDIR/$1.out.err"
+	want=$(sgd_clean)
+	got=$(sgd_auc "$1")
+	echo "test AUC: fault-free $want, $1 $got"
+	[ -n "$got" ] && [ -n "$want" ]
+	awk -v a="$got" -v b="$want" 'BEGIN { exit !(a - b < 0.005 && b - a < 0.005) }'
+}
+
+@test "sgd: a server killed mid-job: another takes its place; the fault-free test AUC" {
+	sgd_clean >/dev/null
+	train sgdkill $SGD
+	fault sgdkill 1 40 9
+	finish sgdkill
+	sgd_same sgdkill
+	recovered sgdkill 1 'killed by SIGKILL'
+	grep -q 'ring version 4: server .* joined' "$BATS_TEST_TMPDIR/sgdkill/coordinator.err"
+	[ "$(model_parts sgdkill)" = "0 2 " ]
+	# The saved parts keep the optimiser state (z, n) of every key.
+	ps-ckpt info "$BATS_TEST_TMPDIR/sgdkill.model" | grep -q '^optimizer	ftrl$'
+}
+
+@test "sgd: both first servers killed one after the other, and a server stopped: the fault-free test AUC" {
+	sgd_clean >/dev/null
+	train sgdtwice $SGD
+	fault sgdtwice 0 40 9
+	joined sgdtwice
+	line=$(($(wc -l <"$BATS_TEST_TMPDIR/sgdtwice/worker-0.tsv") + 20))
+	fault sgdtwice 1 "$line" 9
+	finish sgdtwice
+	sgd_same sgdtwice
+	recovered sgdtwice 0 'killed by SIGKILL'
+	recovered sgdtwice 1 'killed by SIGKILL'
+	PS_TRAIN_COORD_TIMEOUT=1000 train sgdhung $SGD
+	fault sgdhung 0 60 STOP
+	STOPPED=$VICTIM
+	finish sgdhung
+	sgd_same sgdhung
+	recovered sgdhung 0 'hung \(no heartbeat; killed\)'
 }

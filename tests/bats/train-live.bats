@@ -3,7 +3,7 @@
 # first line on stderr names the job directory and the coordinator,
 # ps-ring status and watch show the running job's servers and workers
 # given either (with -a, the secret from the job directory), nothing it
-# started outlives it (done, failed or stopped), and a dbpg job with 2
+# started outlives it (done, failed or stopped), and a job with 2
 # servers or more keeps one replica by default.
 
 load helper
@@ -151,9 +151,10 @@ none_alive() {
 	none_alive
 }
 
-@test "a dbpg job on 2 servers or more keeps one replica by default, the ones -R asks for else" {
+@test "a job on 2 servers or more keeps one replica by default, the ones -R asks for else" {
 	local args
-	for args in '-s 2:1' '-s 3:1' '-s 2 -R 0:0' '-s 3 -R 2:2' '-s 1:0' '-s 2 -A sgd:0'; do
+	for args in '-s 2:1' '-s 3:1' '-s 2 -R 0:0' '-s 3 -R 2:2' '-s 1:0' \
+	    '-s 2 -A sgd -W --epochs=2:1' '-s 3 -R 2 -A sgd -W --epochs=2:2'; do
 		rm -rf "$BATS_TEST_TMPDIR/model"
 		# shellcheck disable=SC2086
 		run timeout 120 ps-train -q -m 30 ${args%:*} -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
@@ -162,7 +163,7 @@ none_alive() {
 		grep -qx "replicas ${args#*:}" "$BATS_TEST_TMPDIR/model/ring"
 	done
 	run ps-train -h
-	assert_line --partial '(dbpg only; default 1 with 2'
+	assert_line --partial '(default 1 with 2 servers or'
 }
 
 # bats test_tags=timing

@@ -118,6 +118,7 @@ test_ctl_coord(void **state)
 {
 	struct ps_register reg = { PS_COORD_WORKER, 12, 0 }, gotr;
 	struct ps_heartbeat hb = { PS_COORD_HB_N, { 1, 2, 3, 4 }, 9 }, goth;
+	struct ps_replicate rep = { .kind = 0 }, gotrep;
 	struct ps_msg m;
 	char err[128];
 	double ms;
@@ -127,10 +128,33 @@ test_ctl_coord(void **state)
 	assert_int_equal(ps_keys_missing_decode(&m), PS_MSG_PUSH);
 	m.aux[0] = 0.5;
 	assert_int_equal(ps_keys_missing_decode(&m), 0);
-	ps_replicate_encode(PS_REPLICATE_HANDOFF, &m);
-	assert_int_equal(ps_replicate_decode(&m), PS_REPLICATE_HANDOFF);
+	rep.kind = PS_REPLICATE_HANDOFF;
+	ps_replicate_encode(&rep, &m);
+	assert_int_equal(m.naux, 1);
+	assert_int_equal(ps_replicate_decode(&m, &gotrep), 0);
+	assert_true(gotrep.kind == PS_REPLICATE_HANDOFF && !gotrep.online);
 	m.naux = 0;
-	assert_int_equal(ps_replicate_decode(&m), PS_REPLICATE_ROUND);
+	assert_int_equal(ps_replicate_decode(&m, &gotrep), 0);
+	assert_int_equal(gotrep.kind, PS_REPLICATE_ROUND);
+	rep.kind = PS_REPLICATE_PUSH;
+	rep.online = 2;
+	rep.worker = 7;
+	ps_replicate_encode(&rep, &m);
+	assert_int_equal(ps_replicate_decode(&m, &gotrep), 0);
+	assert_true(gotrep.kind == PS_REPLICATE_PUSH && gotrep.online == 2 &&
+	    gotrep.worker == 7);
+	m.aux[1] = 0.5;
+	assert_int_equal(ps_replicate_decode(&m, &gotrep), -1);
+	m.aux[1] = 1;
+	m.aux[0] = PS_REPLICATE_FLOOR + 1;
+	assert_int_equal(ps_replicate_decode(&m, &gotrep), -1);
+	rep.kind = PS_REPLICATE_HANDOFF;
+	rep.epochs = 20;
+	rep.iteration = 680;
+	ps_replicate_encode(&rep, &m);
+	assert_int_equal(m.naux, 6);
+	assert_int_equal(ps_replicate_decode(&m, &gotrep), 0);
+	assert_true(gotrep.epochs == 20 && gotrep.iteration == 680);
 
 	ps_register_encode(&reg, &m);
 	assert_int_equal(ps_register_decode(&m, &gotr, err, sizeof err), 0);

@@ -17,6 +17,7 @@ const struct failover_ops failover_ops = {
 	.worker_gone = rejoin_gone,
 	.resume_pull = rejoin_pull,
 	.round_done = replica_round,
+	.push_done = replica_push,
 	.replicate = replica_apply,
 	.resync = replica_resync,
 	.release = replica_free,

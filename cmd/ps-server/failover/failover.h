@@ -50,6 +50,11 @@ void	replica_apply_early(struct server *srv);
 const char *replica_sender(const struct server *srv, const struct ps_msg *m);
 void	replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots,
 	    size_t n);
+int	replica_push(struct channel *ch, uint32_t worker, uint64_t t,
+	    const uint32_t *slots, size_t nslots);
+void	replica_floors(struct channel *ch);
+void	replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
+	    size_t k, int online);
 int	replica_send_store(struct channel *ch, const struct store *st,
 	    size_t server, uint64_t t, int kind, const uint32_t *slots,
 	    size_t n);
@@ -67,6 +72,7 @@ void	rejoin_end(struct channel *ch);
 void	handoff_send(struct channel *ch, const struct store *old);
 void	handoff_hold(struct server *srv);
 void	handoff_answered(struct server *srv, int lost);
-void	handoff_apply(struct channel *ch, const struct ps_msg *m);
+void	handoff_apply(struct channel *ch, const struct ps_msg *m,
+	    const struct ps_replicate *rep);
 
 #endif

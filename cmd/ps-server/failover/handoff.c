@@ -115,9 +115,14 @@ handoff_answered(struct server *srv, int lost)
 		ps_coord_node_ack(srv->coord);
 }
 
-/* Invariant 3: a HANDOFF frame m for this server's ring, checked. */
+/*
+ * Invariant 3: a HANDOFF frame m for this server's ring, checked; an sgd
+ * channel's keys (w, z, n) are taken whole (their floors came before,
+ * replica.c, invariant 7).
+ */
 void
-handoff_apply(struct channel *ch, const struct ps_msg *m)
+handoff_apply(struct channel *ch, const struct ps_msg *m,
+    const struct ps_replicate *rep)
 {
 	struct server *srv = ch->srv;
 	struct store *st = &ch->store;
@@ -135,17 +140,24 @@ handoff_apply(struct channel *ch, const struct ps_msg *m)
 			continue;
 		}
 		have = ps_keytab_find(&st->keys, m->keys[k]);
-		if (have >= 0 && st->mark[have] >= m->timestamp + 1)
+		if (!rep->online && have >= 0 &&
+		    st->mark[have] >= m->timestamp + 1)
 			continue;
 		s = store_slot(st, m->keys[k]);
-		store_set(st, s, m->vals[3 * k]);
-		st->trust[s] = m->vals[3 * k + 1];
-		st->glast[s] = m->vals[3 * k + 2];
-		st->mark[s] = m->timestamp + 1;
+		replica_set_key(st, s, m, k, rep->online);
+		if (!rep->online)
+			st->mark[s] = m->timestamp + 1;
 		took[n] = m->keys[k];
 		slots[n++] = s;
 	}
-	if (n > 0)
+	if (rep->online) {	/* what a part saved here says */
+		ch->handed = 1;
+		ch->handed_epochs = rep->epochs;
+		ch->handed_lambda = rep->lambda;
+		if (rep->iteration > ch->handed_iteration)
+			ch->handed_iteration = rep->iteration;
+	}
+	if (n > 0 && !rep->online)
 		ps_trace_event(srv->trace, took, n, "took\t%u\t%llu\t%s",
 		    ch->id, (unsigned long long)m->timestamp,
 		    replica_sender(srv, m));

@@ -40,7 +40,11 @@ owner_adopt(struct server *srv, struct ps_ring *ring)
 		 * later version (handoff.c, invariant 2).
 		 */
 		srv->handoff_acks = 0;
-		ps_ring_release(&srv->ring);
+		/* Who served a key before: sgd pushes sent again (online.c). */
+		if (srv->have_prev_ring)
+			ps_ring_release(&srv->prev_ring);
+		srv->prev_ring = srv->ring;
+		srv->have_prev_ring = 1;
 	}
 	srv->ring = *ring;
 	srv->have_ring = 1;

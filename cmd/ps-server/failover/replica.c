@@ -31,9 +31,19 @@
  *     that goes away does not end the job: the coordinator publishes a
  *     ring without it, and the rounds waiting for it are sent again.
  *
- * REPLICATE: width 3 (w, trust, glast) per key, timestamp t, channel;
- * its kind (msg_ctl.h): a round, a resync, a handoff (handoff.c).
- * REPLICATE_OK: NOKEYS, the same timestamp, channel and kind.
+ *  7. An sgd channel's keys go as (w, z, n): each push applied, to the
+ *     replicas of its keys (kind PUSH, stamped with the push's timestamp
+ *     and worker, answered like a round's: cmd/ps-server/onlineack.c),
+ *     and in resyncs and handoffs.  A replica records, per primary and
+ *     worker, the pushes below which the copies it holds include
+ *     (online.c, invariant 8); after a ring change every server says its
+ *     own to every other (kind FLOOR, no keys), before any handoff.
+ *
+ * REPLICATE: width 3 per key, (w, trust, glast) or an sgd channel's
+ * (w, z, n), timestamp t, channel; its scalars (msg_ctl.h): the kind (a
+ * round, a resync, a handoff (handoff.c), an sgd push, a floor), whether
+ * the values are an sgd channel's, and the worker of a push or floor.
+ * REPLICATE_OK: NOKEYS, the same timestamp, channel and scalars.
  */
 #include "config.h"
 
@@ -147,7 +157,7 @@ replica_group(struct server *srv, const struct store *st,
 /* One REPLICATE frame of recs (slots of st) on l; 0, or -1. */
 static int
 replica_frame(struct channel *ch, const struct store *st,
-    struct replica_link *l, uint64_t t, int kind,
+    struct replica_link *l, uint64_t t, const struct ps_replicate *rep,
     const struct replica_rec *recs, size_t n)
 {
 	struct server *srv = ch->srv;
@@ -162,15 +172,19 @@ replica_frame(struct channel *ch, const struct store *st,
 	m.channel = ch->id;
 	m.timestamp = t;
 	m.ring_version = srv->ring.version;
-	ps_replicate_encode(kind, &m);
+	ps_replicate_encode(rep, &m);
 	m.nkeys = (uint32_t)n;
 	m.keys = xcalloc(n + 1, sizeof *m.keys);
 	m.vals = xcalloc((n + 1) * REPLICA_WIDTH, sizeof *m.vals);
 	for (k = 0; k < n; k++) {
+		uint32_t s = recs[k].slot;
+
 		m.keys[k] = recs[k].key;
-		m.vals[3 * k] = st->w[recs[k].slot];
-		m.vals[3 * k + 1] = (float)st->trust[recs[k].slot];
-		m.vals[3 * k + 2] = st->glast[recs[k].slot];
+		m.vals[3 * k] = st->w[s];
+		m.vals[3 * k + 1] = (float)(rep->online ? st->z[s] :
+		    st->trust[s]);
+		m.vals[3 * k + 2] = rep->online ? (float)st->n[s] :
+		    st->glast[s];
 	}
 	rc = ps_conn_send(l->conn, &m);
 	free(m.keys);
@@ -183,13 +197,14 @@ replica_frame(struct channel *ch, const struct store *st,
 }
 
 /*
- * Send one server recs (slots of st), stamped t and kind, in frames of at
+ * Send one server recs (slots of st), stamped t and rep, in frames of at
  * most REPLICA_CHUNK keys (each answered on its own); the number of
  * frames, or -1 if the server cannot be reached.
  */
 static int
 replica_send(struct channel *ch, const struct store *st, size_t server,
-    uint64_t t, int kind, struct replica_rec *recs, size_t n)
+    uint64_t t, const struct ps_replicate *rep, struct replica_rec *recs,
+    size_t n)
 {
 	struct replica_link *l = replica_link_get(ch->srv, server);
 	size_t at, len;
@@ -200,7 +215,7 @@ replica_send(struct channel *ch, const struct store *st, size_t server,
 	qsort(recs, n, sizeof *recs, replica_rec_cmp);
 	for (at = 0; at < n; at += len, frames++) {
 		len = n - at < REPLICA_CHUNK ? n - at : REPLICA_CHUNK;
-		if (replica_frame(ch, st, l, t, kind, recs + at, len) != 0)
+		if (replica_frame(ch, st, l, t, rep, recs + at, len) != 0)
 			return -1;
 	}
 	return frames;
@@ -212,6 +227,10 @@ replica_send_store(struct channel *ch, const struct store *st, size_t server,
     uint64_t t, int kind, const uint32_t *slots, size_t n)
 {
 	struct replica_rec *recs = xcalloc(n + 1, sizeof *recs);
+	struct ps_replicate rep = { .kind = kind,
+	    .online = st->z != NULL ? st->optimizer : 0, .epochs = st->epochs,
+	    .iteration = ch->job.iter_base + ch->job.rounds_done,
+	    .lambda = ch->job.lambda };
 	size_t k;
 	int rc;
 
@@ -219,7 +238,7 @@ replica_send_store(struct channel *ch, const struct store *st, size_t server,
 		recs[k].key = st->keys.bykey[slots[k]];
 		recs[k].slot = slots[k];
 	}
-	rc = replica_send(ch, st, server, t, kind, recs, n);
+	rc = replica_send(ch, st, server, t, &rep, recs, n);
 	free(recs);
 	return rc;
 }
@@ -230,8 +249,8 @@ replica_send_store(struct channel *ch, const struct store *st, size_t server,
  * coordinator will publish a ring without it.
  */
 static int
-replica_send_slots(struct channel *ch, uint64_t t, int kind,
-    const uint32_t *slots, size_t nslots)
+replica_send_slots(struct channel *ch, uint64_t t,
+    const struct ps_replicate *rep, const uint32_t *slots, size_t nslots)
 {
 	struct server *srv = ch->srv;
 	struct replica_rec **recs;
@@ -246,7 +265,7 @@ replica_send_slots(struct channel *ch, uint64_t t, int kind,
 	replica_group(srv, &ch->store, slots, nslots, recs, n);
 	for (s = 0; s < ns; s++) {
 		if (n[s] > 0 && (!failed || srv->coord_addr != NULL)) {
-			int frames = replica_send(ch, &ch->store, s, t, kind,
+			int frames = replica_send(ch, &ch->store, s, t, rep,
 			    recs[s], n[s]);
 
 			if (frames >= 0)
@@ -273,14 +292,71 @@ int
 replica_round(struct channel *ch, uint64_t t, const uint32_t *slots,
     size_t nslots)
 {
-	return replica_send_slots(ch, t, PS_REPLICATE_ROUND, slots, nslots);
+	struct ps_replicate rep = { .kind = PS_REPLICATE_ROUND };
+
+	return replica_send_slots(ch, t, &rep, slots, nslots);
+}
+
+/*
+ * Invariant 7: send the slots push t of worker was applied to to their
+ * replicas; the answers to wait for, or -1 as replica_round.
+ */
+int
+replica_push(struct channel *ch, uint32_t worker, uint64_t t,
+    const uint32_t *slots, size_t nslots)
+{
+	struct ps_replicate rep = { .kind = PS_REPLICATE_PUSH,
+	    .online = ch->store.optimizer, .worker = worker };
+
+	return replica_send_slots(ch, t, &rep, slots, nslots);
+}
+
+/*
+ * Invariant 7: after a ring change, tell every other server of the ring
+ * below which of each worker's pushes this one applied (an sgd job's).
+ */
+void
+replica_floors(struct channel *ch)
+{
+	struct server *srv = ch->srv;
+	const struct online *on = &ch->job.online;
+	struct ps_replicate rep = { .kind = PS_REPLICATE_FLOOR,
+	    .online = ch->store.optimizer };
+	struct replica_link *l;
+	struct ps_msg m;
+	size_t s;
+
+	if (!ch->job.active || ch->job.algorithm != PS_ALG_SGD)
+		return;
+	for (s = 0; s < srv->ring.nservers; s++) {
+		if (s == srv->ring_index || (l = replica_link_get(srv, s)) == NULL)
+			continue;
+		for (rep.worker = 0; rep.worker < ch->job.nworkers;
+		    rep.worker++) {
+			if (on->next_t[rep.worker] == 0)
+				continue;
+			memset(&m, 0, sizeof m);
+			m.type = PS_MSG_REPLICATE;
+			m.width = REPLICA_WIDTH;
+			m.sender = (uint32_t)srv->ring_index;
+			m.channel = ch->id;
+			m.timestamp = on->next_t[rep.worker] - 1;
+			m.ring_version = srv->ring.version;
+			ps_replicate_encode(&rep, &m);
+			if (ps_conn_send(l->conn, &m) < 0)
+				break;
+		}
+	}
 }
 
 /* Send these served slots to their replicas as a resync, stamped t. */
 void
 replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots, size_t n)
 {
-	if (replica_send_slots(ch, t, PS_REPLICATE_RESYNC, slots, n) < 0)
+	struct ps_replicate rep = { .kind = PS_REPLICATE_RESYNC,
+	    .online = ch->store.z != NULL ? ch->store.optimizer : 0 };
+
+	if (replica_send_slots(ch, t, &rep, slots, n) < 0)
 		log_warnx("channel %u: a replica cannot be reached; %zu keys "
 		    "are not copied", ch->id, n);
 }
@@ -296,6 +372,8 @@ replica_resync(struct channel *ch)
 	const uint64_t *mark = ch->store.mark;
 	size_t n = ps_keytab_count(&ch->store.keys), i, j;
 	uint32_t *slots = xcalloc(n + 1, sizeof *slots);
+	struct ps_replicate rep = { .kind = PS_REPLICATE_RESYNC,
+	    .online = ch->store.z != NULL ? ch->store.optimizer : 0 };
 
 	for (i = 0; i < n; i++)
 		slots[i] = (uint32_t)i;
@@ -303,8 +381,8 @@ replica_resync(struct channel *ch)
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && mark[slots[j]] == mark[slots[i]]; j++)
 			continue;
-		if (replica_send_slots(ch, mark[slots[i]] - 1,
-		    PS_REPLICATE_RESYNC, slots + i, j - i) < 0) {
+		if (replica_send_slots(ch, mark[slots[i]] - 1, &rep,
+		    slots + i, j - i) < 0) {
 			log_warnx("channel %u: a replica cannot be reached; "
 			    "its copies are not restored", ch->id);
 			break;
@@ -313,25 +391,29 @@ replica_resync(struct channel *ch)
 	free(slots);
 }
 
-/* Is m a REPLICATE of this kind? */
-static int
-replica_is(const struct ps_msg *m, int kind)
-{
-	return ps_replicate_decode(m) == kind;
-}
-
 /*
  * Invariant 4: 0 if this server follows every key's segment (any key, for
- * a handoff: handoff.c checks it is the new primary), else -1.
+ * a handoff: handoff.c checks it is the new primary; none, for a floor)
+ * and the values are finite, a trust radius positive, an n not negative;
+ * else -1.
  */
 static int
 replica_check_keys(const struct server *srv, const struct ps_msg *m,
-    char *err, size_t errlen)
+    const struct ps_replicate *rep, char *err, size_t errlen)
 {
 	size_t max = (size_t)srv->ring.replicas + 1, k, j, cnt;
 	size_t *idx = xcalloc(max, sizeof *idx);
-	int rc = 0, handoff = replica_is(m, PS_REPLICATE_HANDOFF);
+	int rc = 0, handoff = rep->kind == PS_REPLICATE_HANDOFF;
 
+	if (rep->kind == PS_REPLICATE_FLOOR && m->nkeys > 0) {
+		snprintf(err, errlen, "a floor with %u keys", m->nkeys);
+		rc = -1;
+	}
+	if (rep->online != 0 && rep->online != PS_OPT_ADAGRAD &&
+	    rep->online != PS_OPT_FTRL) {
+		snprintf(err, errlen, "unknown optimiser %d", rep->online);
+		rc = -1;
+	}
 	for (k = 0; k < m->nkeys && rc == 0 && !handoff; k++) {
 		cnt = ps_ring_replicas(&srv->ring, m->keys[k], idx, max);
 		for (j = 1; j < cnt && idx[j] != srv->ring_index; j++)
@@ -344,7 +426,9 @@ replica_check_keys(const struct server *srv, const struct ps_msg *m,
 		}
 	}
 	for (k = 0; k < (size_t)m->nkeys * m->width && rc == 0; k++)
-		if (!isfinite(m->vals[k]) || (k % 3 == 1 && !(m->vals[k] > 0))) {
+		if (!isfinite(m->vals[k]) || (k % 3 == 1 && !rep->online &&
+		    !(m->vals[k] > 0)) || (k % 3 == 2 && rep->online &&
+		    m->vals[k] < 0)) {
 			snprintf(err, errlen, "bad value %g for key %llu",
 			    (double)m->vals[k],
 			    (unsigned long long)m->keys[k / 3]);
@@ -362,35 +446,65 @@ replica_sender(const struct server *srv, const struct ps_msg *m)
 	    srv->ring.servers[m->sender].addr : "?";
 }
 
-/* Hold m's copies in the channel's replica store (invariant 3). */
+/*
+ * Set slot s of st from key k's values in m: (w, z, n) of optimiser
+ * online, or (w, trust, glast) when 0.
+ */
+void
+replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
+    size_t k, int online)
+{
+	store_set(st, s, m->vals[3 * k]);
+	if (!online) {
+		st->trust[s] = m->vals[3 * k + 1];
+		st->glast[s] = m->vals[3 * k + 2];
+		return;
+	}
+	if (st->z == NULL)
+		store_online_state(st, online, 0);
+	st->optimizer = online;
+	st->z[s] = m->vals[3 * k + 1];
+	st->n[s] = m->vals[3 * k + 2];
+}
+
+/*
+ * Hold m's copies in the channel's replica store (invariant 3) and, for an
+ * sgd push or floor, what its sender applied (invariant 7).
+ */
 static void
-replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m)
+replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m,
+    const struct ps_replicate *rep)
 {
 	struct store *st = &ch->replica;
 	size_t k;
 
-	if (replica_is(m, PS_REPLICATE_HANDOFF)) {
-		handoff_apply(ch, m);
+	if (rep->kind == PS_REPLICATE_PUSH || rep->kind == PS_REPLICATE_FLOOR)
+		online_origin_said(ch, replica_sender(srv, m), rep->worker,
+		    m->timestamp + 1);
+	if (rep->kind == PS_REPLICATE_HANDOFF) {
+		handoff_apply(ch, m, rep);
 		return;
 	}
 	for (k = 0; k < m->nkeys; k++) {
 		uint32_t s = store_slot(st, m->keys[k]);
 
-		store_set(st, s, m->vals[3 * k]);
-		st->trust[s] = m->vals[3 * k + 1];
-		st->glast[s] = m->vals[3 * k + 2];
-		st->mark[s] = m->timestamp + 1;
+		replica_set_key(st, s, m, k, rep->online);
+		if (!rep->online)
+			st->mark[s] = m->timestamp + 1;
 	}
-	ps_trace_event(srv->trace, m->keys, m->nkeys, "%s\t%u\t%llu\t%s",
-	    replica_is(m, PS_REPLICATE_ROUND) ? "held" : "copy", ch->id,
-	    (unsigned long long)m->timestamp, replica_sender(srv, m));
+	if (!rep->online)
+		ps_trace_event(srv->trace, m->keys, m->nkeys,
+		    "%s\t%u\t%llu\t%s", rep->kind == PS_REPLICATE_ROUND ?
+		    "held" : "copy", ch->id, (unsigned long long)m->timestamp,
+		    replica_sender(srv, m));
 	srv->stats.replicate_msgs_in++;
 	srv->stats.replicate_keys_in += m->nkeys;
 }
 
 /* Say a REPLICATE was taken. */
 static void
-replica_ack(struct server *srv, struct peer *p, const struct ps_msg *m)
+replica_ack(struct server *srv, struct peer *p, const struct ps_msg *m,
+    const struct ps_replicate *rep)
 {
 	struct ps_msg ok;
 
@@ -401,16 +515,18 @@ replica_ack(struct server *srv, struct peer *p, const struct ps_msg *m)
 	ok.channel = m->channel;
 	ok.timestamp = m->timestamp;
 	ok.ring_version = m->ring_version;
-	ps_replicate_encode(ps_replicate_decode(m), &ok);
+	ps_replicate_encode(rep, &ok);
 	peer_send(p, &ok);
 }
 
 /* Invariant 6: 1 if m's ring is not this server's (m kept or dropped). */
 static int
-replica_other_ring(struct server *srv, struct peer *p, struct ps_msg *m)
+replica_other_ring(struct server *srv, struct peer *p, struct ps_msg *m,
+    const struct ps_replicate *rep)
 {
-	int resync = replica_is(m, PS_REPLICATE_RESYNC) ||
-	    replica_is(m, PS_REPLICATE_HANDOFF);
+	int resync = rep->kind == PS_REPLICATE_RESYNC ||
+	    rep->kind == PS_REPLICATE_HANDOFF ||
+	    rep->kind == PS_REPLICATE_FLOOR;
 
 	if (srv->coord_addr == NULL || (srv->have_ring &&
 	    m->ring_version == srv->ring.version))
@@ -426,7 +542,7 @@ replica_other_ring(struct server *srv, struct peer *p, struct ps_msg *m)
 		    "server's", m->ring_version);
 		return 1;
 	}
-	replica_ack(srv, p, m);
+	replica_ack(srv, p, m, rep);
 	srv->early = xreallocarray(srv->early, srv->nearly + 1,
 	    sizeof *srv->early);
 	ps_msg_take(&srv->early[srv->nearly++], m);	/* kept */
@@ -438,6 +554,7 @@ void
 replica_apply(struct server *srv, struct peer *p, struct ps_msg *m)
 {
 	struct channel *ch = channel_get(srv, m->channel, 1);
+	struct ps_replicate rep;
 	char err[512];
 
 	if (ch == NULL) {
@@ -445,21 +562,26 @@ replica_apply(struct server *srv, struct peer *p, struct ps_msg *m)
 		    m->channel, SERVER_CHANNELS_MAX - 1);
 		return;
 	}
-	if (replica_other_ring(srv, p, m))
+	if (ps_replicate_decode(m, &rep) != 0) {
+		peer_fail(p, "replicate refused: bad scalars");
+		return;
+	}
+	if (replica_other_ring(srv, p, m, &rep))
 		return;
 	if (owner_load(srv, m->ring_version, err, sizeof err) != 0 ||
-	    replica_check_keys(srv, m, err, sizeof err) != 0) {
+	    replica_check_keys(srv, m, &rep, err, sizeof err) != 0) {
 		peer_fail(p, "replicate refused: %s", err);
 		return;
 	}
-	replica_store(srv, ch, m);
-	replica_ack(srv, p, m);
+	replica_store(srv, ch, m, &rep);
+	replica_ack(srv, p, m, &rep);
 }
 
 /* Invariant 6: the server took a ring over; apply the resyncs kept for it. */
 void
 replica_apply_early(struct server *srv)
 {
+	struct ps_replicate rep;
 	char err[512];
 	size_t i;
 
@@ -467,14 +589,15 @@ replica_apply_early(struct server *srv)
 		struct ps_msg *m = &srv->early[i];
 		struct channel *ch = channel_get(srv, m->channel, 1);
 
+		(void)ps_replicate_decode(m, &rep);	/* checked when kept */
 		if (ch == NULL || m->ring_version != srv->ring.version ||
-		    replica_check_keys(srv, m, err, sizeof err) != 0)
+		    replica_check_keys(srv, m, &rep, err, sizeof err) != 0)
 			log_warnx("a resync of ring version %u for channel %u "
 			    "is dropped: %s", m->ring_version, m->channel,
 			    ch == NULL || m->ring_version != srv->ring.version ?
 			    "not this server's ring" : err);
 		else
-			replica_store(srv, ch, m);
+			replica_store(srv, ch, m, &rep);
 	}
 	replica_early_free(srv);
 }
@@ -508,12 +631,16 @@ replica_link_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {
 	struct replica_link *l = arg;
 	struct channel *ch = channel_get(l->srv, m->channel, 0);
-	int ok = m->type == PS_MSG_REPLICATE_OK && ch != NULL;
+	struct ps_replicate rep;
+	int ok = m->type == PS_MSG_REPLICATE_OK && ch != NULL &&
+	    ps_replicate_decode(m, &rep) == 0;
 
-	if (ok && replica_is(m, PS_REPLICATE_HANDOFF))
+	if (ok && rep.kind == PS_REPLICATE_HANDOFF)
 		handoff_answered(l->srv, 0);
-	else if (ok && replica_is(m, PS_REPLICATE_ROUND))
+	else if (ok && rep.kind == PS_REPLICATE_ROUND)
 		ok = round_replicated(ch, m->timestamp) == 0;
+	else if (ok && rep.kind == PS_REPLICATE_PUSH)
+		online_replicated(ch, rep.worker, m->timestamp);
 	if (!ok)
 		log_warnx("replica %s: unexpected %s for channel %u round "
 		    "%llu%s%s", ps_conn_peer(c), ps_msg_type_name(m->type),

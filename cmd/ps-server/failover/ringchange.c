@@ -10,6 +10,9 @@
  * to it (handoff.c).
  *
  * When a key is in both stores, the copy whose round mark is later wins.
+ * An sgd job's keys keep their optimiser state (z, n), and its servers
+ * first tell each other how far each worker's pushes they applied
+ * (replica.c, invariant 7).
  * Rounds in progress are dropped (round.c, invariant 7): the workers send
  * them again under the new ring.  Nothing waits for the resync's answers,
  * so until they arrive the last rounds' results may be on fewer than
@@ -73,6 +76,9 @@ ringchange_channel(struct server *srv, struct channel *ch, size_t *idx)
 
 	store_init(&serve);
 	store_init(&follow);
+	if (ch->store.z != NULL)	/* an sgd job's: (z, n) go on */
+		store_online_state(&serve, ch->store.optimizer,
+		    ch->store.epochs);
 	ringchange_sort(srv, &ch->store, &serve, &follow, idx, moved);
 	before[0] = moved[0];
 	before[1] = moved[1];
@@ -82,6 +88,7 @@ ringchange_channel(struct server *srv, struct channel *ch, size_t *idx)
 	    srv->ring.version, ch->id, ps_keytab_count(&serve.keys),
 	    moved[1] - before[1], before[1], kept,
 	    ps_keytab_count(&follow.keys));
+	replica_floors(ch);	/* before any handoff */
 	handoff_send(ch, &ch->store);
 	store_release(&ch->store);
 	store_release(&ch->replica);
@@ -89,6 +96,7 @@ ringchange_channel(struct server *srv, struct channel *ch, size_t *idx)
 	ch->replica = follow;
 	replica_resync(ch);
 	rounds_ring_changed(ch);
+	online_ring_changed(ch);
 }
 
 /* The ring just changed: hand keys over in every channel. */
