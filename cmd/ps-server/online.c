@@ -39,9 +39,9 @@
  *     workers'.  A pull without them leaves what the pushes said.
  *  8. Failover (pskit(7), "sgd failover"): with replicas, each applied
  *     push's keys go, as their new (w, z, n), to the key's replicas
- *     (failover/replica.c), and the worker's next pull is answered only
- *     once they hold them (onlineack.c), so a reply acknowledges every
- *     push the worker sent before its pull.  After a ring change the
+ *     (failover/replica.c), and each reply to the worker's pulls says
+ *     below which timestamp its pushes are held there (onlineack.c): a
+ *     push is acknowledged once they are.  After a ring change the
  *     worker sends its unacknowledged pushes again to their keys' new
  *     servers.  A key then already holds a push when the server that
  *     served it under the previous ring had applied it: this one
@@ -420,7 +420,7 @@ online_barrier_sums(struct channel *ch)
 static void
 online_barrier_reply(const struct channel *ch, struct ps_msg *reply)
 {
-	struct ps_current_reply said = { 0, 0, 0 };
+	struct ps_current_reply said = { 0, 0, 0, UINT64_MAX };
 
 	memset(reply, 0, sizeof *reply);
 	reply->type = PS_MSG_PULL_REPLY;

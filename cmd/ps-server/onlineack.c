@@ -1,25 +1,23 @@
 /*
  * onlineack.c: when an sgd push counts as acknowledged (online.c,
  * invariant 8): with replicas, once every replica of its keys said it
- * holds their new state.  Until then the worker's later pulls wait here,
- * so that a pull's reply acknowledges every push the worker sent before
- * it; so does the end barrier's.
+ * holds their new state.  Each reply to a worker's pull says below which
+ * timestamp its pushes applied here are so held; the end barrier passes
+ * only once every push is.
  *
  * Invariants:
  *  1. waits lists, in the order they were applied, the pushes whose
  *     REPLICATE frames are not all answered; each answer (a REPLICATE_OK
  *     of kind PUSH naming the worker and timestamp) takes one off its
  *     count, and at 0 the push leaves the list.
- *  2. A worker's CURRENT pull that comes while a push of its own waits is
- *     held, taken whole, with below = that worker's latest waiting push
- *     + 1; it is answered (round_pull_current) once no push of that
- *     worker below that waits.  A worker's pulls are answered in the
- *     order they came, since below never falls.
- *  3. The end barrier passes only once nothing waits.
- *  4. A ring change drops every wait and held pull: the pulls come again
- *     under the new ring, and the resync sends the copies again
- *     (failover/ringchange.c).  A peer that goes away drops its held
- *     pulls.
+ *  2. A CURRENT pull's reply to a worker of the job carries its held
+ *     timestamp: the lowest of its pushes in waits, or none when waits
+ *     holds none of its (msg_online.h).  The worker keeps every push not
+ *     yet held (cmd/ps-worker/sgdresend.c).
+ *  3. The end barrier passes only once waits is empty.
+ *  4. A ring change drops every wait: the workers send every push not
+ *     acknowledged again, and the resync sends the copies again
+ *     (failover/ringchange.c).
  */
 #include "config.h"
 
@@ -45,39 +43,18 @@ online_wait_add(struct channel *ch, uint32_t worker, uint64_t t,
 	on->nwaits++;
 }
 
-/* Does a push of worker below below still wait for its replicas? */
-static int
-online_waiting(const struct online *on, uint32_t worker, uint64_t below)
+/* Invariant 2: worker's pushes below this are held; UINT64_MAX: all. */
+uint64_t
+online_held(const struct channel *ch, uint32_t worker)
 {
+	const struct online *on = &ch->job.online;
+	uint64_t held = UINT64_MAX;
 	size_t i;
 
 	for (i = 0; i < on->nwaits; i++)
-		if (on->waits[i].worker == worker && on->waits[i].t < below)
-			return 1;
-	return 0;
-}
-
-/* Invariant 2: 1 if p's pull m is held (taken), 0 to answer it now. */
-int
-online_hold_pull(struct channel *ch, struct peer *p, struct ps_msg *m)
-{
-	struct online *on = &ch->job.online;
-	struct online_held *h;
-	uint64_t below = 0;
-	size_t i;
-
-	for (i = 0; i < on->nwaits; i++)
-		if (on->waits[i].worker == p->worker_id &&
-		    on->waits[i].t + 1 > below)
-			below = on->waits[i].t + 1;
-	if (below == 0)
-		return 0;
-	on->held = xreallocarray(on->held, on->nheld + 1, sizeof *on->held);
-	h = &on->held[on->nheld++];
-	h->p = p;
-	h->below = below;
-	ps_msg_take(&h->m, m);
-	return 1;
+		if (on->waits[i].worker == worker && on->waits[i].t < held)
+			held = on->waits[i].t;
+	return held;
 }
 
 /* Invariant 3: 1 if the end barrier must wait for the replicas. */
@@ -88,39 +65,6 @@ online_hold_barrier(struct channel *ch)
 
 	on->barrier_held = on->nwaits > 0;
 	return on->barrier_held;
-}
-
-/* Drop held pull i (answered, or its peer gone). */
-static void
-online_held_drop(struct online *on, size_t i)
-{
-	ps_msg_release(&on->held[i].m);
-	memmove(on->held + i, on->held + i + 1,
-	    (on->nheld - i - 1) * sizeof *on->held);
-	on->nheld--;
-}
-
-/* Invariants 2 and 3: answer what no longer waits. */
-static void
-online_release(struct channel *ch)
-{
-	struct online *on = &ch->job.online;
-	size_t i = 0;
-
-	while (i < on->nheld) {
-		struct online_held *h = &on->held[i];
-
-		if (online_waiting(on, h->p->worker_id, h->below)) {
-			i++;
-			continue;
-		}
-		round_pull_current(ch, h->p, &h->m);
-		online_held_drop(on, i);
-	}
-	if (on->barrier_held && on->nwaits == 0) {
-		on->barrier_held = 0;
-		online_barrier_pass(ch);
-	}
 }
 
 /* Invariant 1: a replica holds push t of worker (one of its frames). */
@@ -144,43 +88,28 @@ online_replicated(struct channel *ch, uint32_t worker, uint64_t t)
 	memmove(on->waits + i, on->waits + i + 1,
 	    (on->nwaits - i - 1) * sizeof *on->waits);
 	on->nwaits--;
-	online_release(ch);
+	if (on->barrier_held && on->nwaits == 0) {	/* invariant 3 */
+		on->barrier_held = 0;
+		online_barrier_pass(ch);
+	}
 }
 
-/* Invariant 4: p went away; its held pulls go with it. */
-void
-online_forget_peer(struct channel *ch, const struct peer *p)
-{
-	struct online *on = &ch->job.online;
-	size_t i = 0;
-
-	while (i < on->nheld)
-		if (on->held[i].p == p)
-			online_held_drop(on, i);
-		else
-			i++;
-}
-
-/* Every wait and held pull goes. */
+/* Every wait goes. */
 void
 online_waits_clear(struct channel *ch)
 {
 	struct online *on = &ch->job.online;
 
-	while (on->nheld > 0)
-		online_held_drop(on, on->nheld - 1);
-	free(on->held);
 	free(on->waits);
-	on->held = NULL;
 	on->waits = NULL;
-	on->nheld = on->nwaits = 0;
+	on->nwaits = 0;
 	on->barrier_held = 0;
 }
 
 /*
  * Invariant 4: the server took a new ring over during an sgd job: the
- * waits and held pulls go, and so do the workers at the end barrier
- * unless it passed (they come there again under the new ring).
+ * waits go, and so do the workers at the end barrier unless it passed
+ * (they come there again under the new ring).
  */
 void
 online_ring_changed(struct channel *ch)

@@ -107,8 +107,6 @@ peer_free(struct peer *p)
 	struct server *srv = p->srv;
 
 	peer_count(srv, p);
-	if (p->ch != NULL)
-		online_forget_peer(p->ch, p);
 	if (p->is_worker && p->ch->job.workers != NULL &&
 	    p->ch->job.workers[p->worker_id] == p)
 		p->ch->job.workers[p->worker_id] = NULL;
@@ -310,11 +308,10 @@ peer_save(struct server *srv, struct peer *p, const struct ps_msg *m)
 /*
  * A CURRENT pull names its channel; anyone may read one that exists.  A
  * dbpg worker of its job that came back asks with a resume pull
- * (msg_round.h, failover/rejoin.c); an sgd worker's waits while a push of
- * its own is not yet held by the replicas (onlineack.c).
+ * (msg_round.h, failover/rejoin.c).
  */
 static void
-peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
+peer_pull_current(struct server *srv, struct peer *p, const struct ps_msg *m)
 {
 	struct channel *ch = channel_get(srv, m->channel, 0);
 	char err[128];
@@ -325,9 +322,6 @@ peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
 		peer_fail(p, "no channel %u on this server", m->channel);
 		return;
 	}
-	if (p->is_worker && p->ch == ch && ch->job.algorithm == PS_ALG_SGD &&
-	    online_hold_pull(ch, p, m))
-		return;
 	bad = ps_resume_pull_decode(m, &resume, &round, err, sizeof err);
 	if (!(resume && p->is_worker && p->ch == ch &&
 	    ch->job.algorithm == PS_ALG_DBPG))
@@ -345,8 +339,7 @@ peer_pull_current(struct server *srv, struct peer *p, struct ps_msg *m)
  * there.  No handler releases the message it is given; one that keeps
  * its keys, values or blob past its return moves the whole message out
  * with ps_msg_take(), which leaves it empty (a round's pushes, round.c; a
- * resync that came before its ring, failover/replica.c; an sgd pull held
- * for the replicas, onlineack.c).
+ * resync that came before its ring, failover/replica.c).
  */
 
 /* Hand an admitted message to its handler. */

@@ -761,6 +761,8 @@ round_pull_current(struct channel *ch, struct peer *p,
 	said.l1 = ch->store.l1;
 	said.nnz = (double)ch->store.nnz;
 	said.ckpt = ch->job.algorithm == PS_ALG_SGD && ckpt_tell(ch, p);
+	said.held = ch->job.algorithm == PS_ALG_SGD && p->is_worker &&
+	    p->ch == ch ? online_held(ch, p->worker_id) : UINT64_MAX;
 	ps_current_reply_encode(&said, &reply);
 	for (k = 0; k < m->nkeys; k++)
 		reply.vals[k] = store_get(&ch->store, m->keys[k]);

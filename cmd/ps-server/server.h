@@ -161,21 +161,11 @@ struct round {
 };
 TAILQ_HEAD(round_list, round);
 
-/*
- * onlineack.c: an sgd push applied here whose replicas have not all said
- * they hold it, and a worker's pull held until its earlier pushes are
- * held (so a reply acknowledges them).
- */
+/* onlineack.c: an sgd push applied here not yet held by every replica. */
 struct online_wait {
 	uint32_t		 worker;
 	uint64_t		 t;
 	uint32_t		 acks;		/* REPLICATE_OK still awaited */
-};
-struct online_held {
-	struct peer		*p;
-	struct ps_msg		 m;		/* taken: the pull */
-	uint64_t		 below;		/* answered once the worker's pushes
-						   below this are held */
 };
 
 /*
@@ -210,8 +200,6 @@ struct online {
 						   held by the replicas */
 	struct online_wait	*waits;		/* [nwaits], by arrival */
 	size_t			 nwaits;
-	struct online_held	*held;		/* [nheld] */
-	size_t			 nheld;
 };
 
 /* The job the connected workers run; set by the first HELLO. */
@@ -452,10 +440,9 @@ void	online_origins_free(struct channel *ch);
 /* onlineack.c */
 void	online_wait_add(struct channel *ch, uint32_t worker, uint64_t t,
 	    uint32_t acks);
-int	online_hold_pull(struct channel *ch, struct peer *p, struct ps_msg *m);
+uint64_t online_held(const struct channel *ch, uint32_t worker);
 int	online_hold_barrier(struct channel *ch);
 void	online_replicated(struct channel *ch, uint32_t worker, uint64_t t);
-void	online_forget_peer(struct channel *ch, const struct peer *p);
 void	online_ring_changed(struct channel *ch);
 void	online_waits_clear(struct channel *ch);
 

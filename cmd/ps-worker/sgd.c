@@ -41,7 +41,9 @@
  *     each server applies each mini-batch once.  The epoch's progressive
  *     loss counts from there; the progress header is not printed again.
  *  g. a server's reply to a pull acknowledges the pushes sent before the
- *     pull (cmd/ps-server/onlineack.c): the worker keeps each push until
+ *     pull that its replicas hold (the reply says below which timestamp
+ *     they do, cmd/ps-server/onlineack.c), the end barrier's every push:
+ *     the worker keeps each push until
  *     every server it went to acknowledged it, and after a ring change
  *     sends the rest again to their keys' new servers, then its pulls in
  *     flight (sgdresend.c); the servers take each push into each key
@@ -238,7 +240,8 @@ sgd_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		ckpt_requested(w, m->timestamp);	/* rule e */
 	sl->got[l->index] = 1;
 	sl->pending--;
-	sgd_acked(w, l->index, sl->pushed_below);
+	sgd_acked(w, l->index, rep.held < sl->pushed_below ? rep.held :
+	    sl->pushed_below);
 }
 
 /*

@@ -6,8 +6,9 @@
  * Invariants:
  *  1. Every push, from sent_lo up to t_done, is kept with its gradient
  *     sums by local feature and the servers it went to that have not
- *     acknowledged it.  A server acknowledges every push sent before a
- *     pull when it answers that pull (or the end barrier's); a push leaves
+ *     acknowledged it.  A server's reply to a pull acknowledges every push
+ *     sent before the pull below the timestamp the reply says its
+ *     replicas hold (the end barrier's reply: every push); a push leaves
  *     once every server it went to did, the oldest first.  At most nsent
  *     are kept: when the ring of them is full the oldest is forgotten
  *     (counted), as happens only when a server is sent no pull for

@@ -49,8 +49,10 @@ ps_current_reply_encode(const struct ps_current_reply *r, struct ps_msg *m)
 	m->naux = 2;
 	m->aux[0] = r->l1;
 	m->aux[1] = r->nnz;
-	if (r->ckpt)
-		m->aux[m->naux++] = 1;
+	if (r->ckpt || r->held != UINT64_MAX)
+		m->aux[m->naux++] = r->ckpt ? 1 : 0;
+	if (r->held != UINT64_MAX)
+		m->aux[m->naux++] = (double)r->held;
 }
 
 int
@@ -62,6 +64,8 @@ ps_current_reply_decode(const struct ps_msg *m, struct ps_current_reply *r)
 	r->l1 = m->aux[0];
 	r->nnz = m->aux[1];
 	r->ckpt = m->naux >= 3 && m->aux[2] == 1;
+	r->held = m->naux >= 4 && m->aux[3] >= 0 && m->aux[3] < 0x1p63 ?
+	    (uint64_t)m->aux[3] : UINT64_MAX;
 	return 0;
 }
 

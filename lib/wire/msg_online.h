@@ -18,6 +18,10 @@
  *                 2  ckpt    optional: 1 asks worker 0 of an sgd job
  *                            for a checkpoint (one was requested at the
  *                            server)
+ *                 3  held    optional: the lowest timestamp of this
+ *                            worker's sgd pushes applied here whose
+ *                            replicas have not all answered (absent:
+ *                            every push applied here is held)
  *
  * An sgd job's pushes reach only the servers of a mini-batch's keys, so
  * its worker 0 asks for a checkpoint with a SAVE to every server:
@@ -35,6 +39,7 @@
 #define PS_MSG_ONLINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "wire/wire.h"
 
@@ -48,6 +53,8 @@ struct ps_current_reply {
 	double	 l1;		/* sum |w| */
 	double	 nnz;		/* non-zero weights */
 	int	 ckpt;		/* worker 0: a checkpoint was asked for */
+	uint64_t held;		/* pushes below it are held; UINT64_MAX:
+				   every push applied (absent) */
 };
 
 /* A SAVE's scalars. */

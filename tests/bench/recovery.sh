@@ -36,8 +36,8 @@ USAGE
   -s step      later faults this many lines later each (default 2 for
                sgd, 150 for dbpg)
   -n kills     faulted runs (default 10)
-  -P process   the process killed: worker (default), server (dbpg: the
-               job's default -R 1) or coordinator
+  -P process   the process killed: worker (default), server (the job's
+               default -R 1) or coordinator
   -S           SIGSTOP the worker instead of kill -9 (ps-train's silence
                limit, PS_TRAIN_WORKER_SILENCE, decides when it is killed)
   -W opts      ps-worker options (default for sgd: --epochs 5 --batch 10)

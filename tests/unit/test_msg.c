@@ -76,7 +76,7 @@ test_round(void **state)
 static void
 test_online(void **state)
 {
-	struct ps_current_reply cur = { 1.5, 3, 1 }, gotc;
+	struct ps_current_reply cur = { 1.5, 3, 1, UINT64_MAX }, gotc;
 	struct ps_save save = { 1, -1, 0.5 }, gots;
 	struct ps_msg m;
 	char err[128];
@@ -97,6 +97,12 @@ test_online(void **state)
 	ps_current_reply_encode(&cur, &m);
 	assert_int_equal(ps_current_reply_decode(&m, &gotc), 0);
 	assert_true(gotc.l1 == 1.5 && gotc.nnz == 3 && gotc.ckpt == 1);
+	assert_true(gotc.held == UINT64_MAX);
+	cur.ckpt = 0;
+	cur.held = 41;
+	ps_current_reply_encode(&cur, &m);
+	assert_int_equal(ps_current_reply_decode(&m, &gotc), 0);
+	assert_true(gotc.ckpt == 0 && gotc.held == 41);
 	m.naux = 1;
 	assert_int_equal(ps_current_reply_decode(&m, &gotc), -1);
 
