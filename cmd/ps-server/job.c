@@ -88,6 +88,7 @@ job_start(struct channel *ch, const struct ps_hello *h)
 		    opt->l2);
 	} else {
 		store_online_end(&ch->store);
+		ch->handed = 0;	/* an sgd job's handoff says nothing of it */
 		log_info("job started on channel %u: %u workers, lambda %g",
 		    ch->id, n, job->lambda);
 	}

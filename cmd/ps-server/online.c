@@ -270,9 +270,9 @@ online_floors_raise(struct channel *ch, uint32_t id, uint64_t t)
 
 	if (t + 1 > ch->job.online.next_t[id])
 		ch->job.online.next_t[id] = t + 1;
+	/* Each origin gets the worker, so no floor of 0 is left below t. */
 	for (i = 0; i < ch->norigins; i++)
-		if (id < ch->origins[i].n && ch->origins[i].next[id] < t + 1)
-			ch->origins[i].next[id] = t + 1;
+		online_origin_said(ch, ch->origins[i].addr, id, t + 1);
 }
 
 /* Invariant 1: a push none of whose keys may take it, refused. */
