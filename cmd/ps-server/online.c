@@ -480,3 +480,32 @@ online_barrier_pass(struct channel *ch)
 	log_info("job on channel %u: every worker pushed its last "
 	    "mini-batch; l1 %g, l2 %g at the end", ch->id, opt.l1, opt.l2);
 }
+
+/*
+ * Invariant 8: the server took a new ring over during an sgd job: the
+ * pushes awaiting replicas are dropped (onlineack.c), and so are the
+ * workers at the end barrier unless it passed (they come there again
+ * under the new ring).
+ */
+void
+online_ring_changed(struct channel *ch)
+{
+	struct server *srv = ch->srv;
+	struct job *job = &ch->job;
+	struct online *on = &job->online;
+	uint32_t i;
+
+	if (!job->active || job->algorithm != PS_ALG_SGD)
+		return;
+	online_waits_clear(ch);
+	for (i = 0; i < job->nworkers; i++)
+		on->done[i] = NULL;
+	on->ndone = 0;
+	job->ring_changes++;
+	job->ring_version = srv->ring.version;
+	job->server_index = (uint32_t)srv->ring_index;
+	job->nservers = (uint32_t)srv->ring.nservers;
+	log_info("channel %u: ring version %u: the workers send their "
+	    "unacknowledged pushes and their pulls again", ch->id,
+	    srv->ring.version);
+}

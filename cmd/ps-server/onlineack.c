@@ -15,9 +15,9 @@
  *     holds none of its (msg_online.h).  The worker keeps every push not
  *     yet held (cmd/ps-worker/sgdresend.c).
  *  3. The end barrier passes only once waits is empty.
- *  4. A ring change drops every wait: the workers send every push not
- *     acknowledged again, and the resync sends the copies again
- *     (failover/ringchange.c).
+ *  4. A ring change drops every wait (online.c, online_ring_changed): the
+ *     workers send every push not acknowledged again, and the resync sends
+ *     the copies again (failover/ringchange.c).
  */
 #include "config.h"
 
@@ -104,32 +104,4 @@ online_waits_clear(struct channel *ch)
 	on->waits = NULL;
 	on->nwaits = 0;
 	on->barrier_held = 0;
-}
-
-/*
- * Invariant 4: the server took a new ring over during an sgd job: the
- * waits go, and so do the workers at the end barrier unless it passed
- * (they come there again under the new ring).
- */
-void
-online_ring_changed(struct channel *ch)
-{
-	struct server *srv = ch->srv;
-	struct job *job = &ch->job;
-	struct online *on = &job->online;
-	uint32_t i;
-
-	if (!job->active || job->algorithm != PS_ALG_SGD)
-		return;
-	online_waits_clear(ch);
-	for (i = 0; i < job->nworkers; i++)
-		on->done[i] = NULL;
-	on->ndone = 0;
-	job->ring_changes++;
-	job->ring_version = srv->ring.version;
-	job->server_index = (uint32_t)srv->ring_index;
-	job->nservers = (uint32_t)srv->ring.nservers;
-	log_info("channel %u: ring version %u: the workers send their "
-	    "unacknowledged pushes and their pulls again", ch->id,
-	    srv->ring.version);
 }
