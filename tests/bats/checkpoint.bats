@@ -166,7 +166,7 @@ abs_gap() {
 	    'BEGIN { r = n / s; exit !(g > r / 4 && g < 4 * r) }'
 }
 
-@test "a warm start (-I) begins at the checkpoint's objective and ends at the cold run's" {
+@test "a warm start (-I) begins at the checkpoint's objective and ends no worse than the cold run" {
 	ck=$BATS_FILE_TMPDIR/clean.ck
 	v=$(versions "$ck" | head -n 1)
 	iter=$((10#${v#v}))
@@ -178,10 +178,11 @@ abs_gap() {
 	start=$(first_objective "$warm")
 	echo "cold at $iter: $at; warm start: $start"
 	[ "$(awk -v g="$(abs_gap "$start" "$at")" 'BEGIN { print (g < 1e-7) }')" = 1 ]
+	# It ends no worse than the cold run (1e-4 relative): both stop on
+	# the same rule, the warm one from another point of the same tail.
 	got=$(final_objective "$warm") want=$(final_objective "$cold")
-	gap=$(abs_gap "$got" "$want")
-	echo "cold $want warm $got gap $gap"
-	[ "$(awk -v g="$gap" 'BEGIN { print (g < 1e-4) }')" = 1 ]
+	echo "cold $want warm $got"
+	[ "$(awk -v g="$got" -v w="$want" 'BEGIN { print ((g - w) / w < 1e-4) }')" = 1 ]
 	# The warm model numbers its iterations on from the checkpoint's.
 	n=$(tail -n 1 "$warm" | cut -f 1)
 	ps-ckpt info "$BATS_TEST_TMPDIR/warm" | grep -Fx "iteration	$((iter + n + 1))"
