@@ -142,7 +142,7 @@ clean() {
 @test "dbpg: worker 1 killed mid-job is started again; the fault-free objective within 1e-3" {
 	want=$(clean dbpg)
 	train killed
-	fault killed 1 800 9
+	fault killed 1 300 9
 	finish killed
 	recovered killed 1 'killed by SIGKILL'
 	got=$(final_objective "$BATS_TEST_TMPDIR/killed.model/progress.tsv")
@@ -154,7 +154,7 @@ clean() {
 @test "dbpg: worker 0 stopped past the silence limit is fenced, killed and started again; the fault-free objective within 1e-3" {
 	want=$(clean dbpg)
 	train hung
-	fault hung 0 800 STOP
+	fault hung 0 300 STOP
 	finish hung
 	recovered hung 0 hung
 	gone_within 5 "$VICTIM"
