@@ -15,7 +15,6 @@
 
 #include <event2/event.h>
 
-#include "algo/blas.h"
 #include "failover/failover.h"
 #include "util/fdlimit.h"
 #include "util/lifeline.h"
@@ -365,7 +364,6 @@ main(int argc, char **argv)
 	if (init != NULL)
 		startmodel_load(&srv, init);
 	log_route_libevent();
-	ps_blas_init();
 	signal(SIGPIPE, SIG_IGN);
 	ps_crash_init("ps-server");
 	if ((srv.base = event_base_new()) == NULL)

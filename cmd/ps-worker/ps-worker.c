@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include <sysexits.h>
 
-#include "algo/blas.h"
 #include "cluster/hello.h"
 #include "data/shard.h"
 #include "util/lifeline.h"
@@ -385,7 +384,6 @@ main(int argc, char **argv)
 	worker_parse_args(&w.conf, argc, argv, &verbose);
 	log_init("ps-worker", verbose);
 	log_route_libevent();
-	ps_blas_init();
 	signal(SIGPIPE, SIG_IGN);
 	ps_crash_init("ps-worker");
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/blas.h"
 #include "algo/l1lr.h"
 #include "algo/logistic.h"
 #include "algo/prox.h"
@@ -101,7 +100,6 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta,
 	lr->bd = xcalloc(maxb, sizeof *lr->bd);
 	lr->bact = xcalloc(maxb, sizeof *lr->bact);
 	lr->margin = xcalloc(ds->nrows, sizeof *lr->margin);
-	lr->rowloss = xcalloc(ds->nrows, sizeof *lr->rowloss);
 	lr->rowexp = xcalloc(ds->nrows, sizeof *lr->rowexp);
 	lr->w = xcalloc(ds->nfeat, sizeof *lr->w);
 	lr->trust = xcalloc(ds->nfeat, sizeof *lr->trust);
@@ -133,7 +131,6 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	free(lr->bact);
 	free(lr->active);
 	free(lr->margin);
-	free(lr->rowloss);
 	free(lr->rowexp);
 	free(lr->w);
 	free(lr->trust);
@@ -142,27 +139,62 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	memset(lr, 0, sizeof *lr);
 }
 
-/* Refresh row i's cached exp(-|m_i|) and loss; return the new loss. */
+/* Row i's loss log(1 + exp(-y_i m_i)) from its cached e = exp(-|m_i|). */
 static inline double
-l1lr_row_update(struct ps_l1lr *lr, size_t i)
+l1lr_row_loss(const struct ps_l1lr *lr, size_t i)
 {
-	double m = lr->margin[i], e = exp(-fabs(m)), z = lr->ds->y[i] * m;
+	double z = lr->ds->y[i] * lr->margin[i];
 
+	return log1p(lr->rowexp[i]) + (z < 0 ? -z : 0);
+}
+
+/*
+ * The change of the total loss as rows' margins move, without a log per
+ * row: each row's loss is log(1 + e) plus a linear part, so the change of
+ * the log parts over up to PS_L1LR_CHUNK rows is the log of a ratio of two
+ * products of factors in (1, 2], which cannot overflow.  Rounding costs
+ * about 1e-14 per chunk, and ps_l1lr_loss() recomputes the sum exactly
+ * once a pass.
+ */
+#define PS_L1LR_CHUNK	64
+struct l1lr_delta {
+	double	 lin;		/* change of the linear parts */
+	double	 logs;		/* change of the log parts, chunks closed */
+	double	 pnew, pold;	/* products of the open chunk */
+	unsigned n;		/* rows in the open chunk */
+};
+
+/* Row i's margin moves by dm: refresh its e and count its loss's change. */
+static inline void
+l1lr_row_move(struct ps_l1lr *lr, size_t i, double dm, struct l1lr_delta *dl)
+{
+	double y = lr->ds->y[i], zo = y * lr->margin[i], zn, e;
+
+	lr->margin[i] += dm;
+	zn = y * lr->margin[i];
+	e = exp(-fabs(zn));
+	dl->lin += (zn < 0 ? -zn : 0) - (zo < 0 ? -zo : 0);
+	dl->pnew *= 1 + e;
+	dl->pold *= 1 + lr->rowexp[i];
 	lr->rowexp[i] = e;
-	lr->rowloss[i] = log1p(e) + (z < 0 ? -z : 0);
-	return lr->rowloss[i];
+	if (++dl->n == PS_L1LR_CHUNK) {
+		dl->logs += log(dl->pnew / dl->pold);
+		dl->pnew = dl->pold = 1;
+		dl->n = 0;
+	}
 }
 
 double
 ps_l1lr_loss(struct ps_l1lr *lr)
 {
+	double sum = 0;
 	size_t i;
 
-	for (i = 0; i < lr->ds->nrows; i++)
-		l1lr_row_update(lr, i);
-	/* Every row loss is positive, so their sum is their absolute sum. */
-	lr->loss = lr->ds->nrows == 0 ? 0 :
-	    cblas_dasum((int)lr->ds->nrows, lr->rowloss, 1);
+	for (i = 0; i < lr->ds->nrows; i++) {
+		lr->rowexp[i] = exp(-fabs(lr->margin[i]));
+		sum += l1lr_row_loss(lr, i);
+	}
+	lr->loss = sum;
 	return lr->loss;
 }
 
@@ -259,6 +291,7 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 	struct ps_l1lr_block *bl = &lr->blocks[b];
 	double *d = lr->bg, *dl = lr->bd;
 	uint8_t *act = lr->bact;
+	struct l1lr_delta delta = { 0, 0, 1, 1, 0 };
 	size_t p, r, changed = 0;
 	uint64_t k;
 
@@ -293,13 +326,10 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 			continue;
 		lr->pendr[i] -= rsum;
 		lr->pendk[i] -= cnt;
-		if (dm != 0) {
-			double old = lr->rowloss[i];
-
-			lr->margin[i] += dm;
-			lr->loss += l1lr_row_update(lr, i) - old;
-		}
+		if (dm != 0)
+			l1lr_row_move(lr, i, dm, &delta);
 	}
+	lr->loss += delta.lin + delta.logs + log(delta.pnew / delta.pold);
 	return changed;
 }
 

@@ -53,9 +53,8 @@ struct ps_l1lr {
 	struct ps_l1lr_block *blocks;	/* [nblocks] */
 	uint32_t	 nblocks;
 	double		*margin;	/* nrows: m_i */
-	double		*rowloss;	/* nrows: log(1 + exp(-y_i m_i)) */
 	double		*rowexp;	/* nrows: exp(-|m_i|) */
-	double		 loss;		/* sum of rowloss */
+	double		 loss;		/* sum of log(1 + exp(-y_i m_i)) */
 	float		*w;		/* nfeat: the worker's copy of its weights */
 	double		*trust;		/* nfeat: trust radius delta_j */
 	uint8_t		*active;	/* nfeat: in the KKT active set */

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/blas.h"
 #include "algo/l1lr.h"
 #include "algo/prox.h"
 #include "data/shard.h"
@@ -67,7 +66,6 @@ main(int argc, char **argv)
 	reps = argc > 3 ? strtoul(argv[3], NULL, 10) : 5;
 	if (nb < 1 || reps < 1 || reps > 64)
 		return 64;
-	ps_blas_init();
 	if (ps_shard_read(argv[1], &ds, err, sizeof err) != 0) {
 		fprintf(stderr, "bench-grad: %s\n", err);
 		return 65;
