@@ -70,7 +70,7 @@ usage(int status)
 	    "                          together hold more in unfinished frames and\n"
 	    "                          cached keys (default: 1 GiB, at most 1/4 of RAM)\n"
 	    "      --max-keys n        end a job whose push would make a channel hold\n"
-	    "                          more keys (default: 1/2 of RAM at 192 bytes a key)\n"
+	    "                          more keys (default: 1/2 of RAM at 112 bytes a key)\n"
 	    "      --trace file        append the rounds and pushes applied to file\n"
 	    "                          (for tests/chaos/check-trace)\n"
 	    "  -L, --lifeline          shut down when standard input, a pipe from the\n"

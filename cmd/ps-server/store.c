@@ -44,26 +44,27 @@ store_release(struct store *st)
 	memset(st, 0, sizeof *st);
 }
 
-/* Make room for slot n in every per-slot array. */
+/*
+ * Make room for slot n in every per-slot array, growing by half: entries
+ * past the last slot are left unwritten, so that their pages never become
+ * resident (store_slot() sets each new slot).
+ */
 static void
 store_grow(struct store *st, size_t n)
 {
-	size_t cap = st->cap ? st->cap : 1024, i;
+	size_t cap = st->cap ? st->cap : 1024;
 
 	while (cap <= n)
-		cap *= 2;
+		cap += cap / 2;
 	st->w = xreallocarray(st->w, cap, sizeof *st->w);
 	st->trust = xreallocarray(st->trust, cap, sizeof *st->trust);
 	st->g = xreallocarray(st->g, cap, sizeof *st->g);
 	st->u = xreallocarray(st->u, cap, sizeof *st->u);
 	st->mark = xreallocarray(st->mark, cap, sizeof *st->mark);
 	st->glast = xreallocarray(st->glast, cap, sizeof *st->glast);
-	if (st->nsent > 0) {
+	if (st->nsent > 0)
 		st->sent = xreallocarray(st->sent, cap * st->nsent,
 		    sizeof *st->sent);
-		memset(st->sent + st->cap * st->nsent, 0,
-		    (cap - st->cap) * st->nsent * sizeof *st->sent);
-	}
 	if (st->wprev != NULL) {
 		st->wprev = xreallocarray(st->wprev, cap, sizeof *st->wprev);
 		st->trustprev = xreallocarray(st->trustprev, cap,
@@ -74,18 +75,27 @@ store_grow(struct store *st, size_t n)
 	if (st->z != NULL) {
 		st->z = xreallocarray(st->z, cap, sizeof *st->z);
 		st->n = xreallocarray(st->n, cap, sizeof *st->n);
-		memset(st->z + st->cap, 0, (cap - st->cap) * sizeof *st->z);
-		memset(st->n + st->cap, 0, (cap - st->cap) * sizeof *st->n);
-	}
-	for (i = st->cap; i < cap; i++) {
-		st->w[i] = 0;
-		st->trust[i] = PS_TRUST_INIT;
-		st->g[i] = 0;
-		st->u[i] = 0;
-		st->mark[i] = 0;
-		st->glast[i] = 0;
 	}
 	st->cap = cap;
+}
+
+/* A new slot's state: weight 0, the first trust radius, nothing sent. */
+static void
+store_new_slot(struct store *st, uint32_t s)
+{
+	uint32_t k;
+
+	if (s >= st->cap)
+		store_grow(st, s);
+	st->w[s] = 0;
+	st->trust[s] = PS_TRUST_INIT;
+	st->g[s] = st->u[s] = 0;
+	st->mark[s] = 0;
+	st->glast[s] = 0;
+	for (k = 0; k < st->nsent; k++)
+		st->sent[(size_t)s * st->nsent + k] = 0;
+	if (st->z != NULL)
+		st->z[s] = st->n[s] = 0;
 }
 
 /* Slot of key, creating the key with weight 0 on first touch. */
@@ -95,8 +105,8 @@ store_slot(struct store *st, uint64_t key)
 	int created;
 	uint32_t slot = ps_keytab_insert(&st->keys, key, &created);
 
-	if (slot >= st->cap)
-		store_grow(st, slot);
+	if (created)
+		store_new_slot(st, slot);
 	return slot;
 }
 
@@ -135,17 +145,17 @@ store_sent_forget(struct store *st, uint32_t worker)
 void
 store_keep_prev(struct store *st)
 {
-	size_t cap = st->cap ? st->cap : 1;
+	size_t cap = st->cap ? st->cap : 1, n = ps_keytab_count(&st->keys);
 
 	if (st->wprev != NULL)
 		return;
 	st->wprev = xcalloc(cap, sizeof *st->wprev);
 	st->trustprev = xcalloc(cap, sizeof *st->trustprev);
 	st->glastprev = xcalloc(cap, sizeof *st->glastprev);
-	if (st->cap > 0) {
-		memcpy(st->wprev, st->w, cap * sizeof *st->w);
-		memcpy(st->trustprev, st->trust, cap * sizeof *st->trust);
-		memcpy(st->glastprev, st->glast, cap * sizeof *st->glast);
+	if (n > 0) {
+		memcpy(st->wprev, st->w, n * sizeof *st->w);
+		memcpy(st->trustprev, st->trust, n * sizeof *st->trust);
+		memcpy(st->glastprev, st->glast, n * sizeof *st->glast);
 	}
 }
 

@@ -1,5 +1,6 @@
 /*
- * keytab.c: linear-probing hash table of feature ids, kept under 50% full.
+ * keytab.c: linear-probing hash table of feature ids, kept at most 3/4
+ * full; buckets hold slot indices and the keys live once, in bykey.
  */
 #include "config.h"
 
@@ -15,8 +16,7 @@ void
 ps_keytab_init(struct ps_keytab *t)
 {
 	t->mask = KEYTAB_MIN_BUCKETS - 1;
-	t->keys = xcalloc(KEYTAB_MIN_BUCKETS, sizeof *t->keys);
-	t->slots = xcalloc(KEYTAB_MIN_BUCKETS, sizeof *t->slots);
+	t->buckets = xcalloc(KEYTAB_MIN_BUCKETS, sizeof *t->buckets);
 	t->count = 0;
 	t->bykey_cap = KEYTAB_MIN_BUCKETS / 2;
 	t->bykey = xcalloc(t->bykey_cap, sizeof *t->bykey);
@@ -25,72 +25,69 @@ ps_keytab_init(struct ps_keytab *t)
 void
 ps_keytab_release(struct ps_keytab *t)
 {
-	free(t->keys);
-	free(t->slots);
+	free(t->buckets);
 	free(t->bykey);
-	t->keys = NULL;
-	t->slots = NULL;
+	t->buckets = NULL;
 	t->bykey = NULL;
 	t->count = 0;
+}
+
+/* The bucket that holds key, or the empty one where it would go. */
+static size_t
+keytab_bucket(const struct ps_keytab *t, uint64_t key)
+{
+	size_t b = ps_key_mix(key) & t->mask;
+
+	while (t->buckets[b] != 0 && t->bykey[t->buckets[b] - 1] != key)
+		b = (b + 1) & t->mask;
+	return b;
 }
 
 long
 ps_keytab_find(const struct ps_keytab *t, uint64_t key)
 {
-	size_t b = ps_key_mix(key) & t->mask;
+	size_t b = keytab_bucket(t, key);
 
-	while (t->keys[b] != 0) {
-		if (t->keys[b] == key)
-			return (long)t->slots[b];
-		b = (b + 1) & t->mask;
-	}
-	return -1;
+	return t->buckets[b] != 0 ? (long)t->buckets[b] - 1 : -1;
 }
 
-/* Double the bucket array and re-place every key. */
+/* Double the bucket array and re-place every slot. */
 static void
 keytab_grow(struct ps_keytab *t)
 {
 	size_t n = (t->mask + 1) * 2, i, b;
-	uint64_t *keys = xcalloc(n, sizeof *keys);
-	uint32_t *slots = xcalloc(n, sizeof *slots);
 
-	for (i = 0; i <= t->mask; i++) {
-		if (t->keys[i] == 0)
-			continue;
-		b = ps_key_mix(t->keys[i]) & (n - 1);
-		while (keys[b] != 0)
-			b = (b + 1) & (n - 1);
-		keys[b] = t->keys[i];
-		slots[b] = t->slots[i];
-	}
-	free(t->keys);
-	free(t->slots);
-	t->keys = keys;
-	t->slots = slots;
+	free(t->buckets);
+	t->buckets = xcalloc(n, sizeof *t->buckets);
 	t->mask = n - 1;
-	t->bykey_cap = n / 2;
-	t->bykey = xreallocarray(t->bykey, t->bykey_cap, sizeof *t->bykey);
+	for (i = 0; i < t->count; i++) {
+		b = ps_key_mix(t->bykey[i]) & t->mask;
+		while (t->buckets[b] != 0)
+			b = (b + 1) & t->mask;
+		t->buckets[b] = (uint32_t)(i + 1);
+	}
 }
 
 uint32_t
 ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created)
 {
-	size_t b;
+	size_t b = keytab_bucket(t, key);
 
-	if (t->count + 1 > (t->mask + 1) / 2)
-		keytab_grow(t);
-	b = ps_key_mix(key) & t->mask;
-	while (t->keys[b] != 0) {
-		if (t->keys[b] == key) {
-			*created = 0;
-			return t->slots[b];
-		}
-		b = (b + 1) & t->mask;
+	if (t->buckets[b] != 0) {
+		*created = 0;
+		return t->buckets[b] - 1;
 	}
-	t->keys[b] = key;
-	t->slots[b] = (uint32_t)t->count;
+	if (t->count == t->bykey_cap) {
+		t->bykey_cap += t->bykey_cap / 2;
+		t->bykey = xreallocarray(t->bykey, t->bykey_cap,
+		    sizeof *t->bykey);
+	}
 	t->bykey[t->count] = key;
+	if (4 * (t->count + 1) > 3 * (t->mask + 1)) {
+		t->count++;
+		keytab_grow(t);	/* places the new slot too */
+	} else
+		t->buckets[b] = (uint32_t)++t->count;
 	*created = 1;
-	return (uint32_t)t->count++;
+	return (uint32_t)(t->count - 1);
 }
