@@ -146,6 +146,7 @@ coord_release(struct coord *co)
 	while ((cl = TAILQ_FIRST(&co->clients)) != NULL)
 		client_free(cl);
 	members_free(co);
+	publish_release(co);
 	co->store->ops->close(co->store);
 	ps_ring_release(&co->ring);
 	free(co->text);

@@ -76,7 +76,7 @@ member_state_name(const struct coord *co, const struct member *mb)
 		return "left";
 	if (mb->state == MEMBER_UNKNOWN)
 		return "unknown";
-	if (mb->role == PS_COORD_SERVER && ps_ring_find(&co->ring,
+	if (mb->role == PS_COORD_SERVER && ps_ring_find(publish_newest(co),
 	    mb->addr) < 0)
 		return "standby";
 	return "live";
@@ -123,11 +123,11 @@ member_register_server(struct client *cl, const struct ps_msg *m,
 	member_attach(mb, cl);
 	log_info("server %s registered from %s%s", addr,
 	    ps_conn_peer(cl->conn), reg->join ? "" : " as a standby");
-	if (ps_ring_find(&co->ring, addr) >= 0 || !reg->join) {
+	if (ps_ring_find(publish_newest(co), addr) >= 0 || !reg->join) {
 		publish_send(mb, co->text, co->textlen, co->ring.version);
 		return;
 	}
-	ps_ring_copy(&next, &co->ring);
+	ps_ring_copy(&next, publish_newest(co));
 	msg = xasprintf("server %s joined", addr);
 	if (ps_ring_add(&next, addr, err, sizeof err) != 0) {
 		ps_ring_release(&next);
@@ -244,7 +244,7 @@ member_gone(struct coord *co, struct member *mb, enum member_state state,
 			client_free(cl);
 	}
 	if (mb->role == PS_COORD_SERVER &&
-	    ps_ring_find(&co->ring, mb->addr) >= 0)
+	    ps_ring_find(publish_newest(co), mb->addr) >= 0)
 		publish_remove(co, mb->addr, msg);
 	else
 		publish_check(co);

@@ -85,23 +85,23 @@ publish_check(struct coord *co)
 	    co->published, (ps_clock_now() - co->pub_started) * 1e3, workers);
 }
 
-/*
- * Phase one: save next (which this takes over) as the new ring and send it
- * to every live server.  -1 with the reason in err if it cannot be saved;
- * the ring is then unchanged.
- */
-int
-publish_change(struct coord *co, struct ps_ring *next, const char *why,
-    char *err, size_t errlen)
+/* The newest ring, stored or not: what the next change starts from. */
+const struct ps_ring *
+publish_newest(const struct coord *co)
+{
+	if (co->have_staged)
+		return &co->staged;
+	return co->have_saving ? &co->saving : &co->ring;
+}
+
+/* Phase one for a stored version (taken over): send it to every server. */
+static void
+publish_stored(struct coord *co, struct ps_ring *stored, const char *why)
 {
 	struct member *mb;
 
-	if (co->store->ops->save(co->store, next, err, errlen) != 0) {
-		ps_ring_release(next);
-		return -1;
-	}
 	ps_ring_release(&co->ring);
-	co->ring = *next;
+	co->ring = *stored;
 	free(co->text);
 	ps_ring_format(&co->ring, &co->text, &co->textlen);
 	log_info("ring version %u: %s", co->ring.version, why);
@@ -112,7 +112,107 @@ publish_change(struct coord *co, struct ps_ring *next, const char *why,
 			publish_send(mb, co->text, co->textlen,
 			    co->ring.version);
 	publish_check(co);
+}
+
+/* Save next (taken over) as the version after the stored one. */
+static int
+publish_save(struct coord *co, struct ps_ring *next, const char *why,
+    char *err, size_t errlen)
+{
+	int rc;
+
+	next->version = co->ring.version + 1;
+	rc = co->store->ops->save(co->store, next, err, errlen);
+	if (rc < 0) {
+		ps_ring_release(next);
+		return -1;
+	}
+	if (rc == 0) {
+		publish_stored(co, next, why);
+		return 0;
+	}
+	co->saving = *next;
+	co->have_saving = 1;
+	co->saving_why = xstrdup(why);
+	log_debug("ring version %u: saving to %s", next->version,
+	    co->store->where);
 	return 0;
+}
+
+/*
+ * Phase one: save next (which this takes over) as the new ring and send it
+ * to every live server, or stage it while another version is being saved.
+ * -1 with the reason in err if it cannot be saved; the ring is then
+ * unchanged.
+ */
+int
+publish_change(struct coord *co, struct ps_ring *next, const char *why,
+    char *err, size_t errlen)
+{
+	char *both;
+
+	if (!co->have_saving)
+		return publish_save(co, next, why, err, errlen);
+	both = co->have_staged ? xasprintf("%s; %s", co->staged_why, why) :
+	    xstrdup(why);
+	if (co->have_staged)
+		ps_ring_release(&co->staged);
+	free(co->staged_why);
+	co->staged = *next;
+	co->staged_why = both;
+	co->have_staged = 1;
+	return 0;
+}
+
+/*
+ * The store ended the save of a version (ringstore.h).  A version that
+ * cannot be stored must not be published, and the coordinator cannot know
+ * what the store holds now (another coordinator may have written it), so
+ * it gives up: the store's authority fences it.
+ */
+void
+publish_saved(void *arg, uint32_t version, int ok, const char *err)
+{
+	struct coord *co = arg;
+	struct ps_ring stored;
+	char why2[512];
+	char *why;
+
+	if (!co->have_saving || co->saving.version != version)
+		fatalx(EX_SOFTWARE, "%s ended the save of ring version %u, "
+		    "which was not being saved", co->store->where, version);
+	if (!ok)
+		fatalx(EX_CANTCREAT, "cannot save ring version %u to %s: %s",
+		    version, co->store->where, err);
+	stored = co->saving;
+	why = co->saving_why;
+	co->have_saving = 0;
+	co->saving_why = NULL;
+	publish_stored(co, &stored, why);
+	free(why);
+	if (!co->have_staged)
+		return;
+	co->have_staged = 0;
+	why = co->staged_why;
+	co->staged_why = NULL;
+	if (publish_save(co, &co->staged, why, why2, sizeof why2) != 0)
+		fatalx(EX_CANTCREAT, "cannot save ring version %u to %s: %s",
+		    co->ring.version + 1, co->store->where, why2);
+	free(why);
+}
+
+/* Free the versions being saved or staged. */
+void
+publish_release(struct coord *co)
+{
+	if (co->have_saving)
+		ps_ring_release(&co->saving);
+	if (co->have_staged)
+		ps_ring_release(&co->staged);
+	free(co->saving_why);
+	free(co->staged_why);
+	co->have_saving = co->have_staged = 0;
+	co->saving_why = co->staged_why = NULL;
 }
 
 /*
@@ -126,7 +226,7 @@ publish_remove(struct coord *co, const char *addr, const char *why)
 	struct ps_ring next;
 	char err[512];
 
-	ps_ring_copy(&next, &co->ring);
+	ps_ring_copy(&next, publish_newest(co));
 	if (ps_ring_remove(&next, addr, err, sizeof err) != 0) {
 		ps_ring_release(&next);
 		return;

@@ -19,13 +19,19 @@ struct file_store {
 };
 
 static int
-file_load(struct ring_store *st, struct ps_ring *r, char *err, size_t errlen)
+file_load(struct ring_store *st, struct ps_ring *r,
+    const struct ps_ring *empty, char *err, size_t errlen)
 {
 	struct file_store *fs = st->state;
 	int rc = ps_ring_load(st->where, r, err, errlen);
 
-	if (rc == PS_RING_ESYS && errno == ENOENT)
+	if (rc == PS_RING_ESYS && errno == ENOENT) {
+		if (ps_ring_save(st->where, empty, err, errlen) != 0)
+			return PS_RING_ESYS;
+		fs->stored = empty->version;
+		ps_ring_copy(r, empty);
 		return 1;
+	}
 	if (rc == 0)
 		fs->stored = r->version;
 	return rc;

@@ -21,8 +21,19 @@
 #include "util/lifeline.h"
 #include "util/log.h"
 #include "wire/crash.h"
+#include "zk.h"
 
 #define SERVE_TICK_MS	20	/* how often timeouts are checked */
+#define SERVE_ZK_SESSION_MS	2000	/* default ZooKeeper session timeout */
+
+/* serve's options beyond what struct coord keeps. */
+struct serve_opts {
+	const char	*listen;	/* -l */
+	const char	*ringfile;	/* the operand, without -Z */
+	const char	*zk_connect;	/* -Z */
+	uint32_t	 zk_session_ms;	/* -s */
+	uint32_t	 vnodes, replicas;
+};
 
 /*
  * Every SERVE_TICK_MS: heartbeat timeouts and acknowledgement timeouts;
@@ -55,23 +66,25 @@ serve_signal_cb(evutil_socket_t sig, short what, void *arg)
 static void
 serve_load(struct coord *co, uint32_t vnodes, uint32_t replicas)
 {
+	struct ps_ring empty;
 	char err[1024];
 	int rc;
 
-	rc = co->store->ops->load(co->store, &co->ring, err, sizeof err);
+	ps_ring_empty(&empty, vnodes, replicas);
+	rc = co->store->ops->load(co->store, &co->ring, &empty, err,
+	    sizeof err);
+	ps_ring_release(&empty);
 	if (rc == PS_RING_EDATA)
 		fatalx(EX_DATAERR, "%s", err);
 	if (rc == PS_RING_ESYS)
 		fatalx(EX_NOINPUT, "%s", err);
-	if (rc == 0) {
+	if (rc == 1)
+		log_info("new empty ring in %s", co->store->where);
+	else
 		log_info("ring version %u with %zu servers from %s",
 		    co->ring.version, co->ring.nservers, co->store->where);
-		return;
-	}
-	ps_ring_empty(&co->ring, vnodes, replicas);
-	if (co->store->ops->save(co->store, &co->ring, err, sizeof err) != 0)
-		fatalx(EX_CANTCREAT, "%s", err);
-	log_info("new empty ring in %s", co->store->where);
+	co->store->saved = publish_saved;
+	co->store->saved_arg = co;
 }
 
 /*
@@ -94,15 +107,14 @@ serve_secret(struct coord *co, const char *listen, const char *path)
 		errx(rc, "%s", err);
 }
 
-/* Parse serve's options into co and the listen address. */
+/* Parse serve's options into co and o. */
 static void
-serve_args(struct coord *co, int argc, char **argv, const char **listen,
-    uint32_t *vnodes, uint32_t *replicas)
+serve_args(struct coord *co, int argc, char **argv, struct serve_opts *o)
 {
-	const char *secret = NULL;
+	const char *secret = NULL, *why;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "+a:hk:Ll:t:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "+a:hk:Ll:s:t:v:Z:")) != -1) {
 		switch (ch) {
 		case 'a':
 			secret = optarg;
@@ -113,11 +125,15 @@ serve_args(struct coord *co, int argc, char **argv, const char **listen,
 		case 'h':
 			usage(0);
 		case 'k':
-			*replicas = parse_count(optarg, "replicas", 0,
+			o->replicas = parse_count(optarg, "replicas", 0,
 			    PS_RING_MAX_SERVERS - 1);
 			break;
 		case 'l':
-			*listen = optarg;
+			o->listen = optarg;
+			break;
+		case 's':
+			o->zk_session_ms = parse_count(optarg,
+			    "session timeout", 100, 600000);
 			break;
 		case 't':
 			co->timeout = parse_count(optarg, "timeout",
@@ -125,17 +141,51 @@ serve_args(struct coord *co, int argc, char **argv, const char **listen,
 			    1e3;
 			break;
 		case 'v':
-			*vnodes = parse_count(optarg, "vnodes", 1,
+			o->vnodes = parse_count(optarg, "vnodes", 1,
 			    PS_RING_MAX_VNODES);
+			break;
+		case 'Z':
+			if ((why = zk_connect_check(optarg)) != NULL) {
+				warnx("-Z '%s': %s", optarg, why);
+				usage(EX_USAGE);
+			}
+			o->zk_connect = optarg;
 			break;
 		default:
 			usage(EX_USAGE);
 		}
 	}
-	if (argc - optind != 1)
+	if (argc - optind != (o->zk_connect == NULL))
 		usage(EX_USAGE);
-	serve_secret(co, *listen, secret);
-	co->store = ringstore_file_open(argv[optind]);
+	o->ringfile = argv[optind];
+	serve_secret(co, o->listen, secret);
+}
+
+/* -Z: the session is gone, and with it the right to publish. */
+static void
+serve_zk_lost(void *arg, const char *why)
+{
+	fatalx(EX_UNAVAILABLE, "%s: this coordinator stops, since another "
+	    "may lead now", why);
+}
+
+/* Open the ring store: the ring file, or -Z's ZooKeeper. */
+static void
+serve_store(struct coord *co, const struct serve_opts *o)
+{
+	char err[1024];
+
+	if (o->zk_connect == NULL) {
+		co->store = ringstore_file_open(o->ringfile);
+		return;
+	}
+	co->zk = zk_open(co->base, o->zk_connect, (int)o->zk_session_ms,
+	    serve_zk_lost, co, err, sizeof err);
+	if (co->zk == NULL)
+		fatalx(EX_UNAVAILABLE, "-Z: %s", err);
+	log_info("ZooKeeper session with %s, timeout %d ms",
+	    zk_where(co->zk), zk_session_ms(co->zk));
+	co->store = ringstore_zk_open(co->zk);
 }
 
 /* Close every connection and free what co holds. */
@@ -143,6 +193,7 @@ static void
 serve_release(struct coord *co)
 {
 	coord_release(co);
+	zk_close(co->zk);
 	evconnlistener_free(co->listener);
 	ps_secret_release(&co->secret);
 }
@@ -166,15 +217,15 @@ cmd_serve(int argc, char **argv)
 	struct event *sigterm, *sigint, *tick;
 	struct ps_lifeline *lifeline = NULL;
 	struct timeval tv = { 0, SERVE_TICK_MS * 1000 };
-	const char *listen = "127.0.0.1:0";
-	uint32_t vnodes = 64, replicas = 0;
+	struct serve_opts o = { "127.0.0.1:0", NULL, NULL,
+	    SERVE_ZK_SESSION_MS, 64, 0 };
 	char err[512];
 
 	memset(&co, 0, sizeof co);
 	co.timeout = PS_COORD_TIMEOUT_MS / 1e3;
 	TAILQ_INIT(&co.clients);
 	TAILQ_INIT(&co.members);
-	serve_args(&co, argc, argv, &listen, &vnodes, &replicas);
+	serve_args(&co, argc, argv, &o);
 	log_init("ps-ring", PS_LOG_INFO);
 	log_route_libevent();
 	signal(SIGPIPE, SIG_IGN);
@@ -190,10 +241,11 @@ cmd_serve(int argc, char **argv)
 	 * cannot listen writes nothing; nobody is accepted until the loop
 	 * runs, after the ring is loaded.
 	 */
-	if (ps_listen(co.base, listen, client_accept_cb, &co, &co.listener,
+	if (ps_listen(co.base, o.listen, client_accept_cb, &co, &co.listener,
 	    co.bound, sizeof co.bound, err, sizeof err) != 0)
 		fatalx(EX_UNAVAILABLE, "%s", err);
-	serve_load(&co, vnodes, replicas);
+	serve_store(&co, &o);
+	serve_load(&co, o.vnodes, o.replicas);
 	members_load(&co);
 	publish_init(&co);
 	printf("listening %s\n", co.bound);

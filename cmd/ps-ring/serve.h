@@ -78,7 +78,8 @@ struct coord {
 	double			 grace_from;	/* start, or waking (members.c) */
 	double			 last_tick;
 	struct ring_store	*store;
-	struct ps_ring		 ring;		/* the latest version */
+	struct zk		*zk;		/* -Z: the ZooKeeper session */
+	struct ps_ring		 ring;		/* the latest stored version */
 	char			*text;		/* its pskit-ring(5) text */
 	size_t			 textlen;
 	char			*pub_text;	/* the version workers hold */
@@ -88,6 +89,13 @@ struct coord {
 	int			 recovering;	/* for the loaded ring's servers:
 						   workers are sent no ring */
 	double			 pub_started;
+	/*
+	 * A store whose saves end later (ringstore.h): the version being
+	 * saved, and the changes made meanwhile, saved next as one version.
+	 */
+	struct ps_ring		 saving, staged;
+	int			 have_saving, have_staged;
+	char			*saving_why, *staged_why;
 	struct client_list	 clients;
 	struct member_list	 members;
 };
@@ -122,6 +130,9 @@ int	publish_change(struct coord *co, struct ps_ring *next,
 void	publish_remove(struct coord *co, const char *addr, const char *why);
 void	publish_send(struct member *mb, const char *text, size_t len,
 	    uint32_t version);
+const struct ps_ring *publish_newest(const struct coord *co);
+void	publish_saved(void *arg, uint32_t version, int ok, const char *err);
+void	publish_release(struct coord *co);
 void	publish_check(struct coord *co);
 void	publish_tick(struct coord *co);
 

@@ -133,7 +133,8 @@ text_publish(struct client *cl, struct ps_ring *next, const char *why)
 		    err);
 		ps_conn_send_text(cl->conn, line);
 	} else {
-		line = xasprintf("version\t%u\r\nEND\r\n", co->ring.version);
+		line = xasprintf("version\t%u\r\nEND\r\n",
+		    publish_newest(co)->version);
 		ps_conn_send_text(cl->conn, line);
 	}
 	free(line);
@@ -165,7 +166,7 @@ text_change(struct client *cl, const char *verb, const char *addr)
 		free(why);
 		return;
 	}
-	ps_ring_copy(&next, &co->ring);
+	ps_ring_copy(&next, publish_newest(co));
 	rc = add ? ps_ring_add(&next, addr, err, sizeof err) :
 	    ps_ring_remove(&next, addr, err, sizeof err);
 	if (rc != 0) {

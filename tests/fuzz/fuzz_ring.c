@@ -66,8 +66,10 @@ static struct event_base *base;
 
 /* The ring store in memory: the version saved last. */
 static int
-mem_load(struct ring_store *st, struct ps_ring *r, char *err, size_t errlen)
+mem_load(struct ring_store *st, struct ps_ring *r,
+    const struct ps_ring *empty, char *err, size_t errlen)
 {
+	ps_ring_copy(r, empty);
 	return 1;
 }
 

@@ -1,0 +1,491 @@
+/*
+ * zk.c: ZooKeeper's multi-threaded C client under a libevent loop (see
+ * zk.h).  The library's threads only fill in a note and write a pointer
+ * to it into a pipe (atomic: fewer than PIPE_BUF bytes); the loop reads
+ * the notes and runs the callbacks.  A session that stays disconnected for
+ * its timeout is taken as lost, as is an expired one.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The synchronous calls of the multi-threaded client need this. */
+#define THREADED 1
+#include <zookeeper/zookeeper.h>
+
+#include "util/clock.h"
+#include "util/xmalloc.h"
+#include "zk.h"
+
+#define ZK_PATH_MAX	1024
+
+enum zk_note_kind { NOTE_SESSION, NOTE_DONE, NOTE_WATCH };
+
+/* What a library thread hands the loop. */
+struct zk_note {
+	enum zk_note_kind	 kind;
+	struct zk		*zk;
+	int			 rc;		/* DONE: the call's result */
+	int			 state;		/* SESSION: the new state */
+	int32_t			 version;	/* DONE: a set's new version */
+	zk_done_fn		 done;
+	zk_watch_fn		 watch;
+	void			*arg;
+	/*
+	 * NOTE_WATCH: posted once (an exists() on a znode already gone and
+	 * its watch could both post); kept on zk->watches until zk_close(),
+	 * since the library may still hold the pointer.
+	 */
+	atomic_int		 posted;
+	struct zk_note		*next;
+};
+
+struct zk {
+	zhandle_t		*zh;
+	struct event_base	*base;
+	int			 pipefd[2];
+	struct event		*readable;
+	struct event		*silence;	/* disconnected too long */
+	char			*hosts, *root, *where;
+	int			 session_ms;
+	zk_lost_fn		 lost;
+	void			*arg;
+	struct zk_note		*watches;	/* every watch, freed at close */
+};
+
+const char *
+zk_strerror(int rc)
+{
+	return zerror(rc);
+}
+
+const char *
+zk_where(const struct zk *zk)
+{
+	return zk->where;
+}
+
+int
+zk_session_ms(const struct zk *zk)
+{
+	return zk->session_ms;
+}
+
+const char *
+zk_connect_check(const char *s)
+{
+	const char *slash = strchr(s, '/'), *p;
+
+	if (slash == NULL || slash == s)
+		return "expected host:port[,host:port...]/path";
+	if (slash[1] == '\0' || slash[strlen(slash) - 1] == '/')
+		return "the path must name a znode below /, without a "
+		    "trailing /";
+	if (strlen(slash) >= ZK_PATH_MAX / 2)
+		return "the path is too long";
+	for (p = slash; *p != '\0'; p++)
+		if (*p == '/' && (p[1] == '/' || (p[1] == '.' &&
+		    (p[2] == '/' || p[2] == '\0' || (p[2] == '.' &&
+		    (p[3] == '/' || p[3] == '\0'))))))
+			return "the path has an empty, . or .. component";
+	return NULL;
+}
+
+/* A library thread: hand the note to the loop. */
+static void
+zk_post(struct zk *zk, struct zk_note *n)
+{
+	ssize_t w;
+
+	do
+		w = write(zk->pipefd[1], &n, sizeof n);
+	while (w < 0 && errno == EINTR);
+}
+
+static void
+zk_session_watcher(zhandle_t *zh, int type, int state, const char *path,
+    void *ctx)
+{
+	struct zk *zk = ctx;
+	struct zk_note *n;
+
+	if (type != ZOO_SESSION_EVENT || zk->pipefd[1] < 0)
+		return;
+	n = xcalloc(1, sizeof *n);
+	n->kind = NOTE_SESSION;
+	n->zk = zk;
+	n->state = state;
+	zk_post(zk, n);
+}
+
+/* The session is lost for good: tell the owner. */
+static void
+zk_silence_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct zk *zk = arg;
+	char why[256];
+
+	snprintf(why, sizeof why, "no ZooKeeper server of %s answered for "
+	    "%d ms, the session timeout", zk->where, zk->session_ms);
+	zk->lost(zk->arg, why);
+}
+
+static void
+zk_session_note(struct zk *zk, int state)
+{
+	struct timeval tv;
+
+	if (state == ZOO_CONNECTED_STATE) {
+		evtimer_del(zk->silence);
+	} else if (state == ZOO_EXPIRED_SESSION_STATE ||
+	    state == ZOO_AUTH_FAILED_STATE) {
+		zk->lost(zk->arg, state == ZOO_EXPIRED_SESSION_STATE ?
+		    "the ZooKeeper session expired" :
+		    "ZooKeeper refused the session's credentials");
+	} else if (!evtimer_pending(zk->silence, NULL)) {
+		tv.tv_sec = zk->session_ms / 1000;
+		tv.tv_usec = (zk->session_ms % 1000) * 1000;
+		evtimer_add(zk->silence, &tv);
+	}
+}
+
+static void
+zk_readable_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct zk *zk = arg;
+	struct zk_note *n;
+	ssize_t r;
+
+	while ((r = read(fd, &n, sizeof n)) == (ssize_t)sizeof n) {
+		if (n->kind == NOTE_WATCH) {
+			n->watch(n->arg);	/* zk_close() frees it */
+			continue;
+		}
+		if (n->kind == NOTE_SESSION)
+			zk_session_note(zk, n->state);
+		else
+			n->done(n->arg, n->rc, n->version);
+		free(n);
+	}
+}
+
+/* Build the absolute path of rel under the job's root. */
+static int
+zk_abs(const struct zk *zk, const char *rel, char *path, size_t len)
+{
+	int n = snprintf(path, len, "%s%s%s", zk->root, *rel ? "/" : "", rel);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Create every component of the root that is missing. */
+static int
+zk_make_root(struct zk *zk, char *err, size_t errlen)
+{
+	char path[ZK_PATH_MAX], *p, c;
+	int rc;
+
+	snprintf(path, sizeof path, "%s", zk->root);
+	for (p = path + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		rc = zoo_create(zk->zh, path, NULL, -1, &ZOO_OPEN_ACL_UNSAFE,
+		    0, NULL, 0);
+		if (rc != ZOK && rc != ZNODEEXISTS) {
+			snprintf(err, errlen, "%s: cannot create %s: %s",
+			    zk->where, path, zerror(rc));
+			return -1;
+		}
+		if ((*p = c) == '\0')
+			return 0;
+	}
+}
+
+/* Wait, up to the session timeout, for the first connection. */
+static int
+zk_wait_connected(struct zk *zk, char *err, size_t errlen)
+{
+	double until = ps_clock_now() + zk->session_ms / 1e3;
+
+	while (zoo_state(zk->zh) != ZOO_CONNECTED_STATE) {
+		if (ps_clock_now() > until) {
+			snprintf(err, errlen, "no ZooKeeper server of %s "
+			    "answered within %d ms", zk->where,
+			    zk->session_ms);
+			return -1;
+		}
+		usleep(10000);
+	}
+	zk->session_ms = zoo_recv_timeout(zk->zh);
+	return 0;
+}
+
+struct zk *
+zk_open(struct event_base *base, const char *connect, int session_ms,
+    zk_lost_fn lost, void *arg, char *err, size_t errlen)
+{
+	struct zk *zk = xcalloc(1, sizeof *zk);
+	const char *why = zk_connect_check(connect);
+	const char *slash = strchr(connect, '/');
+
+	zk->pipefd[0] = zk->pipefd[1] = -1;
+	if (why != NULL) {
+		snprintf(err, errlen, "'%s': %s", connect, why);
+		goto fail;
+	}
+	zk->base = base;
+	zk->lost = lost;
+	zk->arg = arg;
+	zk->session_ms = session_ms;
+	zk->where = xstrdup(connect);
+	zk->hosts = xstrdup(connect);
+	zk->hosts[slash - connect] = '\0';
+	zk->root = xstrdup(slash);
+	if (pipe2(zk->pipefd, O_CLOEXEC) != 0 ||
+	    fcntl(zk->pipefd[0], F_SETFL, O_NONBLOCK) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	zk->readable = event_new(base, zk->pipefd[0], EV_READ | EV_PERSIST,
+	    zk_readable_cb, zk);
+	zk->silence = evtimer_new(base, zk_silence_cb, zk);
+	event_add(zk->readable, NULL);
+	zoo_set_debug_level(0);		/* we say what matters ourselves */
+	zk->zh = zookeeper_init(zk->hosts, zk_session_watcher, session_ms,
+	    NULL, zk, 0);
+	if (zk->zh == NULL) {
+		snprintf(err, errlen, "'%s': %s", connect, strerror(errno));
+		goto fail;
+	}
+	if (zk_wait_connected(zk, err, errlen) != 0 ||
+	    zk_make_root(zk, err, errlen) != 0)
+		goto fail;
+	return zk;
+fail:
+	zk_close(zk);
+	return NULL;
+}
+
+void
+zk_close(struct zk *zk)
+{
+	struct zk_note *n;
+
+	if (zk == NULL)
+		return;
+	if (zk->zh != NULL)
+		zookeeper_close(zk->zh);	/* joins the library's threads */
+	if (zk->pipefd[0] >= 0)
+		while (read(zk->pipefd[0], &n, sizeof n) == (ssize_t)sizeof n)
+			if (n->kind != NOTE_WATCH)
+				free(n);	/* watches: on zk->watches */
+	while ((n = zk->watches) != NULL) {
+		zk->watches = n->next;
+		free(n);
+	}
+	if (zk->readable != NULL)
+		event_free(zk->readable);
+	if (zk->silence != NULL)
+		event_free(zk->silence);
+	if (zk->pipefd[0] >= 0) {
+		close(zk->pipefd[0]);
+		close(zk->pipefd[1]);
+	}
+	free(zk->hosts);
+	free(zk->root);
+	free(zk->where);
+	free(zk);
+}
+
+int
+zk_get(struct zk *zk, const char *rel, char **data, size_t *len,
+    int32_t *version, char *err, size_t errlen)
+{
+	char path[ZK_PATH_MAX];
+	struct Stat st;
+	int rc, n = 1 << 16, tries;
+
+	*data = NULL;
+	if (zk_abs(zk, rel, path, sizeof path) != 0) {
+		snprintf(err, errlen, "%s: path too long", zk->where);
+		return -1;
+	}
+	/* 64 KiB holds any ring; a larger znode is read again at its size. */
+	for (tries = 0; tries < 2; tries++) {
+		free(*data);
+		*data = xmalloc((size_t)n + 1);
+		rc = zoo_get(zk->zh, path, 0, *data, &n, &st);
+		if (rc != ZOK || st.dataLength <= n)
+			break;
+		n = st.dataLength;
+	}
+	if (rc == ZOK && st.dataLength > n)
+		rc = ZMARSHALLINGERROR;
+	if (rc != ZOK) {
+		free(*data);
+		*data = NULL;
+		if (rc == ZNONODE)
+			return 1;
+		snprintf(err, errlen, "%s: cannot read %s: %s", zk->where,
+		    path, zerror(rc));
+		return -1;
+	}
+	n = n < 0 ? 0 : n;
+	(*data)[n] = '\0';
+	*len = (size_t)n;
+	*version = st.version;
+	return 0;
+}
+
+int
+zk_create(struct zk *zk, const char *rel, const char *data, size_t len,
+    int flags, char *made, size_t madelen, char *err, size_t errlen)
+{
+	char path[ZK_PATH_MAX], got[ZK_PATH_MAX];
+	size_t rootlen = strlen(zk->root) + 1;
+	int rc;
+
+	if (zk_abs(zk, rel, path, sizeof path) != 0) {
+		snprintf(err, errlen, "%s: path too long", zk->where);
+		return -1;
+	}
+	rc = zoo_create(zk->zh, path, data, data != NULL ? (int)len : -1,
+	    &ZOO_OPEN_ACL_UNSAFE, flags, got, sizeof got);
+	if (rc == ZNODEEXISTS)
+		return 1;
+	if (rc != ZOK) {
+		snprintf(err, errlen, "%s: cannot create %s: %s", zk->where,
+		    path, zerror(rc));
+		return -1;
+	}
+	if (made != NULL)
+		snprintf(made, madelen, "%s", strlen(got) > rootlen ?
+		    got + rootlen : got);
+	return 0;
+}
+
+static int
+zk_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+zk_children(struct zk *zk, const char *rel, char ***names, size_t *n,
+    char *err, size_t errlen)
+{
+	char path[ZK_PATH_MAX];
+	struct String_vector sv;
+	int rc, i;
+
+	*names = NULL;
+	*n = 0;
+	if (zk_abs(zk, rel, path, sizeof path) != 0) {
+		snprintf(err, errlen, "%s: path too long", zk->where);
+		return -1;
+	}
+	rc = zoo_get_children(zk->zh, path, 0, &sv);
+	if (rc != ZOK) {
+		snprintf(err, errlen, "%s: cannot list %s: %s", zk->where,
+		    path, zerror(rc));
+		return -1;
+	}
+	*names = xcalloc((size_t)sv.count + 1, sizeof **names);
+	for (i = 0; i < sv.count; i++)
+		(*names)[i] = xstrdup(sv.data[i]);
+	*n = (size_t)sv.count;
+	deallocate_String_vector(&sv);
+	qsort(*names, *n, sizeof **names, zk_name_cmp);
+	return 0;
+}
+
+static void
+zk_stat_done(int rc, const struct Stat *st, const void *data)
+{
+	struct zk_note *n = (struct zk_note *)data;
+
+	n->rc = rc;
+	n->version = rc == ZOK && st != NULL ? st->version : -1;
+	zk_post(n->zk, n);
+}
+
+int
+zk_set_async(struct zk *zk, const char *rel, const char *data, size_t len,
+    int32_t version, zk_done_fn done, void *arg)
+{
+	char path[ZK_PATH_MAX];
+	struct zk_note *n;
+	int rc;
+
+	if (zk_abs(zk, rel, path, sizeof path) != 0)
+		return ZBADARGUMENTS;
+	n = xcalloc(1, sizeof *n);
+	n->kind = NOTE_DONE;
+	n->zk = zk;
+	n->done = done;
+	n->arg = arg;
+	rc = zoo_aset(zk->zh, path, data, (int)len, version, zk_stat_done, n);
+	if (rc != ZOK)
+		free(n);
+	return rc;
+}
+
+/* A watch's node event (session events leave it armed). */
+static void
+zk_node_watcher(zhandle_t *zh, int type, int state, const char *path,
+    void *ctx)
+{
+	struct zk_note *n = ctx;
+
+	if (type == ZOO_SESSION_EVENT || atomic_exchange(&n->posted, 1))
+		return;
+	zk_post(n->zk, n);
+}
+
+/* exists() answered: a znode already gone fires the watch at once. */
+static void
+zk_exists_done(int rc, const struct Stat *st, const void *data)
+{
+	struct zk_note *n = (struct zk_note *)data;
+
+	if (rc != ZOK && !atomic_exchange(&n->posted, 1))
+		zk_post(n->zk, n);
+}
+
+int
+zk_watch(struct zk *zk, const char *rel, zk_watch_fn watch, void *arg,
+    char *err, size_t errlen)
+{
+	char path[ZK_PATH_MAX];
+	struct zk_note *n;
+	int rc;
+
+	if (zk_abs(zk, rel, path, sizeof path) != 0) {
+		snprintf(err, errlen, "%s: path too long", zk->where);
+		return -1;
+	}
+	n = xcalloc(1, sizeof *n);
+	n->kind = NOTE_WATCH;
+	n->zk = zk;
+	n->watch = watch;
+	n->arg = arg;
+	rc = zoo_awexists(zk->zh, path, zk_node_watcher, n, zk_exists_done,
+	    n);
+	if (rc != ZOK) {
+		free(n);
+		snprintf(err, errlen, "%s: cannot watch %s: %s", zk->where,
+		    path, zerror(rc));
+		return -1;
+	}
+	n->next = zk->watches;
+	zk->watches = n;
+	return 0;
+}
