@@ -295,6 +295,27 @@ members_tick(struct coord *co)
 }
 
 /*
+ * Every PS_COORD_HEARTBEAT_MS: a HEARTBEAT to each live node, carrying the
+ * published version, so that a node given several coordinators hears a
+ * silent one (stopped, and so maybe replaced) and moves on (coord.h,
+ * rule 7).
+ */
+void
+members_beat(struct coord *co)
+{
+	struct member *mb;
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = PS_MSG_HEARTBEAT;
+	m.flags = PS_MSG_F_NOKEYS;
+	m.ring_version = co->published;
+	TAILQ_FOREACH(mb, &co->members, entry)
+		if (mb->state == MEMBER_LIVE && mb->client != NULL)
+			ps_conn_send(mb->client->conn, &m);
+}
+
+/*
  * The coordinator did not run for slept seconds (SIGSTOP, a suspended
  * machine): the nodes' silence meanwhile is its own, and their heartbeats
  * may still wait unread.  Count every timeout afresh from now (coord.h,

@@ -51,6 +51,10 @@ serve_tick_cb(evutil_socket_t fd, short what, void *arg)
 	co->last_tick = now;
 	members_tick(co);
 	publish_tick(co);
+	if (now - co->last_beat >= PS_COORD_HEARTBEAT_MS / 1e3) {
+		co->last_beat = now;
+		members_beat(co);
+	}
 }
 
 static void
@@ -194,7 +198,10 @@ serve_release(struct coord *co)
 {
 	coord_release(co);
 	zk_close(co->zk);
-	evconnlistener_free(co->listener);
+	if (co->listener != NULL)
+		evconnlistener_free(co->listener);
+	if (co->listen_fd >= 0)
+		close(co->listen_fd);
 	ps_secret_release(&co->secret);
 }
 
@@ -209,23 +216,54 @@ serve_orphaned_cb(void *arg)
 	event_base_loopbreak(co->base);
 }
 
+/*
+ * Lead: load the ring (with -Z this one wait on the loop comes before
+ * there is anything else to serve), listen, and check timeouts.
+ */
+static void
+serve_lead(struct coord *co)
+{
+	struct timeval tv = { 0, SERVE_TICK_MS * 1000 };
+	char err[512];
+
+	co->started = co->grace_from = ps_clock_now();
+	serve_load(co, co->vnodes, co->replicas);
+	members_load(co);
+	publish_init(co);
+	if (ps_listen_start(co->base, co->listen_fd, client_accept_cb, co,
+	    &co->listener, err, sizeof err) != 0)
+		fatalx(EX_UNAVAILABLE, "%s: %s", co->bound, err);
+	co->listen_fd = -1;
+	printf("listening %s\n", co->bound);
+	if (fflush(stdout) != 0)
+		fatal(EX_IOERR, "stdout");
+	log_info("listening on %s, timeout %.0f ms%s", co->bound,
+	    co->timeout * 1e3, co->have_secret ?
+	    ", clients must authenticate" : "");
+	co->last_tick = ps_clock_now();
+	event_add(co->tick, &tv);
+}
+
 /* ps-ring serve: the coordinator daemon. */
 int
 cmd_serve(int argc, char **argv)
 {
 	struct coord co;
-	struct event *sigterm, *sigint, *tick;
+	struct event *sigterm, *sigint;
 	struct ps_lifeline *lifeline = NULL;
-	struct timeval tv = { 0, SERVE_TICK_MS * 1000 };
 	struct serve_opts o = { "127.0.0.1:0", NULL, NULL,
 	    SERVE_ZK_SESSION_MS, 64, 0 };
 	char err[512];
 
 	memset(&co, 0, sizeof co);
 	co.timeout = PS_COORD_TIMEOUT_MS / 1e3;
+	co.listen_fd = -1;
 	TAILQ_INIT(&co.clients);
 	TAILQ_INIT(&co.members);
 	serve_args(&co, argc, argv, &o);
+	co.vnodes = o.vnodes;
+	co.replicas = o.replicas;
+	co.lead = serve_lead;
 	log_init("ps-ring", PS_LOG_INFO);
 	log_route_libevent();
 	signal(SIGPIPE, SIG_IGN);
@@ -238,34 +276,27 @@ cmd_serve(int argc, char **argv)
 		fatalx(EX_USAGE, "-L: %s", err);
 	/*
 	 * Bind before the ring store is touched, so that a coordinator that
-	 * cannot listen writes nothing; nobody is accepted until the loop
-	 * runs, after the ring is loaded.
+	 * cannot listen writes nothing; connects are refused until it leads
+	 * and has loaded the ring.
 	 */
-	if (ps_listen(co.base, o.listen, client_accept_cb, &co, &co.listener,
-	    co.bound, sizeof co.bound, err, sizeof err) != 0)
+	if (ps_listen_reserve(o.listen, &co.listen_fd, co.bound,
+	    sizeof co.bound, err, sizeof err) != 0)
 		fatalx(EX_UNAVAILABLE, "%s", err);
-	serve_store(&co, &o);
-	serve_load(&co, o.vnodes, o.replicas);
-	members_load(&co);
-	publish_init(&co);
-	printf("listening %s\n", co.bound);
-	if (fflush(stdout) != 0)
-		fatal(EX_IOERR, "stdout");
-	log_info("listening on %s, timeout %.0f ms%s", co.bound,
-	    co.timeout * 1e3, co.have_secret ?
-	    ", clients must authenticate" : "");
 	sigterm = evsignal_new(co.base, SIGTERM, serve_signal_cb, &co);
 	sigint = evsignal_new(co.base, SIGINT, serve_signal_cb, &co);
-	tick = event_new(co.base, -1, EV_PERSIST, serve_tick_cb, &co);
+	co.tick = event_new(co.base, -1, EV_PERSIST, serve_tick_cb, &co);
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
-	event_add(tick, &tv);
-	co.last_tick = ps_clock_now();
+	serve_store(&co, &o);
+	if (co.zk != NULL)
+		leader_elect(&co);
+	else
+		serve_lead(&co);
 	event_base_dispatch(co.base);
 	serve_release(&co);
 	event_free(sigterm);
 	event_free(sigint);
-	event_free(tick);
+	event_free(co.tick);
 	ps_lifeline_free(lifeline);
 	event_base_free(co.base);
 	return 0;

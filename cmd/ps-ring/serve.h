@@ -77,8 +77,15 @@ struct coord {
 	double			 started;
 	double			 grace_from;	/* start, or waking (members.c) */
 	double			 last_tick;
+	double			 last_beat;	/* members_beat() */
 	struct ring_store	*store;
 	struct zk		*zk;		/* -Z: the ZooKeeper session */
+	char			 election[128];	/* -Z: our znode in the queue */
+	int			 standby_said;	/* "standby ADDR" printed */
+	void			(*lead)(struct coord *co);	/* elected */
+	int			 listen_fd;	/* bound, until it listens */
+	uint32_t		 vnodes, replicas;	/* of a new ring */
+	struct event		*tick;		/* timeouts, while leading */
 	struct ps_ring		 ring;		/* the latest stored version */
 	char			*text;		/* its pskit-ring(5) text */
 	size_t			 textlen;
@@ -109,6 +116,9 @@ void	client_accept_cb(struct evconnlistener *lis, evutil_socket_t fd,
 	    struct sockaddr *sa, int salen, void *arg);
 void	coord_release(struct coord *co);
 
+/* leader.c: join the coordinators' queue of -Z; co->lead() when first. */
+void	leader_elect(struct coord *co);
+
 /* members.c */
 void	members_load(struct coord *co);
 void	member_register(struct client *cl, const struct ps_msg *m);
@@ -117,6 +127,7 @@ void	member_dead(struct coord *co, struct member *mb, const char *fmt,
 	    ...) __attribute__((format(printf, 3, 4)));
 void	member_bye(struct coord *co, struct member *mb);
 void	members_tick(struct coord *co);
+void	members_beat(struct coord *co);
 void	members_woken(struct coord *co, double slept);
 struct member *member_server(struct coord *co, const char *addr);
 const char *member_state_name(const struct coord *co,

@@ -25,7 +25,7 @@
 
 #define ZK_PATH_MAX	1024
 
-enum zk_note_kind { NOTE_SESSION, NOTE_DONE, NOTE_WATCH };
+enum zk_note_kind { NOTE_SESSION, NOTE_DONE, NOTE_WATCH, NOTE_CHILDREN };
 
 /* What a library thread hands the loop. */
 struct zk_note {
@@ -36,6 +36,9 @@ struct zk_note {
 	int32_t			 version;	/* DONE: a set's new version */
 	zk_done_fn		 done;
 	zk_watch_fn		 watch;
+	zk_children_fn		 children;
+	char			**names;	/* CHILDREN: sorted */
+	size_t			 nnames;
 	void			*arg;
 	/*
 	 * NOTE_WATCH: posted once (an exists() on a znode already gone and
@@ -95,6 +98,18 @@ zk_connect_check(const char *s)
 		    (p[3] == '/' || p[3] == '\0'))))))
 			return "the path has an empty, . or .. component";
 	return NULL;
+}
+
+/* Free a note and what it holds. */
+static void
+zk_note_free(struct zk_note *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nnames; i++)
+		free(n->names[i]);
+	free(n->names);
+	free(n);
 }
 
 /* A library thread: hand the note to the loop. */
@@ -169,9 +184,11 @@ zk_readable_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		if (n->kind == NOTE_SESSION)
 			zk_session_note(zk, n->state);
+		else if (n->kind == NOTE_CHILDREN)
+			n->children(n->arg, n->rc, n->names, n->nnames);
 		else
 			n->done(n->arg, n->rc, n->version);
-		free(n);
+		zk_note_free(n);
 	}
 }
 
@@ -286,7 +303,7 @@ zk_close(struct zk *zk)
 	if (zk->pipefd[0] >= 0)
 		while (read(zk->pipefd[0], &n, sizeof n) == (ssize_t)sizeof n)
 			if (n->kind != NOTE_WATCH)
-				free(n);	/* watches: on zk->watches */
+				zk_note_free(n);	/* watches: zk->watches */
 	while ((n = zk->watches) != NULL) {
 		zk->watches = n->next;
 		free(n);
@@ -378,13 +395,26 @@ zk_name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Copy a listing into a sorted array of n strings. */
+static void
+zk_names(const struct String_vector *sv, char ***names, size_t *n)
+{
+	int i;
+
+	*names = xcalloc((size_t)sv->count + 1, sizeof **names);
+	for (i = 0; i < sv->count; i++)
+		(*names)[i] = xstrdup(sv->data[i]);
+	*n = (size_t)sv->count;
+	qsort(*names, *n, sizeof **names, zk_name_cmp);
+}
+
 int
 zk_children(struct zk *zk, const char *rel, char ***names, size_t *n,
     char *err, size_t errlen)
 {
 	char path[ZK_PATH_MAX];
 	struct String_vector sv;
-	int rc, i;
+	int rc;
 
 	*names = NULL;
 	*n = 0;
@@ -398,13 +428,42 @@ zk_children(struct zk *zk, const char *rel, char ***names, size_t *n,
 		    path, zerror(rc));
 		return -1;
 	}
-	*names = xcalloc((size_t)sv.count + 1, sizeof **names);
-	for (i = 0; i < sv.count; i++)
-		(*names)[i] = xstrdup(sv.data[i]);
-	*n = (size_t)sv.count;
+	zk_names(&sv, names, n);
 	deallocate_String_vector(&sv);
-	qsort(*names, *n, sizeof **names, zk_name_cmp);
 	return 0;
+}
+
+/* A library thread: the listing came. */
+static void
+zk_children_done(int rc, const struct String_vector *sv, const void *data)
+{
+	struct zk_note *n = (struct zk_note *)data;
+
+	n->rc = rc;
+	if (rc == ZOK && sv != NULL)
+		zk_names(sv, &n->names, &n->nnames);
+	zk_post(n->zk, n);
+}
+
+int
+zk_children_async(struct zk *zk, const char *rel, zk_children_fn done,
+    void *arg)
+{
+	char path[ZK_PATH_MAX];
+	struct zk_note *n;
+	int rc;
+
+	if (zk_abs(zk, rel, path, sizeof path) != 0)
+		return ZBADARGUMENTS;
+	n = xcalloc(1, sizeof *n);
+	n->kind = NOTE_CHILDREN;
+	n->zk = zk;
+	n->children = done;
+	n->arg = arg;
+	rc = zoo_aget_children(zk->zh, path, 0, zk_children_done, n);
+	if (rc != ZOK)
+		free(n);
+	return rc;
 }
 
 static void

@@ -37,6 +37,11 @@ typedef void	(*zk_lost_fn)(void *arg, const char *why);
 typedef void	(*zk_done_fn)(void *arg, int rc, int32_t version);
 /* A one-time watch fired (the znode changed or went), on the loop. */
 typedef void	(*zk_watch_fn)(void *arg);
+/*
+ * The end of an asynchronous listing, on the loop: rc is ZooKeeper's and
+ * names the n children, sorted (freed after the callback returns).
+ */
+typedef void	(*zk_children_fn)(void *arg, int rc, char **names, size_t n);
 
 /*
  * Connect (waiting up to session_ms for the ensemble), then create the
@@ -74,6 +79,9 @@ int		 zk_children(struct zk *zk, const char *rel, char ***names,
  */
 int		 zk_set_async(struct zk *zk, const char *rel, const char *data,
 		    size_t len, int32_t version, zk_done_fn done, void *arg);
+/* List rel's children without waiting: 0 when sent, or the error code. */
+int		 zk_children_async(struct zk *zk, const char *rel,
+		    zk_children_fn done, void *arg);
 /*
  * Watch rel without waiting: watch runs once on the loop when rel changes
  * or goes, or at once if it is gone already.  0, or -1 with err.

@@ -50,7 +50,9 @@ usage(int status)
 	    "  -r, --ring file         hold only the keys this ring gives this server\n"
 	    "                          (read when the first worker says hello)\n"
 	    "  -C, --coordinator host:port  register with this coordinator\n"
-	    "                          (ps-ring serve) and hold the rings it sends;\n"
+	    "                          (ps-ring serve), or with whichever of a\n"
+	    "                          comma-separated list leads (serve -Z),\n"
+	    "                          and hold the rings it sends;\n"
 	    "                          with -a, prove the secret to it too\n"
 	    "      --coordinator-wait secs  with -C: end (exit 69) when no coordinator\n"
 	    "                          answers for this long after losing it\n"
@@ -327,7 +329,7 @@ server_auth_setup(struct server *srv, const char *listen, const char *path)
 	int rc;
 
 	if (srv->coord_addr != NULL &&
-	    ps_hostport_check(srv->coord_addr, err, sizeof err) != 0) {
+	    ps_coord_list_check(srv->coord_addr, err, sizeof err) != 0) {
 		fprintf(stderr, "ps-server: %s\n", err);
 		usage(EX_USAGE);
 	}

@@ -46,7 +46,8 @@ usage(int status)
 	ps_usage(status, usage_text, "\n"
 	    "  -r, --ring file        the ring naming the servers\n"
 	    "  -C, --coordinator host:port  instead, get the ring from this\n"
-	    "                         coordinator (ps-ring serve)\n"
+	    "                         coordinator (ps-ring serve), or from whichever\n"
+	    "                         of a comma-separated list leads (serve -Z)\n"
 	    "      --coordinator-wait secs  with -C: give up (exit 69) when no\n"
 	    "                         coordinator answers for this long after losing\n"
 	    "                         it (default 30; 0: never)\n"
@@ -212,7 +213,7 @@ worker_check_coord(const char *addr)
 {
 	char msg[512];
 
-	if (ps_hostport_check(addr, msg, sizeof msg) != 0) {
+	if (ps_coord_list_check(addr, msg, sizeof msg) != 0) {
 		fprintf(stderr, "ps-worker: %s\n", msg);
 		usage(EX_USAGE);
 	}

@@ -7,6 +7,9 @@
  * one we do not have, which another try would meet the same way.  Each
  * loss is told as the coordinator gone or this node cut off (coord.h,
  * rule 4), and a link lost for longer than its wait gives up (rule 6).
+ * Given several coordinators (ps-ring serve -Z), each try goes to the next
+ * in turn: the standbys refuse connects, so the link settles on the one
+ * that leads.
  */
 #include "config.h"
 
@@ -24,7 +27,10 @@
 
 struct ps_coord_node {
 	struct event_base	*base;
-	const char		*addr, *self;
+	const char		*list;		/* "host:port[,host:port...]" */
+	char			**addrs;	/* the list, split */
+	size_t			 naddrs, cur;
+	const char		*addr, *self;	/* addr: addrs[cur] */
 	int			 role, join;
 	uint32_t		 id;
 	const struct ps_secret	*secret;	/* NULL: none */
@@ -33,6 +39,8 @@ struct ps_coord_node {
 	struct ps_conn		*conn;		/* NULL while disconnected */
 	struct event		*beat;		/* heartbeat, while connected */
 	struct event		*retry;		/* reconnect, while not */
+	struct event		*silence;	/* rule 7: with several addrs */
+	double			 silence_ms;
 	int			 backoff_ms;
 	uint32_t		 version;	/* of the last ring applied */
 	uint32_t		 before;	/* the one acknowledged before it */
@@ -104,11 +112,19 @@ node_give_up(struct ps_coord_node *n)
 	if (n->wait_s <= 0 || n->lost_at == 0 || lost <= n->wait_s)
 		return 0;
 	snprintf(why, sizeof why, "no coordinator at '%s' for %.0f s "
-	    "(last: %s); giving up", n->addr, lost, n->error);
+	    "(last: %s); giving up", n->list, lost, n->error);
 	n->leaving = 1;
 	event_del(n->retry);
 	n->cbs.gave_up(why, n->arg);
 	return 1;
+}
+
+/* The next try goes to the next coordinator of the list. */
+static void
+node_next_addr(struct ps_coord_node *n)
+{
+	n->cur = (n->cur + 1) % n->naddrs;
+	n->addr = n->addrs[n->cur];
 }
 
 /*
@@ -124,6 +140,7 @@ node_lost(struct ps_coord_node *n, const char *why, int gone)
 	ps_conn_free(n->conn);
 	n->conn = NULL;
 	event_del(n->beat);
+	event_del(n->silence);
 	if (n->leaving)
 		return;
 	if (n->lost_at == 0)
@@ -134,6 +151,7 @@ node_lost(struct ps_coord_node *n, const char *why, int gone)
 		return;
 	if (gone)
 		n->backoff_ms = PS_COORD_RETRY_MIN_MS;
+	node_next_addr(n);
 	tv = node_tv(n->backoff_ms);
 	evtimer_add(n->retry, &tv);
 }
@@ -182,8 +200,11 @@ node_ring(struct ps_coord_node *n, const struct ps_msg *m)
 		node_lost(n, err, 0);
 		return;
 	}
-	if (ps_ring_msg_decode(m, &timeout_ms) == 0)
+	if (ps_ring_msg_decode(m, &timeout_ms) == 0) {
 		node_unacked_timeout(n, timeout_ms);
+		n->silence_ms = timeout_ms > 3 * PS_COORD_HEARTBEAT_MS ?
+		    timeout_ms : 3 * PS_COORD_HEARTBEAT_MS;
+	}
 	n->backoff_ms = PS_COORD_RETRY_MIN_MS;
 	n->lost_at = 0;
 	n->gone = 0;
@@ -194,13 +215,37 @@ node_ring(struct ps_coord_node *n, const struct ps_msg *m)
 	node_heartbeat(n);
 }
 
+/* Rule 7: (re)start the wait for the coordinator's next word. */
+static void
+node_listen(struct ps_coord_node *n)
+{
+	struct timeval tv = node_tv((int)n->silence_ms);
+
+	if (n->naddrs > 1)
+		evtimer_add(n->silence, &tv);
+}
+
+static void
+node_silence_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ps_coord_node *n = arg;
+	char why[600];
+
+	snprintf(why, sizeof why, "coordinator '%s' said nothing for %.0f ms",
+	    n->addr, n->silence_ms);
+	node_lost(n, why, 0);
+}
+
 static void
 node_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 {
 	struct ps_coord_node *n = arg;
 	char why[600];
 
-	if (m->type == PS_MSG_RING) {
+	node_listen(n);
+	if (m->type == PS_MSG_HEARTBEAT) {
+		/* the coordinator is there (rule 7) */
+	} else if (m->type == PS_MSG_RING) {
 		node_ring(n, m);
 	} else if (m->type == PS_MSG_ERROR) {
 		snprintf(why, sizeof why, "coordinator '%s' refused: %s",
@@ -222,6 +267,7 @@ node_refused(struct ps_coord_node *n, const char *why)
 	ps_conn_free(n->conn);
 	n->conn = NULL;
 	event_del(n->beat);
+	event_del(n->silence);
 	n->leaving = 1;
 	n->cbs.refused(n->error, n->arg);
 }
@@ -292,6 +338,7 @@ node_connect_failed(struct ps_coord_node *n, int e)
 	}
 	if (node_give_up(n))
 		return;
+	node_next_addr(n);
 	tv = node_tv(n->backoff_ms);
 	if ((n->backoff_ms *= 2) > max)
 		n->backoff_ms = max;
@@ -317,6 +364,8 @@ node_connect(struct ps_coord_node *n)
 		fatalx(EX_OSERR, "coordinator '%s': %s", n->addr, n->error);
 	node_register(n);
 	event_add(n->beat, &beat);
+	n->silence_ms = PS_COORD_SILENCE_FIRST_MS;
+	node_listen(n);
 }
 
 struct ps_coord_node *
@@ -327,7 +376,9 @@ ps_coord_node_new(struct event_base *base, const char *addr, int role,
 	struct ps_coord_node *n = xcalloc(1, sizeof *n);
 
 	n->base = base;
-	n->addr = addr;
+	n->list = addr;
+	n->addrs = ps_coord_split(addr, &n->naddrs);
+	n->addr = n->addrs[0];
 	n->self = self;
 	n->secret = secret;
 	n->role = role;
@@ -339,7 +390,8 @@ ps_coord_node_new(struct event_base *base, const char *addr, int role,
 	n->wait_s = PS_COORD_WAIT_S;
 	n->beat = event_new(base, -1, EV_PERSIST, node_beat_cb, n);
 	n->retry = evtimer_new(base, node_retry_cb, n);
-	if (n->beat == NULL || n->retry == NULL)
+	n->silence = evtimer_new(base, node_silence_cb, n);
+	if (n->beat == NULL || n->retry == NULL || n->silence == NULL)
 		fatalx(EX_OSERR, "cannot create the coordinator timers");
 	node_connect(n);
 	return n;
@@ -359,6 +411,7 @@ ps_coord_node_leave(struct ps_coord_node *n)
 	n->leaving = 1;
 	event_del(n->beat);
 	event_del(n->retry);
+	event_del(n->silence);
 	if (n->conn == NULL)
 		return;
 	memset(&m, 0, sizeof m);
@@ -383,5 +436,44 @@ ps_coord_node_free(struct ps_coord_node *n)
 	ps_conn_free(n->conn);
 	event_free(n->beat);
 	event_free(n->retry);
+	event_free(n->silence);
+	while (n->naddrs > 0)
+		free(n->addrs[--n->naddrs]);
+	free(n->addrs);
 	free(n);
+}
+
+char **
+ps_coord_split(const char *list, size_t *n)
+{
+	const char *p = list, *comma;
+	char **addrs = NULL;
+
+	*n = 0;
+	do {
+		comma = strchr(p, ',');
+		addrs = xreallocarray(addrs, *n + 1, sizeof *addrs);
+		addrs[*n] = xstrdup(p);
+		if (comma != NULL)
+			addrs[*n][comma - p] = '\0';
+		(*n)++;
+		p = comma + 1;
+	} while (comma != NULL);
+	return addrs;
+}
+
+int
+ps_coord_list_check(const char *list, char *err, size_t errlen)
+{
+	size_t i, n;
+	char **addrs = ps_coord_split(list, &n);
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		if (rc == 0 && ps_hostport_check(addrs[i], err, errlen) != 0)
+			rc = -1;
+		free(addrs[i]);
+	}
+	free(addrs);
+	return rc;
 }

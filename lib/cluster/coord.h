@@ -19,7 +19,9 @@
  *              text of version v
  *              scalar: the coordinator's timeout in milliseconds
  *   HEARTBEAT  node -> coordinator every PS_COORD_HEARTBEAT_MS, and at once
- *              after a node applied a RING (its acknowledgement)
+ *              after a node applied a RING (its acknowledgement); and
+ *              coordinator -> node every PS_COORD_HEARTBEAT_MS (rule 7),
+ *              ring_version the published one, nothing else
  *              ring_version the version the node holds
  *              scalars (servers): counters since the start
  *                     (PS_COORD_HB_*) and the version it still copies for
@@ -64,6 +66,14 @@
  *      own: the nodes get the timeout again, counted from its waking.
  *   6. A node without a coordinator for longer than its wait
  *      (ps_coord_node_set_wait) gives up.
+ *   7. Several coordinators (ps-ring serve -Z) elect one through
+ *      ZooKeeper; the others have bound their address but do not listen.
+ *      A node given their list tries each in turn until one takes it.
+ *      The coordinator sends every live node a HEARTBEAT (the published
+ *      version) every PS_COORD_HEARTBEAT_MS, and such a node gives up a
+ *      connection that says nothing for the coordinator's timeout (before
+ *      a RING, PS_COORD_SILENCE_FIRST_MS) as cut off: a stopped leader
+ *      loses its session, and the next one leads and publishes.
  */
 #ifndef PS_COORD_H
 #define PS_COORD_H
@@ -88,6 +98,8 @@
 #define PS_COORD_RETRY_GONE_MS	100	/* while connects are refused */
 #define PS_COORD_WAIT_S		30	/* default of a node's wait */
 #define PS_COORD_CONNECT_S	1.0	/* seconds allowed for one connect */
+#define PS_COORD_SILENCE_FIRST_MS 2000	/* rule 7, until a RING says the
+					   coordinator's timeout */
 
 /*
  * A server's HEARTBEAT says the ring version it is still copying segments
@@ -127,7 +139,8 @@ struct ps_coord_node_cbs {
 };
 
 /*
- * Start a node's link to the coordinator at addr: connect (retrying with
+ * Start a node's link to the coordinator at addr, or to whichever of a
+ * comma-separated list leads (ps-ring serve -Z): connect (retrying with
  * a backoff from PS_COORD_RETRY_MIN_MS to PS_COORD_RETRY_MAX_MS, or to
  * PS_COORD_RETRY_GONE_MS while the coordinator is gone), REGISTER
  * with role, id, join and self (a server's "host:port"; NULL for workers),
@@ -160,5 +173,10 @@ void		 ps_coord_node_ack(struct ps_coord_node *n);
 const char	*ps_coord_node_error(const struct ps_coord_node *n);
 /* Close the connection and free the link; NULL is fine. */
 void		 ps_coord_node_free(struct ps_coord_node *n);
+/* Split "host:port[,host:port...]" into *n malloc'd strings (and array). */
+char		**ps_coord_split(const char *list, size_t *n);
+/* Is each address of such a list well formed?  0, or -1 with err. */
+int		 ps_coord_list_check(const char *list, char *err,
+		    size_t errlen);
 
 #endif

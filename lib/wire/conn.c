@@ -884,37 +884,69 @@ conn_addr_format(const struct sockaddr *sa, socklen_t len, char *buf,
 		snprintf(buf, buflen, "%s:%s", host, serv);
 }
 
+/* Bind without listening yet; see conn.h. */
+int
+ps_listen_reserve(const char *hostport, int *fd, char *bound,
+    size_t boundlen, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1, s;
+
+	if (ps_hostport_parse(hostport, &ss, &len, err, errlen) != 0)
+		return -1;
+	s = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one,
+	    sizeof one) != 0 || bind(s, (struct sockaddr *)&ss, len) != 0 ||
+	    (len = sizeof ss, getsockname(s, (struct sockaddr *)&ss,
+	    &len)) != 0) {
+		snprintf(err, errlen, "cannot listen on '%s': %s", hostport,
+		    strerror(errno));
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	conn_addr_format((struct sockaddr *)&ss, len, bound, boundlen);
+	*fd = s;
+	return 0;
+}
+
+/* Listen on a reserved socket; see conn.h. */
+int
+ps_listen_start(struct event_base *base, int fd, evconnlistener_cb cb,
+    void *arg, struct evconnlistener **out, char *err, size_t errlen)
+{
+	struct evconnlistener *l;
+
+	if (evutil_make_socket_nonblocking(fd) != 0 ||
+	    listen(fd, SOMAXCONN) != 0 ||
+	    (l = evconnlistener_new(base, cb, arg, LEV_OPT_CLOSE_ON_FREE |
+	    LEV_OPT_CLOSE_ON_EXEC, 0, fd)) == NULL) {
+		snprintf(err, errlen, "cannot listen: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	evconnlistener_set_error_cb(l, listen_error_cb);
+	*out = l;
+	return 0;
+}
+
 /* Bind and listen; see conn.h. */
 int
 ps_listen(struct event_base *base, const char *hostport,
     evconnlistener_cb cb, void *arg, struct evconnlistener **out,
     char *bound, size_t boundlen, char *err, size_t errlen)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
-	struct evconnlistener *l;
+	int fd;
 
-	if (ps_hostport_parse(hostport, &ss, &len, err, errlen) != 0)
+	if (ps_listen_reserve(hostport, &fd, bound, boundlen, err,
+	    errlen) != 0)
 		return -1;
-	l = evconnlistener_new_bind(base, cb, arg, LEV_OPT_CLOSE_ON_FREE |
-	    LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC, -1,
-	    (struct sockaddr *)&ss, (int)len);
-	if (l == NULL) {
+	if (ps_listen_start(base, fd, cb, arg, out, err, errlen) != 0) {
 		snprintf(err, errlen, "cannot listen on '%s': %s", hostport,
 		    strerror(errno));
 		return -1;
 	}
-	len = sizeof ss;
-	if (getsockname(evconnlistener_get_fd(l), (struct sockaddr *)&ss,
-	    &len) != 0) {
-		snprintf(err, errlen, "cannot listen on '%s': %s", hostport,
-		    strerror(errno));
-		evconnlistener_free(l);
-		return -1;
-	}
-	conn_addr_format((struct sockaddr *)&ss, len, bound, boundlen);
-	evconnlistener_set_error_cb(l, listen_error_cb);
-	*out = l;
 	return 0;
 }
 

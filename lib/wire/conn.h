@@ -252,5 +252,17 @@ int		 ps_listen_secret(const char *hostport, const char *path,
 int		 ps_listen(struct event_base *base, const char *hostport,
 		    evconnlistener_cb cb, void *arg, struct evconnlistener **out,
 		    char *bound, size_t boundlen, char *err, size_t errlen);
+/*
+ * ps_listen() in two steps, for a daemon that must own its address before
+ * it may serve there (a standby coordinator): ps_listen_reserve() binds
+ * hostport into *fd and says the address in bound, and connects there are
+ * refused until ps_listen_start() listens on fd (which it then owns, also
+ * on failure).  0, or -1 with the reason in err.
+ */
+int		 ps_listen_reserve(const char *hostport, int *fd, char *bound,
+		    size_t boundlen, char *err, size_t errlen);
+int		 ps_listen_start(struct event_base *base, int fd,
+		    evconnlistener_cb cb, void *arg, struct evconnlistener **out,
+		    char *err, size_t errlen);
 
 #endif

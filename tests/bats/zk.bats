@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # zk.bats: ps-ring serve -Z, the coordinator's ring in ZooKeeper, against
-# a private ZooKeeper server (zk.bash): the ring survives its coordinator,
-# two coordinators on one path never both publish a version, a lost
-# session stops the coordinator (a short pause does not), and the errors
-# of -Z.
+# a private ZooKeeper server (zk.bash): the ring survives its coordinator;
+# coordinators on one path elect a leader, a standby takes over when it
+# dies, nodes given both addresses follow, and the job ends as without the
+# fault; a leader stopped past its session is fenced and versions never
+# fork; a lost session stops the coordinator (a short pause does not); and
+# the errors of -Z.
 
 load helper
 load zk
@@ -58,29 +60,95 @@ start_zcoord() {
 	    "$BATS_TEST_TMPDIR/third.out.err"
 }
 
-@test "two coordinators on one path never both publish a version: the one overtaken fails to save and stops" {
-	start_zcoord a
-	COORD_A=$COORD PID_A=$COORD_PID
-	start_zcoord b
-	COORD_B=$COORD PID_B=$COORD_PID
-	grep -q "ring version 0 with 0 servers" "$BATS_TEST_TMPDIR/b.out.err"
-	# Both hold version 0; A stores version 1 first, with its server.
-	COORD=$COORD_A
+@test "coordinators on one path elect one; kill -9 of the leader mid-job: a standby leads within the session timeout, nodes follow, the job ends with the fault-free answer" {
+	a9a=$(ps_data a9a) || skip "no a9a"
+	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$a9a"
+	start_zcoord a -s 1000 -t 2000
+	PID_A=$COORD_PID COORD_A=$COORD
+	ps_start_daemon "$BATS_TEST_TMPDIR/b.out" ps-ring serve -s 1000 \
+	    -t 2000 -Z "$ZPATH"
+	PID_B=$PS_LAST_PID
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^standby ' 10)
+	COORD_B=${line#standby }
+	grep -q "standby: 1 coordinator ahead" "$BATS_TEST_TMPDIR/b.out.err"
+	# A standby refuses connects: it owns its address, not the ring.
+	run ps-ring status -C "$COORD_B"
+	[ "$status" -eq 69 ]
+	COORD="$COORD_A,$COORD_B"
 	start_cserver 0
-	wait_status '$1 == "ring" && $2 == 1 && $3 == 1'
-	# B cannot store its own version 1 over A's, and stops.
-	COORD=$COORD_B
 	start_cserver 1
-	ps_wait_pid "$PID_B" 10
-	[ "$PS_WAIT_STATUS" -eq 73 ]
-	grep -q "cannot save ring version 1 to zk://$ZPATH/ring: .*another coordinator wrote the ring" \
+	COORD=$COORD_A
+	wait_status '$1 == "ring" && $3 == 2'
+	for k in 0 1; do
+		ps_start_daemon "$BATS_TEST_TMPDIR/c$k.tsv" timeout 120 \
+		    ps-worker -C "$COORD_A,$COORD_B" -i $k -n 2 -b 14 -m 1500 \
+		    -e 0 "$BATS_TEST_TMPDIR/train-$k.pss"
+		eval "w$k=$PS_LAST_PID"
+	done
+	ps_wait_lines "$BATS_TEST_TMPDIR/c0.tsv" 50
+	t0=$(now_ms)
+	kill -9 "$PID_A"
+	ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^listening ' 10
+	t1=$(now_ms)
+	ps_wait_line "$BATS_TEST_TMPDIR/b.out.err" 'ring version 2 published' 10
+	t2=$(now_ms)
+	echo "# the standby listened $((t1 - t0)) ms after kill -9 of the leader, published $((t2 - t0)) ms after" >&3
+	grep -q "ring version 2 with 2 servers from zk://$ZPATH/ring" \
 	    "$BATS_TEST_TMPDIR/b.out.err"
-	! grep -q "ring version 1:" "$BATS_TEST_TMPDIR/b.out.err"
-	# A goes on, and the stored ring is A's.
-	kill -0 "$PID_A"
-	start_zcoord c
-	grep -q "ring version 1 with 1 servers" "$BATS_TEST_TMPDIR/c.out.err"
-	ps-ring status -C "$COORD" | grep -q "$ADDR_0"
+	[ $((t1 - t0)) -lt 5000 ]
+	COORD=$COORD_B
+	wait_status '$1 == "worker" && ($4 == "live" || $4 == "left")'
+	for k in 0 1; do
+		eval "ps_wait_pid \$w$k 120"
+		[ "$PS_WAIT_STATUS" -eq 0 ]
+	done
+	# The same job on another channel, nothing killed: the same answer.
+	ps-worker -C "$COORD_B" -c 1 -i 1 -n 2 -b 14 -m 1500 -e 0 \
+	    "$BATS_TEST_TMPDIR/train-1.pss" >/dev/null 2>&1 3>&- &
+	f1=$!
+	run timeout 120 ps-worker -C "$COORD_B" -c 1 -i 0 -n 2 -b 14 \
+	    -m 1500 -e 0 "$BATS_TEST_TMPDIR/train-0.pss"
+	wait "$f1"
+	assert_success
+	ours=$(final_objective "$BATS_TEST_TMPDIR/c0.tsv")
+	clean=$(echo "$output" | tail -n 1 | cut -f 3)
+	echo "# with the leader killed $ours, without $clean" >&3
+	[ "$(tsv_last "$BATS_TEST_TMPDIR/c0.tsv" iter)" = \
+	    "$(echo "$output" | tail -n 1 | cut -f 1)" ]
+	awk -v g="$(rel_gap "$ours" "$clean")" 'BEGIN { exit !(g < 1e-12 && g > -1e-12) }'
+}
+
+@test "a leader stopped past its session is replaced; woken, it stops without publishing, and versions never fork" {
+	start_zcoord a -s 1000 -t 2000
+	PID_A=$COORD_PID COORD_A=$COORD
+	ps_start_daemon "$BATS_TEST_TMPDIR/b.out" ps-ring serve -s 1000 \
+	    -t 2000 -Z "$ZPATH"
+	PID_B=$PS_LAST_PID
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^standby ' 10)
+	COORD_B=${line#standby }
+	COORD="$COORD_A,$COORD_B"
+	start_cserver 0
+	start_cserver 1
+	COORD=$COORD_A
+	wait_status '$1 == "ring" && $3 == 2'
+	kill -STOP "$PID_A"
+	ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^listening ' 10
+	# The servers give the silent leader up and register with B, which
+	# then drops server 1 (killed) as version 3.
+	COORD=$COORD_B
+	wait_status '$1 == "ring" && $3 == 2 && $5 == 2' 15
+	kill -9 "$PID_1"
+	wait_status '$1 == "ring" && $2 == 3 && $3 == 3'
+	kill -CONT "$PID_A"
+	ps_wait_pid "$PID_A" 10
+	[ "$PS_WAIT_STATUS" -eq 69 ] || [ "$PS_WAIT_STATUS" -eq 73 ]
+	cat "$BATS_TEST_TMPDIR/a.out.err" >&2
+	[ "$(grep -Ec 'ring version 3(:| published)' "$BATS_TEST_TMPDIR/a.out.err")" -eq 0 ]
+	grep -Eq "session expired|cannot save ring version 3|left the coordinators' queue" \
+	    "$BATS_TEST_TMPDIR/a.out.err"
+	# Versions as B published them: 2 (loaded), then 3.
+	grep -o "ring version [0-9]*:" "$BATS_TEST_TMPDIR/b.out.err" |
+	    awk '{ v = $3 + 0; if (v <= last) exit 1; last = v }'
 }
 
 @test "a coordinator without ZooKeeper for its session timeout stops; a shorter pause is ridden out" {
