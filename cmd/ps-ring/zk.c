@@ -1,11 +1,15 @@
 /*
  * zk.c: ZooKeeper's multi-threaded C client under a libevent loop (see
- * zk.h).  The library's threads only fill in a note and write a pointer
- * to it into a pipe (atomic: fewer than PIPE_BUF bytes); the loop reads
- * the notes and runs the callbacks.  A session that stays disconnected for
+ * zk.h).  Each call the loop makes gets a note, kept on the struct zk's
+ * list until the loop has run its callback (so that nothing the library
+ * holds is lost to view); the library's threads only fill the note in and
+ * write a record naming it into a pipe (atomic: fewer than PIPE_BUF
+ * bytes), and the loop reads the records and runs the callbacks.  A session that stays disconnected for
  * its timeout is taken as lost, as is an expired one.
  */
 #include "config.h"
+
+#include <sys/queue.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,14 +29,13 @@
 
 #define ZK_PATH_MAX	1024
 
-enum zk_note_kind { NOTE_SESSION, NOTE_DONE, NOTE_WATCH, NOTE_CHILDREN };
+enum zk_note_kind { NOTE_DONE, NOTE_WATCH, NOTE_CHILDREN };
 
-/* What a library thread hands the loop. */
+/* A call of the loop's, and what the library answered. */
 struct zk_note {
 	enum zk_note_kind	 kind;
 	struct zk		*zk;
 	int			 rc;		/* DONE: the call's result */
-	int			 state;		/* SESSION: the new state */
 	int32_t			 version;	/* DONE: a set's new version */
 	zk_done_fn		 done;
 	zk_watch_fn		 watch;
@@ -42,11 +45,18 @@ struct zk_note {
 	void			*arg;
 	/*
 	 * NOTE_WATCH: posted once (an exists() on a znode already gone and
-	 * its watch could both post); kept on zk->watches until zk_close(),
-	 * since the library may still hold the pointer.
+	 * its watch could both post), and kept until zk_close(), since the
+	 * library may still hold the pointer.
 	 */
 	atomic_int		 posted;
-	struct zk_note		*next;
+	LIST_ENTRY(zk_note)	 entry;		/* zk->notes */
+};
+LIST_HEAD(zk_note_list, zk_note);
+
+/* A pipe record: a note answered, or (note NULL) a session state. */
+struct zk_record {
+	struct zk_note		*note;
+	int			 state;
 };
 
 struct zk {
@@ -59,7 +69,8 @@ struct zk {
 	int			 session_ms;
 	zk_lost_fn		 lost;
 	void			*arg;
-	struct zk_note		*watches;	/* every watch, freed at close */
+	struct zk_note_list	 notes;		/* the loop's calls in flight,
+						   and every watch */
 };
 
 const char *
@@ -100,27 +111,35 @@ zk_connect_check(const char *s)
 	return NULL;
 }
 
-/* Free a note and what it holds. */
+/* Take a note off the list and free it and what it holds. */
 static void
 zk_note_free(struct zk_note *n)
 {
 	size_t i;
 
+	LIST_REMOVE(n, entry);
 	for (i = 0; i < n->nnames; i++)
 		free(n->names[i]);
 	free(n->names);
 	free(n);
 }
 
-/* A library thread: hand the note to the loop. */
+/* A library thread: hand a record to the loop. */
 static void
-zk_post(struct zk *zk, struct zk_note *n)
+zk_post_record(struct zk *zk, struct zk_note *n, int state)
 {
+	struct zk_record rec = { n, state };
 	ssize_t w;
 
 	do
-		w = write(zk->pipefd[1], &n, sizeof n);
+		w = write(zk->pipefd[1], &rec, sizeof rec);
 	while (w < 0 && errno == EINTR);
+}
+
+static void
+zk_post(struct zk *zk, struct zk_note *n)
+{
+	zk_post_record(zk, n, 0);
 }
 
 static void
@@ -128,15 +147,9 @@ zk_session_watcher(zhandle_t *zh, int type, int state, const char *path,
     void *ctx)
 {
 	struct zk *zk = ctx;
-	struct zk_note *n;
 
-	if (type != ZOO_SESSION_EVENT || zk->pipefd[1] < 0)
-		return;
-	n = xcalloc(1, sizeof *n);
-	n->kind = NOTE_SESSION;
-	n->zk = zk;
-	n->state = state;
-	zk_post(zk, n);
+	if (type == ZOO_SESSION_EVENT && zk->pipefd[1] >= 0)
+		zk_post_record(zk, NULL, state);
 }
 
 /* The session is lost for good: tell the owner. */
@@ -174,17 +187,19 @@ static void
 zk_readable_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct zk *zk = arg;
+	struct zk_record rec;
 	struct zk_note *n;
-	ssize_t r;
 
-	while ((r = read(fd, &n, sizeof n)) == (ssize_t)sizeof n) {
+	while (read(fd, &rec, sizeof rec) == (ssize_t)sizeof rec) {
+		if ((n = rec.note) == NULL) {
+			zk_session_note(zk, rec.state);
+			continue;
+		}
 		if (n->kind == NOTE_WATCH) {
 			n->watch(n->arg);	/* zk_close() frees it */
 			continue;
 		}
-		if (n->kind == NOTE_SESSION)
-			zk_session_note(zk, n->state);
-		else if (n->kind == NOTE_CHILDREN)
+		if (n->kind == NOTE_CHILDREN)
 			n->children(n->arg, n->rc, n->names, n->nnames);
 		else
 			n->done(n->arg, n->rc, n->version);
@@ -254,6 +269,7 @@ zk_open(struct event_base *base, const char *connect, int session_ms,
 	const char *slash = strchr(connect, '/');
 
 	zk->pipefd[0] = zk->pipefd[1] = -1;
+	LIST_INIT(&zk->notes);
 	if (why != NULL) {
 		snprintf(err, errlen, "'%s': %s", connect, why);
 		goto fail;
@@ -300,14 +316,8 @@ zk_close(struct zk *zk)
 		return;
 	if (zk->zh != NULL)
 		zookeeper_close(zk->zh);	/* joins the library's threads */
-	if (zk->pipefd[0] >= 0)
-		while (read(zk->pipefd[0], &n, sizeof n) == (ssize_t)sizeof n)
-			if (n->kind != NOTE_WATCH)
-				zk_note_free(n);	/* watches: zk->watches */
-	while ((n = zk->watches) != NULL) {
-		zk->watches = n->next;
-		free(n);
-	}
+	while ((n = LIST_FIRST(&zk->notes)) != NULL)
+		zk_note_free(n);	/* the pipe's records are dropped */
 	if (zk->readable != NULL)
 		event_free(zk->readable);
 	if (zk->silence != NULL)
@@ -445,24 +455,37 @@ zk_children_done(int rc, const struct String_vector *sv, const void *data)
 	zk_post(n->zk, n);
 }
 
+/* A note for an asynchronous call on rel, whose absolute path goes in path. */
+static struct zk_note *
+zk_note_for(struct zk *zk, enum zk_note_kind kind, const char *rel,
+    char *path, void *arg)
+{
+	struct zk_note *n;
+
+	if (zk_abs(zk, rel, path, ZK_PATH_MAX) != 0)
+		return NULL;
+	n = xcalloc(1, sizeof *n);
+	n->kind = kind;
+	n->zk = zk;
+	n->arg = arg;
+	LIST_INSERT_HEAD(&zk->notes, n, entry);
+	return n;
+}
+
 int
 zk_children_async(struct zk *zk, const char *rel, zk_children_fn done,
     void *arg)
 {
 	char path[ZK_PATH_MAX];
-	struct zk_note *n;
+	struct zk_note *n = zk_note_for(zk, NOTE_CHILDREN, rel, path, arg);
 	int rc;
 
-	if (zk_abs(zk, rel, path, sizeof path) != 0)
+	if (n == NULL)
 		return ZBADARGUMENTS;
-	n = xcalloc(1, sizeof *n);
-	n->kind = NOTE_CHILDREN;
-	n->zk = zk;
 	n->children = done;
-	n->arg = arg;
-	rc = zoo_aget_children(zk->zh, path, 0, zk_children_done, n);
-	if (rc != ZOK)
-		free(n);
+	if ((rc = zoo_aget_children(zk->zh, path, 0, zk_children_done,
+	    n)) != ZOK)
+		zk_note_free(n);
 	return rc;
 }
 
@@ -481,19 +504,15 @@ zk_set_async(struct zk *zk, const char *rel, const char *data, size_t len,
     int32_t version, zk_done_fn done, void *arg)
 {
 	char path[ZK_PATH_MAX];
-	struct zk_note *n;
+	struct zk_note *n = zk_note_for(zk, NOTE_DONE, rel, path, arg);
 	int rc;
 
-	if (zk_abs(zk, rel, path, sizeof path) != 0)
+	if (n == NULL)
 		return ZBADARGUMENTS;
-	n = xcalloc(1, sizeof *n);
-	n->kind = NOTE_DONE;
-	n->zk = zk;
 	n->done = done;
-	n->arg = arg;
-	rc = zoo_aset(zk->zh, path, data, (int)len, version, zk_stat_done, n);
-	if (rc != ZOK)
-		free(n);
+	if ((rc = zoo_aset(zk->zh, path, data, (int)len, version,
+	    zk_stat_done, n)) != ZOK)
+		zk_note_free(n);
 	return rc;
 }
 
@@ -524,27 +543,21 @@ zk_watch(struct zk *zk, const char *rel, zk_watch_fn watch, void *arg,
     char *err, size_t errlen)
 {
 	char path[ZK_PATH_MAX];
-	struct zk_note *n;
+	struct zk_note *n = zk_note_for(zk, NOTE_WATCH, rel, path, arg);
 	int rc;
 
-	if (zk_abs(zk, rel, path, sizeof path) != 0) {
+	if (n == NULL) {
 		snprintf(err, errlen, "%s: path too long", zk->where);
 		return -1;
 	}
-	n = xcalloc(1, sizeof *n);
-	n->kind = NOTE_WATCH;
-	n->zk = zk;
 	n->watch = watch;
-	n->arg = arg;
 	rc = zoo_awexists(zk->zh, path, zk_node_watcher, n, zk_exists_done,
 	    n);
 	if (rc != ZOK) {
-		free(n);
+		zk_note_free(n);
 		snprintf(err, errlen, "%s: cannot watch %s: %s", zk->where,
 		    path, zerror(rc));
 		return -1;
 	}
-	n->next = zk->watches;
-	zk->watches = n;
 	return 0;
 }

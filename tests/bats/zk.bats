@@ -40,6 +40,19 @@ start_zcoord() {
 	COORD=${line#listening }
 }
 
+# start_pair: coordinators A (leading) and B (standby) on $ZPATH, with a
+# 1 s session and a 2 s timeout; sets COORD_A, PID_A, COORD_B, PID_B.
+start_pair() {
+	local line
+	start_zcoord a -s 1000 -t 2000
+	PID_A=$COORD_PID COORD_A=$COORD
+	ps_start_daemon "$BATS_TEST_TMPDIR/b.out" ps-ring serve -s 1000 \
+	    -t 2000 -Z "$ZPATH"
+	PID_B=$PS_LAST_PID
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^standby ' 10) || return 1
+	COORD_B=${line#standby }
+}
+
 @test "ps-ring serve -Z keeps the ring in ZooKeeper: a coordinator started again on the same path goes on from the stored version" {
 	start_zcoord coord
 	grep -q "new empty ring in zk://$ZPATH/ring" "$BATS_TEST_TMPDIR/coord.out.err"
@@ -63,13 +76,7 @@ start_zcoord() {
 @test "coordinators on one path elect one; kill -9 of the leader mid-job: a standby leads within the session timeout, nodes follow, the job ends with the fault-free answer" {
 	a9a=$(ps_data a9a) || skip "no a9a"
 	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$a9a"
-	start_zcoord a -s 1000 -t 2000
-	PID_A=$COORD_PID COORD_A=$COORD
-	ps_start_daemon "$BATS_TEST_TMPDIR/b.out" ps-ring serve -s 1000 \
-	    -t 2000 -Z "$ZPATH"
-	PID_B=$PS_LAST_PID
-	line=$(ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^standby ' 10)
-	COORD_B=${line#standby }
+	start_pair
 	grep -q "standby: 1 coordinator ahead" "$BATS_TEST_TMPDIR/b.out.err"
 	# A standby refuses connects: it owns its address, not the ring.
 	run ps-ring status -C "$COORD_B"
@@ -119,13 +126,7 @@ start_zcoord() {
 }
 
 @test "a leader stopped past its session is replaced; woken, it stops without publishing, and versions never fork" {
-	start_zcoord a -s 1000 -t 2000
-	PID_A=$COORD_PID COORD_A=$COORD
-	ps_start_daemon "$BATS_TEST_TMPDIR/b.out" ps-ring serve -s 1000 \
-	    -t 2000 -Z "$ZPATH"
-	PID_B=$PS_LAST_PID
-	line=$(ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^standby ' 10)
-	COORD_B=${line#standby }
+	start_pair
 	COORD="$COORD_A,$COORD_B"
 	start_cserver 0
 	start_cserver 1
@@ -141,8 +142,9 @@ start_zcoord() {
 	wait_status '$1 == "ring" && $2 == 3 && $3 == 3'
 	kill -CONT "$PID_A"
 	ps_wait_pid "$PID_A" 10
-	[ "$PS_WAIT_STATUS" -eq 69 ] || [ "$PS_WAIT_STATUS" -eq 73 ]
 	cat "$BATS_TEST_TMPDIR/a.out.err" >&2
+	echo "# the stopped leader, woken, exited $PS_WAIT_STATUS" >&3
+	[ "$PS_WAIT_STATUS" -eq 69 ] || [ "$PS_WAIT_STATUS" -eq 73 ]
 	[ "$(grep -Ec 'ring version 3(:| published)' "$BATS_TEST_TMPDIR/a.out.err")" -eq 0 ]
 	grep -Eq "session expired|cannot save ring version 3|left the coordinators' queue" \
 	    "$BATS_TEST_TMPDIR/a.out.err"
