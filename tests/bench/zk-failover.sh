@@ -1,0 +1,153 @@
+#!/bin/bash
+# tests/bench/zk-failover.sh: the coordinator with its ring in ZooKeeper
+# (ps-ring serve -Z) against the ring file, on a private ZooKeeper server
+# (tests/bats/zk.bash: standalone, loopback, 100 ms ticks).
+#
+#  - leader failover: two coordinators on one path, two servers given both
+#    addresses; kill -9 of the leader, then the time until the standby
+#    listens and until it has published the stored version again (every
+#    server back), RUNS times;
+#  - membership detection: kill -9 of one of two servers, then the time
+#    until the coordinator's status shows the ring without it, RUNS times
+#    with the ring file and RUNS times with -Z (both detect by heartbeats).
+#
+# Medians and maxima go to stdout as key<TAB>value lines, each run to
+# stderr.  Bash, for zk.bash.  See tests/bench/README.
+set -u
+
+prog=zk-failover.sh
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../bats/zk.bash"
+
+runs=10 session=1000
+while getopts hr:s: opt; do
+	case $opt in
+	r) runs=$OPTARG ;;
+	s) session=$OPTARG ;;
+	h) echo "usage: $prog [-r runs] [-s session-ms]"; exit 0 ;;
+	*) echo "usage: $prog [-r runs] [-s session-ms]" >&2; exit 64 ;;
+	esac
+done
+command -v ps-ring >/dev/null || { echo "$prog: ps-ring not in PATH" >&2; exit 69; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/zkbench.XXXXXX") || exit 1
+pids=
+cleanup() {
+	reap
+	zk_stop
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# wait_for FILE PATTERN: until a line of FILE matches (10 s at most).
+wait_for() {
+	local i=0
+	until grep -Eq "$2" "$1" 2>/dev/null; do
+		[ $i -lt 2000 ] || { echo "$prog: no '$2' in $1" >&2; exit 1; }
+		sleep 0.005
+		i=$((i + 1))
+	done
+}
+
+# ring_at ADDR AWK-CONDITION: until the status "ring" line matches.
+ring_at() {
+	local i=0
+	until ps-ring status -C "$1" 2>/dev/null |
+	    awk -F'\t' "\$1 == \"ring\" && $2 { f = 1 } END { exit !f }"; do
+		[ $i -lt 2000 ] || { echo "$prog: ring at $1 never $2" >&2; exit 1; }
+		sleep 0.005
+		i=$((i + 1))
+	done
+}
+
+# start NAME CMD...: a daemon with output in $tmp/NAME.out(.err).
+start() {
+	local name=$1
+	shift
+	"$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+	last=$!
+	pids="$pids $last"
+}
+
+# median and max of the numbers on stdin: "MEDIAN MAX".
+stats() {
+	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[NR] }'
+}
+
+zk_start "$tmp/zk" || exit 1
+
+# reap: end every daemon of the run, by PID.
+reap() {
+	local p
+	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	pids=
+}
+
+# One leader failover, run N; appends "listen publish" ms to $tmp/failover.
+failover_once() {
+	local z="127.0.0.1:$ZK_PORT/pskit/failover$1" a b pa t0 t1 t2
+	start a ps-ring serve -s "$session" -t 2000 -Z "$z"
+	pa=$last
+	wait_for "$tmp/a.out" '^listening '
+	a=$(sed -n 's/^listening //p' "$tmp/a.out")
+	start b ps-ring serve -s "$session" -t 2000 -Z "$z"
+	wait_for "$tmp/b.out" '^standby '
+	b=$(sed -n 's/^standby //p' "$tmp/b.out")
+	start s0 ps-server -C "$a,$b" -o "$tmp/s0.psm"
+	start s1 ps-server -C "$a,$b" -o "$tmp/s1.psm"
+	ring_at "$a" '$3 == 2'
+	t0=$(now_ms)
+	kill -9 "$pa"
+	wait_for "$tmp/b.out" '^listening '
+	t1=$(now_ms)
+	wait_for "$tmp/b.err" 'ring version 2 published'
+	t2=$(now_ms)
+	echo "failover $1: listening $((t1 - t0)) ms, published $((t2 - t0)) ms" >&2
+	echo "$((t1 - t0)) $((t2 - t0))" >>"$tmp/failover"
+	reap
+}
+
+# One server death, run N, with STORE (file or zk); appends ms to
+# $tmp/detect.STORE.
+detect_once() {
+	local store=$2 c ps1 t0 t1
+	if [ "$store" = zk ]; then
+		start c ps-ring serve -Z "127.0.0.1:$ZK_PORT/pskit/detect$1"
+	else
+		rm -f "$tmp/ring"
+		start c ps-ring serve "$tmp/ring"
+	fi
+	wait_for "$tmp/c.out" '^listening '
+	c=$(sed -n 's/^listening //p' "$tmp/c.out")
+	start s0 ps-server -C "$c" -o "$tmp/s0.psm"
+	start s1 ps-server -C "$c" -o "$tmp/s1.psm"
+	ps1=$last
+	ring_at "$c" '$3 == 2'
+	t0=$(now_ms)
+	kill -9 "$ps1"
+	ring_at "$c" '$3 == 3'
+	t1=$(now_ms)
+	echo "detect $store $1: $((t1 - t0)) ms" >&2
+	echo "$((t1 - t0))" >>"$tmp/detect.$store"
+	reap
+}
+
+for i in $(seq "$runs"); do
+	failover_once "$i"
+	detect_once "$i" file
+	detect_once "$i" zk
+done
+printf 'runs\t%s\nsession_ms\t%s\n' "$runs" "$session"
+set -- $(cut -d' ' -f1 "$tmp/failover" | stats)
+printf 'failover_listen_ms_median\t%s\nfailover_listen_ms_max\t%s\n' "$1" "$2"
+set -- $(cut -d' ' -f2 "$tmp/failover" | stats)
+printf 'failover_publish_ms_median\t%s\nfailover_publish_ms_max\t%s\n' "$1" "$2"
+for store in file zk; do
+	set -- $(stats <"$tmp/detect.$store")
+	printf 'detect_%s_ms_median\t%s\ndetect_%s_ms_max\t%s\n' \
+	    "$store" "$1" "$store" "$2"
+done
