@@ -23,7 +23,7 @@ cmd_checkpoint(int argc, char **argv)
 	struct ps_ring ring;
 	char *body;
 	size_t i, len;
-	int first = coord_options(argc, argv, &t, NULL);
+	int first = coord_options(argc, argv, &t, NULL, NULL);
 
 	if ((t.addr == NULL) != (argc - first == 1) || argc - first > 1)
 		usage(EX_USAGE);

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster/coord.h"
 #include "ps-ring.h"
 #include "util/xmalloc.h"
 #include "wire/auth_sock.h"
@@ -67,7 +68,7 @@ void
 client_jobdir(struct coord_target *t, const char *dir)
 {
 	char *path = xasprintf("%s/coordinator", dir);
-	char line[PS_RING_MAX_ADDR + 2], why[512];
+	char line[8 * (PS_RING_MAX_ADDR + 1) + 2], why[512];
 	FILE *fp;
 
 	if ((fp = fopen(path, "r")) == NULL && errno == ENOTDIR) {
@@ -81,7 +82,7 @@ client_jobdir(struct coord_target *t, const char *dir)
 		line[0] = '\0';
 	fclose(fp);
 	line[strcspn(line, "\r\n")] = '\0';
-	if (ps_hostport_check(line, why, sizeof why) != 0)
+	if (ps_coord_list_check(line, why, sizeof why) != 0)
 		errx(EX_DATAERR, "%s: %s", path, why);
 	t->addr = t->addr_mem = xstrdup(line);
 	free(path);
@@ -91,20 +92,17 @@ client_jobdir(struct coord_target *t, const char *dir)
 	free(path);
 }
 
-/*
- * Connect with send and receive timeouts and, with a secret, prove it;
- * exit 69 if it cannot connect, 77 if the handshake fails.
- */
+/* Connect to addr with send and receive timeouts; -1 with errno. */
 static int
-client_connect(const struct coord_target *t)
+client_dial(const char *addr)
 {
 	struct timeval tv = { CLIENT_TIMEOUT_S, 0 };
 	struct sockaddr_storage ss;
 	socklen_t len;
 	char why[512];
-	int fd;
+	int fd, e;
 
-	if (ps_hostport_parse(t->addr, &ss, &len, why, sizeof why) != 0)
+	if (ps_hostport_parse(addr, &ss, &len, why, sizeof why) != 0)
 		errx(EX_UNAVAILABLE, "%s", why);
 	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		err(EX_OSERR, "socket");
@@ -112,11 +110,41 @@ client_connect(const struct coord_target *t)
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
 		err(EX_OSERR, "setsockopt");
-	if (connect(fd, (struct sockaddr *)&ss, len) != 0)
-		err(EX_UNAVAILABLE, "cannot connect to '%s'", t->addr);
+	if (connect(fd, (struct sockaddr *)&ss, len) != 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Connect to the coordinator, or to the first of a list that takes the
+ * connection (standbys refuse it), and with a secret prove it; exit 69 if
+ * none can be reached, 77 if the handshake fails.  *addr: the one.
+ */
+static int
+client_connect(const struct coord_target *t, char **addr)
+{
+	char **addrs, why[512];
+	size_t i, n;
+	int fd = -1;
+
+	addrs = ps_coord_split(t->addr, &n);
+	for (i = 0; i < n && fd < 0; i++)
+		if ((fd = client_dial(addrs[i])) < 0 && n == 1)
+			err(EX_UNAVAILABLE, "cannot connect to '%s'", t->addr);
+	if (fd < 0)
+		err(EX_UNAVAILABLE, "cannot connect to any of '%s'", t->addr);
+	*addr = addrs[i - 1];
+	while (n-- > 0)
+		if (n != i - 1)
+			free(addrs[n]);
+	free(addrs);
 	if (t->have_secret && ps_auth_sock_connect(fd, &t->secret,
 	    CLIENT_TIMEOUT_S, why, sizeof why) != 0)
-		errx(EX_NOPERM, "coordinator '%s': %s", t->addr, why);
+		errx(EX_NOPERM, "coordinator '%s': %s", *addr, why);
 	return fd;
 }
 
@@ -213,9 +241,8 @@ char *
 client_request(const struct coord_target *t, const char *command,
     size_t *len)
 {
-	const char *addr = t->addr;
-	int fd = client_connect(t);
-	char *line = xasprintf("%s\r\n", command), *buf;
+	char *addr, *line = xasprintf("%s\r\n", command), *buf;
+	int fd = client_connect(t, &addr);
 	size_t n = strlen(line), off = 0;
 	ssize_t w;
 
@@ -230,6 +257,7 @@ client_request(const struct coord_target *t, const char *command,
 	buf = client_read(fd, addr, len);
 	close(fd);
 	client_body(buf, len, addr);
+	free(addr);
 	return buf;
 }
 

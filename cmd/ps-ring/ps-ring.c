@@ -19,6 +19,7 @@
 #include <stdnoreturn.h>
 #include <sysexits.h>
 
+#include "cluster/coord.h"
 #include "cluster/ring.h"
 #include "ps-ring.h"
 #include "util/parsenum.h"
@@ -29,7 +30,7 @@
 static const char usage_text[] =
 "usage: ps-ring [-hV] command [argument ...]\n"
 "       ps-ring init [-v vnodes] [-k replicas] [-o ringfile] host:port ...\n"
-"       ps-ring show [-j] ringfile | [-a secret-file] -C host:port\n"
+"       ps-ring show [-j | -r] ringfile | [-a secret-file] -C host:port\n"
 "       ps-ring lookup ringfile | [-a secret-file] -C host:port [fid ...]\n"
 "       ps-ring serve [-L] [-a secret-file] [-k replicas] [-l addr:port]"
     " [-t timeout-ms] [-v vnodes] ringfile\n"
@@ -52,7 +53,8 @@ usage(int status)
 	    "  init    write a ring over these servers (to stdout without -o)\n"
 	    "          -v vnodes   points per server (default 64)\n"
 	    "          -k replicas extra copies of each segment (default 0)\n"
-	    "  show    print segments and each server's share; -j for JSON lines\n"
+	    "  show    print segments and each server's share; -j for JSON lines,\n"
+	    "          -r for the ring's file (pskit-ring(5))\n"
 	    "  lookup  print fid, server id and address for each feature id\n"
 	    "          (read one per line from stdin when none are given)\n"
 	    "  -C host:port  ask the coordinator at host:port for its ring\n"
@@ -121,20 +123,33 @@ hostport_or_usage(const char *s)
 	}
 }
 
+/* The same for -C, which may list coordinators: host:port[,host:port...]. */
+static void
+coordlist_or_usage(const char *s)
+{
+	char msg[512];
+
+	if (ps_coord_list_check(s, msg, sizeof msg) != 0) {
+		warnx("%s", msg);
+		usage(EX_USAGE);
+	}
+}
+
 /*
- * The options of the commands that may ask a coordinator: -C host:port,
- * -a secret-file (read into *t), -h, and -j where json is not NULL.
- * Return optind.
+ * The options of the commands that may ask a coordinator: -C host:port
+ * (or a list), -a secret-file (read into *t), -h, -j where json is not
+ * NULL and -r where raw is not NULL.  Return optind.
  */
 int
-coord_options(int argc, char **argv, struct coord_target *t, int *json)
+coord_options(int argc, char **argv, struct coord_target *t, int *json,
+    int *raw)
 {
 	const char *secret = NULL;
 	int ch;
 
 	memset(t, 0, sizeof *t);
-	while ((ch = getopt(argc, argv, json != NULL ? "+a:C:hj" :
-	    "+a:C:h")) != -1) {
+	while ((ch = getopt(argc, argv, raw != NULL ? "+a:C:hjr" :
+	    json != NULL ? "+a:C:hj" : "+a:C:h")) != -1) {
 		switch (ch) {
 		case 'a':
 			secret = optarg;
@@ -147,12 +162,15 @@ coord_options(int argc, char **argv, struct coord_target *t, int *json)
 		case 'j':
 			*json = 1;
 			break;
+		case 'r':
+			*raw = 1;
+			break;
 		default:
 			usage(EX_USAGE);
 		}
 	}
 	if (t->addr != NULL)
-		hostport_or_usage(t->addr);
+		coordlist_or_usage(t->addr);
 	client_secret(t, secret);
 	return optind;
 }
@@ -324,14 +342,23 @@ cmd_show(int argc, char **argv)
 	struct coord_target t;
 	struct ps_ring r;
 	double *share;
-	size_t s;
-	int json = 0;
+	size_t s, len;
+	int json = 0, raw = 0;
+	char *text;
 
-	if (argc - coord_options(argc, argv, &t, &json) != (t.addr == NULL))
+	if (argc - coord_options(argc, argv, &t, &json, &raw) !=
+	    (t.addr == NULL) || (json && raw))
 		usage(EX_USAGE);
 	ops = json ? &show_json : &show_tsv;
 	ring_get(&t, argv[optind], &r);
 	client_release(&t);
+	if (raw) {	/* the ring's file, pskit-ring(5) */
+		ps_ring_format(&r, &text, &len);
+		fwrite(text, 1, len, stdout);
+		free(text);
+		ps_ring_release(&r);
+		return finish_stdout();
+	}
 	if ((share = calloc(r.nservers, sizeof *share)) == NULL)
 		err(EX_OSERR, "calloc");
 	ops->ring(&r);
@@ -394,7 +421,8 @@ cmd_lookup(int argc, char **argv)
 	uint64_t fid;
 	int i, first;
 
-	first = coord_options(argc, argv, &t, NULL) + (t.addr == NULL);
+	first = coord_options(argc, argv, &t, NULL, NULL) +
+	    (t.addr == NULL);
 	if (first > argc)
 		usage(EX_USAGE);
 	for (i = first; i < argc; i++)

@@ -27,7 +27,7 @@ uint32_t parse_count(const char *s, const char *what, uint32_t lo,
 	    uint32_t hi);
 int	finish_stdout(void);
 int	coord_options(int argc, char **argv, struct coord_target *t,
-	    int *json);
+	    int *json, int *raw);
 void	ring_get(const struct coord_target *t, const char *path,
 	    struct ps_ring *r);
 

@@ -90,7 +90,7 @@ cmd_status(int argc, char **argv)
 	struct coord_target t;
 	char *body, *line, *save;
 	size_t len;
-	int json = 0, first = coord_options(argc, argv, &t, &json);
+	int json = 0, first = coord_options(argc, argv, &t, &json, NULL);
 
 	if (t.addr == NULL && argc - first == 1)
 		client_jobdir(&t, argv[first]);
@@ -115,7 +115,7 @@ cmd_change(int argc, char **argv)
 	char *cmd, *body;
 	size_t len;
 
-	if (argc - coord_options(argc, argv, &t, NULL) != 1 ||
+	if (argc - coord_options(argc, argv, &t, NULL, NULL) != 1 ||
 	    t.addr == NULL)
 		usage(EX_USAGE);
 	if (strlen(argv[optind]) > PS_RING_MAX_ADDR ||

@@ -4,8 +4,8 @@
 # coordinators on one path elect a leader, a standby takes over when it
 # dies, nodes given both addresses follow, and the job ends as without the
 # fault; a leader stopped past its session is fenced and versions never
-# fork; a lost session stops the coordinator (a short pause does not); and
-# the errors of -Z.
+# fork; a lost session stops the coordinator (a short pause does not);
+# ps-train -Z; and the errors of -Z.
 
 load helper
 load zk
@@ -190,4 +190,33 @@ start_pair() {
 	[ "$status" -eq 69 ]
 	[[ "$output" == *"no ZooKeeper server of 127.0.0.1:$port/pskit/x answered within 300 ms"* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/ring" ]
+	run ps-train -Z nohost "$BATS_TEST_TMPDIR/none.libsvm"
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"bad -Z 'nohost"* ]]
+}
+
+@test "ps-train -Z: two coordinators on ZooKeeper; kill -9 of the leader mid-job: ps-train starts it again, the other leads, and the model is the one without -Z" {
+	a9a=$(ps_data a9a) || skip "no a9a"
+	job=$BATS_TEST_TMPDIR/job
+	ps-train -q -Z "$ZPATH" -j "$job" -k -o "$BATS_TEST_TMPDIR/mz" "$a9a" \
+	    >"$BATS_TEST_TMPDIR/z.out" 2>"$BATS_TEST_TMPDIR/z.err" 3>&- &
+	pt=$!
+	echo "$pt" >>"$BATS_TEST_TMPDIR/pids"
+	ps_wait_lines "$job/worker-0.tsv" 100 60
+	[ "$(tr ',' '\n' <"$job/coordinator" | wc -l)" -eq 2 ]
+	kill -9 "$(cat "$job/coordinator.pid")"
+	ps_wait_pid "$pt" 120
+	cat "$BATS_TEST_TMPDIR/z.err"
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	grep -Eq "^ps-train: coordinator 0 killed by SIGKILL at [0-9.]+ s; recovered in [0-9.]+ s" \
+	    "$BATS_TEST_TMPDIR/z.err"
+	grep -q "standby" "$job/coordinator.err"
+	grep -q "^listening " "$job/coordinator-1.out"
+	ps-ring show "$BATS_TEST_TMPDIR/mz/ring" | grep -q '^ring	2	'
+	run ps-train -q -o "$BATS_TEST_TMPDIR/m" "$a9a"
+	assert_success
+	with=$(awk -F'\t' '$1 == "objective" { print $2 }' "$BATS_TEST_TMPDIR/z.err")
+	without=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "objective" { print $2 }')
+	echo "# ps-train -Z with the leader killed: $with; without -Z: $without" >&3
+	[ -n "$with" ] && [ "$with" = "$without" ]
 }

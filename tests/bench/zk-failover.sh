@@ -9,7 +9,9 @@
 #    server back), RUNS times;
 #  - membership detection: kill -9 of one of two servers, then the time
 #    until the coordinator's status shows the ring without it, RUNS times
-#    with the ring file and RUNS times with -Z (both detect by heartbeats).
+#    with the ring file and RUNS times with -Z (both detect by heartbeats);
+#  - with a training file: ps-train on it with -Z and without, alternated,
+#    RUNS times each: the median wall times and their ratio.
 #
 # Medians and maxima go to stdout as key<TAB>value lines, each run to
 # stderr.  Bash, for zk.bash.  See tests/bench/README.
@@ -20,14 +22,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../bats/zk.bash"
 
 runs=10 session=1000
+usage="usage: $prog [-r runs] [-s session-ms] [train.libsvm]"
 while getopts hr:s: opt; do
 	case $opt in
 	r) runs=$OPTARG ;;
 	s) session=$OPTARG ;;
-	h) echo "usage: $prog [-r runs] [-s session-ms]"; exit 0 ;;
-	*) echo "usage: $prog [-r runs] [-s session-ms]" >&2; exit 64 ;;
+	h) echo "$usage"; exit 0 ;;
+	*) echo "$usage" >&2; exit 64 ;;
 	esac
 done
+shift $((OPTIND - 1))
+train=${1:-}
 command -v ps-ring >/dev/null || { echo "$prog: ps-ring not in PATH" >&2; exit 69; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/zkbench.XXXXXX") || exit 1
@@ -63,10 +68,13 @@ ring_at() {
 	done
 }
 
-# start NAME CMD...: a daemon with output in $tmp/NAME.out(.err).
+# start NAME CMD...: a daemon with output in $tmp/NAME.out and NAME.err.
 start() {
 	local name=$1
 	shift
+	# Gone first: until the background shell runs, a reader would find
+	# the last run's lines.
+	rm -f "$tmp/$name.out" "$tmp/$name.err"
 	"$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
 	last=$!
 	pids="$pids $last"
@@ -136,10 +144,25 @@ detect_once() {
 	reap
 }
 
+# One ps-train job, with -Z (WITH 1) or without; appends its seconds to
+# $tmp/job.WITH.
+job_once() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	ps-train -q ${2:+-Z "127.0.0.1:$ZK_PORT/pskit/job$1"} \
+	    -o "$tmp/model$2" "$train" >/dev/null 2>"$tmp/job.err" ||
+		{ cat "$tmp/job.err" >&2; exit 1; }
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' \
+	    >>"$tmp/job.${2:-0}"
+	echo "job $1${2:+ -Z}: $(tail -n 1 "$tmp/job.${2:-0}") s" >&2
+}
+
 for i in $(seq "$runs"); do
 	failover_once "$i"
 	detect_once "$i" file
 	detect_once "$i" zk
+	[ -z "$train" ] || { job_once "$i" ""; job_once "$i" 1; }
 done
 printf 'runs\t%s\nsession_ms\t%s\n' "$runs" "$session"
 set -- $(cut -d' ' -f1 "$tmp/failover" | stats)
@@ -151,3 +174,9 @@ for store in file zk; do
 	printf 'detect_%s_ms_median\t%s\ndetect_%s_ms_max\t%s\n' \
 	    "$store" "$1" "$store" "$2"
 done
+if [ -n "$train" ]; then
+	set -- "$(stats <"$tmp/job.0" | cut -d' ' -f1)" \
+	    "$(stats <"$tmp/job.1" | cut -d' ' -f1)"
+	printf 'job_s_median\t%s\njob_zk_s_median\t%s\n' "$1" "$2"
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "job_zk_ratio\t%.3f\n", b / a }'
+fi
