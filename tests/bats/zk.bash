@@ -5,6 +5,9 @@
 #
 # zk_start DIR: start it with its files in DIR; sets ZK_PORT, ZK_PID.
 # zk_stop: kill it (by PID) and wait.
+# zk_ensemble DIR: three servers on loopback as one ensemble, each with
+# its own directory under DIR; sets ZK_ENSEMBLE (their client addresses,
+# comma-separated) and ZK_EPIDS; zk_ensemble_stop kills them.
 
 ZK_CLASSPATH=/etc/zookeeper/conf:/usr/share/java/zookeeper.jar
 
@@ -40,11 +43,8 @@ zk_start() {
 	admin.enableServer=false
 	4lw.commands.whitelist=ruok,stat
 	EOF
-	java -Xmx128m -cp "$ZK_CLASSPATH" \
-	    -Dzookeeper.log.dir="$dir" -Dzookeeper.root.logger=WARN,CONSOLE \
-	    org.apache.zookeeper.server.quorum.QuorumPeerMain "$dir/zoo.cfg" \
-	    >"$dir/zk.log" 2>&1 3>&- &
-	ZK_PID=$!
+	zk_java "$dir/zoo.cfg" "$dir/zk.log"
+	ZK_PID=$ZK_LAST
 	until zk_ok; do
 		kill -0 "$ZK_PID" 2>/dev/null && [ "$i" -lt 600 ] || {
 			echo "ZooKeeper did not start on port $ZK_PORT:" >&2
@@ -62,4 +62,65 @@ zk_stop() {
 	kill -TERM "$ZK_PID" 2>/dev/null || true
 	wait "$ZK_PID" 2>/dev/null || true
 	ZK_PID=
+}
+
+# zk_java CFG LOG: a ZooKeeper server on CFG in the background; sets
+# ZK_LAST.
+zk_java() {
+	java -Xmx128m -cp "$ZK_CLASSPATH" \
+	    -Dzookeeper.log.dir="$(dirname "$2")" \
+	    -Dzookeeper.root.logger=WARN,CONSOLE \
+	    org.apache.zookeeper.server.quorum.QuorumPeerMain "$1" \
+	    >"$2" 2>&1 3>&- &
+	ZK_LAST=$!
+}
+
+zk_ensemble() {
+	local dir=$1 i j ports=() peers= mode n=0
+	for i in 1 2 3; do
+		ports[$i]="$(zk_free_port) $(zk_free_port) $(zk_free_port)"
+	done
+	for i in 1 2 3; do
+		set -- ${ports[$i]}
+		peers="${peers}server.$i=127.0.0.1:$2:$3
+"
+	done
+	ZK_ENSEMBLE= ZK_EPIDS=
+	for i in 1 2 3; do
+		set -- ${ports[$i]}
+		mkdir -p "$dir/$i/data"
+		echo "$i" >"$dir/$i/data/myid"
+		printf '%s\n' "tickTime=100" "initLimit=50" "syncLimit=20" \
+		    "dataDir=$dir/$i/data" "clientPort=$1" \
+		    "clientPortAddress=127.0.0.1" "admin.enableServer=false" \
+		    "4lw.commands.whitelist=ruok,srvr" >"$dir/$i/zoo.cfg"
+		printf '%s' "$peers" >>"$dir/$i/zoo.cfg"
+		zk_java "$dir/$i/zoo.cfg" "$dir/$i/zk.log"
+		ZK_EPIDS="$ZK_EPIDS $ZK_LAST"
+		ZK_ENSEMBLE="$ZK_ENSEMBLE${ZK_ENSEMBLE:+,}127.0.0.1:$1"
+	done
+	# Until one leads and both others follow (60 s at most).
+	until [ "$n" -ge 1200 ]; do
+		mode=
+		for j in $(echo "$ZK_ENSEMBLE" | tr ',' ' '); do
+			mode="$mode $(echo srvr | timeout 2 nc -q1 127.0.0.1 \
+			    "${j##*:}" 2>/dev/null | sed -n 's/^Mode: //p')"
+		done
+		case $mode in *leader*follower*follower* | *follower*leader*follower* | \
+		    *follower*follower*leader*) return 0 ;; esac
+		sleep 0.05
+		n=$((n + 1))
+	done
+	echo "the ZooKeeper ensemble did not form:$mode" >&2
+	return 1
+}
+
+zk_ensemble_stop() {
+	local p
+	for p in ${ZK_EPIDS:-}; do
+		kill -CONT "$p" 2>/dev/null || true
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in ${ZK_EPIDS:-}; do wait "$p" 2>/dev/null || true; done
+	ZK_EPIDS=
 }

@@ -5,7 +5,9 @@
 # dies, nodes given both addresses follow, and the job ends as without the
 # fault; a leader stopped past its session is fenced and versions never
 # fork; a lost session stops the coordinator (a short pause does not);
-# ps-train -Z; and the errors of -Z.
+# ps-train -Z with its leader killed, with ZooKeeper stopped past the
+# session, and on a three-server ensemble whose leader is killed; and the
+# errors of -Z.
 
 load helper
 load zk
@@ -26,6 +28,42 @@ setup() {
 teardown() {
 	kill -CONT "$ZK_PID" 2>/dev/null || true
 	ps_reap
+	zk_ensemble_stop
+}
+
+# train_z JOB ZK [OPTION...]: ps-train -Z ZK on a9a in the background,
+# keeping JOB; its output in JOB.out and JOB.err, its PID in PT.
+train_z() {
+	local job=$1 z=$2
+	shift 2
+	ps-train -q -Z "$z" -j "$job" -k -o "$job.model" "$@" "$a9a" \
+	    >"$job.out" 2>"$job.err" 3>&- &
+	PT=$!
+	echo "$PT" >>"$BATS_TEST_TMPDIR/pids"
+}
+
+# same_as_without JOB [OPTION...]: JOB's objective is that of ps-train on
+# a9a without -Z.
+same_as_without() {
+	local job=$1 with without
+	shift
+	run ps-train -q -o "$BATS_TEST_TMPDIR/m" "$@" "$a9a"
+	assert_success
+	with=$(awk -F'\t' '$1 == "objective" { print $2 }' "$job.err")
+	without=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "objective" { print $2 }')
+	echo "# with -Z: $with; without: $without" >&3
+	[ -n "$with" ] && [ "$with" = "$without" ]
+}
+
+# versions_increase FILE...: the ring versions each server log took
+# ("ring version N:") strictly increase: no fork was ever seen.
+versions_increase() {
+	local f
+	for f; do
+		grep -o 'ring version [0-9]*:' "$f" |
+		    awk '{ v = $3 + 0; if (NR > 1 && v <= last) exit 1; last = v }' ||
+			{ echo "$f took versions out of order" >&2; return 1; }
+	done
 }
 
 # start_zcoord NAME [OPTION...]: a coordinator on $ZPATH, output in
@@ -145,7 +183,7 @@ start_pair() {
 	cat "$BATS_TEST_TMPDIR/a.out.err" >&2
 	echo "# the stopped leader, woken, exited $PS_WAIT_STATUS" >&3
 	[ "$PS_WAIT_STATUS" -eq 69 ] || [ "$PS_WAIT_STATUS" -eq 73 ]
-	[ "$(grep -Ec 'ring version 3(:| published)' "$BATS_TEST_TMPDIR/a.out.err")" -eq 0 ]
+	[ "$(grep -Ec '^ps-ring: ring version 3(:| published)' "$BATS_TEST_TMPDIR/a.out.err")" -eq 0 ]
 	grep -Eq "session expired|cannot save ring version 3|left the coordinators' queue" \
 	    "$BATS_TEST_TMPDIR/a.out.err"
 	# Versions as B published them: 2 (loaded), then 3.
@@ -198,25 +236,56 @@ start_pair() {
 @test "ps-train -Z: two coordinators on ZooKeeper; kill -9 of the leader mid-job: ps-train starts it again, the other leads, and the model is the one without -Z" {
 	a9a=$(ps_data a9a) || skip "no a9a"
 	job=$BATS_TEST_TMPDIR/job
-	ps-train -q -Z "$ZPATH" -j "$job" -k -o "$BATS_TEST_TMPDIR/mz" "$a9a" \
-	    >"$BATS_TEST_TMPDIR/z.out" 2>"$BATS_TEST_TMPDIR/z.err" 3>&- &
-	pt=$!
-	echo "$pt" >>"$BATS_TEST_TMPDIR/pids"
+	train_z "$job" "$ZPATH"
 	ps_wait_lines "$job/worker-0.tsv" 100 60
 	[ "$(tr ',' '\n' <"$job/coordinator" | wc -l)" -eq 2 ]
 	kill -9 "$(cat "$job/coordinator.pid")"
-	ps_wait_pid "$pt" 120
-	cat "$BATS_TEST_TMPDIR/z.err"
+	ps_wait_pid "$PT" 120
+	cat "$job.err"
 	[ "$PS_WAIT_STATUS" -eq 0 ]
 	grep -Eq "^ps-train: coordinator 0 killed by SIGKILL at [0-9.]+ s; recovered in [0-9.]+ s" \
-	    "$BATS_TEST_TMPDIR/z.err"
+	    "$job.err"
 	grep -q "standby" "$job/coordinator.err"
 	grep -q "^listening " "$job/coordinator-1.out"
-	ps-ring show "$BATS_TEST_TMPDIR/mz/ring" | grep -q '^ring	2	'
-	run ps-train -q -o "$BATS_TEST_TMPDIR/m" "$a9a"
-	assert_success
-	with=$(awk -F'\t' '$1 == "objective" { print $2 }' "$BATS_TEST_TMPDIR/z.err")
-	without=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "objective" { print $2 }')
-	echo "# ps-train -Z with the leader killed: $with; without -Z: $without" >&3
-	[ -n "$with" ] && [ "$with" = "$without" ]
+	ps-ring show "$job.model/ring" | grep -q '^ring	2	'
+	versions_increase "$job"/server-*.err
+	same_as_without "$job"
+}
+
+@test "ZooKeeper stopped past the session mid-job: the coordinators stop and are started again, the job goes on with the ring it holds, versions never fork" {
+	a9a=$(ps_data a9a) || skip "no a9a"
+	job=$BATS_TEST_TMPDIR/job
+	train_z "$job" "$ZPATH" -e 0 -m 2500
+	ps_wait_lines "$job/worker-0.tsv" 100 60
+	kill -STOP "$ZK_PID"
+	sleep 3
+	kill -CONT "$ZK_PID"
+	ps_wait_pid "$PT" 180
+	cat "$job.err"
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	grep -Eq "^ps-train: coordinator [01] exited with status (69|73) at [0-9.]+ s; recovered in" "$job.err"
+	versions_increase "$job"/server-*.err
+	same_as_without "$job" -e 0 -m 2500
+}
+
+@test "a three-server ZooKeeper ensemble: its leader killed mid-job, ps-train -Z goes on and ends with the answer without -Z" {
+	a9a=$(ps_data a9a) || skip "no a9a"
+	zk_ensemble "$BATS_TEST_TMPDIR/ensemble"
+	job=$BATS_TEST_TMPDIR/job
+	train_z "$job" "$ZK_ENSEMBLE/pskit/ensemble" -e 0 -m 2500
+	ps_wait_lines "$job/worker-0.tsv" 100 60
+	k=1
+	for p in $ZK_EPIDS; do
+		port=$(echo "$ZK_ENSEMBLE" | cut -d, -f$k)
+		if echo srvr | timeout 2 nc -q1 127.0.0.1 "${port##*:}" | grep -q '^Mode: leader'; then
+			kill -9 "$p"
+			echo "# killed ZooKeeper server $k, the ensemble's leader" >&3
+		fi
+		k=$((k + 1))
+	done
+	ps_wait_pid "$PT" 180
+	cat "$job.err"
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	versions_increase "$job"/server-*.err
+	same_as_without "$job" -e 0 -m 2500
 }
