@@ -161,6 +161,8 @@ publish_change(struct coord *co, struct ps_ring *next, const char *why,
 	co->staged = *next;
 	co->staged_why = both;
 	co->have_staged = 1;
+	log_info("staged behind the save of ring version %u: %s",
+	    co->saving.version, why);
 	return 0;
 }
 
@@ -175,7 +177,7 @@ publish_saved(void *arg, uint32_t version, int ok, const char *err)
 {
 	struct coord *co = arg;
 	struct ps_ring stored;
-	char why2[512];
+	char reason[512];
 	char *why;
 
 	if (!co->have_saving || co->saving.version != version)
@@ -195,9 +197,9 @@ publish_saved(void *arg, uint32_t version, int ok, const char *err)
 	co->have_staged = 0;
 	why = co->staged_why;
 	co->staged_why = NULL;
-	if (publish_save(co, &co->staged, why, why2, sizeof why2) != 0)
+	if (publish_save(co, &co->staged, why, reason, sizeof reason) != 0)
 		fatalx(EX_CANTCREAT, "cannot save ring version %u to %s: %s",
-		    co->ring.version + 1, co->store->where, why2);
+		    co->ring.version + 1, co->store->where, reason);
 	free(why);
 }
 

@@ -191,16 +191,24 @@ start_pair() {
 	    awk '{ v = $3 + 0; if (v <= last) exit 1; last = v }'
 }
 
-@test "a coordinator without ZooKeeper for its session timeout stops; a shorter pause is ridden out" {
+@test "a coordinator without ZooKeeper for its session timeout stops; a shorter pause is ridden out, changes made meanwhile saved after it" {
 	start_zcoord coord -s 1000
 	grep -q "timeout 1000 ms" "$BATS_TEST_TMPDIR/coord.out.err"
 	start_cserver 0
 	wait_status '$1 == "ring" && $2 == 1'
+	# Two servers join while ZooKeeper pauses: the first one's version
+	# waits in its save, the second's is staged and saved after it.
 	kill -STOP "$ZK_PID"
-	sleep 0.4
-	kill -CONT "$ZK_PID"
 	start_cserver 1
-	wait_status '$1 == "ring" && $2 == 2 && $3 == 2'
+	start_cserver 2
+	sleep 0.3
+	kill -CONT "$ZK_PID"
+	wait_status '$1 == "ring" && $2 == 3 && $3 == 3 && $4 == 3'
+	grep -q "ring version 2: server $ADDR_1 joined" "$BATS_TEST_TMPDIR/coord.out.err" ||
+	    grep -q "ring version 2: server $ADDR_2 joined" "$BATS_TEST_TMPDIR/coord.out.err"
+	grep -Eq "ring version 3: server ($ADDR_1|$ADDR_2) joined" "$BATS_TEST_TMPDIR/coord.out.err"
+	grep -Eq "staged behind the save of ring version 2: server ($ADDR_1|$ADDR_2) joined" \
+	    "$BATS_TEST_TMPDIR/coord.out.err"
 	kill -0 "$COORD_PID"
 	t0=$(now_ms)
 	kill -STOP "$ZK_PID"
