@@ -265,8 +265,11 @@ start_pair() {
 	job=$BATS_TEST_TMPDIR/job
 	train_z "$job" "$ZPATH" -e 0 -m 2500
 	ps_wait_lines "$job/worker-0.tsv" 100 60
+	# 5 s: past the 2 s session and the client's 1.3 s to call it lost,
+	# so that the coordinators surely stop (a pause of 3 s may be ridden
+	# out, if the session is touched again before the server expires it).
 	kill -STOP "$ZK_PID"
-	sleep 3
+	sleep 5
 	kill -CONT "$ZK_PID"
 	ps_wait_pid "$PT" 180
 	cat "$job.err"
