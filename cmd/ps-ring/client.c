@@ -137,11 +137,8 @@ client_connect(const struct coord_target *t, char **addr)
 			err(EX_UNAVAILABLE, "cannot connect to '%s'", t->addr);
 	if (fd < 0)
 		err(EX_UNAVAILABLE, "cannot connect to any of '%s'", t->addr);
-	*addr = addrs[i - 1];
-	while (n-- > 0)
-		if (n != i - 1)
-			free(addrs[n]);
-	free(addrs);
+	*addr = xstrdup(addrs[i - 1]);
+	ps_coord_split_free(addrs, n);
 	if (t->have_secret && ps_auth_sock_connect(fd, &t->secret,
 	    CLIENT_TIMEOUT_S, why, sizeof why) != 0)
 		errx(EX_NOPERM, "coordinator '%s': %s", *addr, why);

@@ -9,7 +9,8 @@
  *          store's own timeout): the stored ring into *r (the caller
  *          releases it) and 0, or, when nothing is stored yet, store
  *          *empty as the first version, copy it to *r and return 1;
- *          PS_RING_EDATA or PS_RING_ESYS with the reason in err
+ *          PS_RING_EDATA, PS_RING_ESYS or (the first version could not
+ *          be stored) RING_STORE_ECREATE with the reason in err
  *   save   store r as the next version, atomically: readers see the old
  *          version or the new one.  It must refuse unless the stored ring
  *          is the one r was made from, version r->version - 1, so that two
@@ -36,6 +37,8 @@
 #include "cluster/ring.h"
 
 struct ring_store;
+
+#define RING_STORE_ECREATE	(-3)	/* load: cannot store the first */
 
 struct ring_store_ops {
 	const char	*name;

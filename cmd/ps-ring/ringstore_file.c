@@ -27,7 +27,7 @@ file_load(struct ring_store *st, struct ps_ring *r,
 
 	if (rc == PS_RING_ESYS && errno == ENOENT) {
 		if (ps_ring_save(st->where, empty, err, errlen) != 0)
-			return PS_RING_ESYS;
+			return RING_STORE_ECREATE;
 		fs->stored = empty->version;
 		ps_ring_copy(r, empty);
 		return 1;

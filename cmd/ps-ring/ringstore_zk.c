@@ -57,7 +57,7 @@ zk_store_load(struct ring_store *st, struct ps_ring *r,
 		    err, errlen);
 		free(text);
 		if (made < 0)
-			return PS_RING_ESYS;
+			return RING_STORE_ECREATE;
 		if (made == 0) {
 			zs->zversion = 0;
 			zs->stored = empty->version;

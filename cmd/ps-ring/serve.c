@@ -32,7 +32,6 @@ struct serve_opts {
 	const char	*ringfile;	/* the operand, without -Z */
 	const char	*zk_connect;	/* -Z */
 	uint32_t	 zk_session_ms;	/* -s */
-	uint32_t	 vnodes, replicas;
 };
 
 /*
@@ -68,13 +67,13 @@ serve_signal_cb(evutil_socket_t sig, short what, void *arg)
 
 /* Load the stored ring, or store a new empty one; exit on failure. */
 static void
-serve_load(struct coord *co, uint32_t vnodes, uint32_t replicas)
+serve_load(struct coord *co)
 {
 	struct ps_ring empty;
 	char err[1024];
 	int rc;
 
-	ps_ring_empty(&empty, vnodes, replicas);
+	ps_ring_empty(&empty, co->vnodes, co->replicas);
 	rc = co->store->ops->load(co->store, &co->ring, &empty, err,
 	    sizeof err);
 	ps_ring_release(&empty);
@@ -82,6 +81,8 @@ serve_load(struct coord *co, uint32_t vnodes, uint32_t replicas)
 		fatalx(EX_DATAERR, "%s", err);
 	if (rc == PS_RING_ESYS)
 		fatalx(EX_NOINPUT, "%s", err);
+	if (rc == RING_STORE_ECREATE)
+		fatalx(EX_CANTCREAT, "%s", err);
 	if (rc == 1)
 		log_info("new empty ring in %s", co->store->where);
 	else
@@ -129,7 +130,7 @@ serve_args(struct coord *co, int argc, char **argv, struct serve_opts *o)
 		case 'h':
 			usage(0);
 		case 'k':
-			o->replicas = parse_count(optarg, "replicas", 0,
+			co->replicas = parse_count(optarg, "replicas", 0,
 			    PS_RING_MAX_SERVERS - 1);
 			break;
 		case 'l':
@@ -145,7 +146,7 @@ serve_args(struct coord *co, int argc, char **argv, struct serve_opts *o)
 			    1e3;
 			break;
 		case 'v':
-			o->vnodes = parse_count(optarg, "vnodes", 1,
+			co->vnodes = parse_count(optarg, "vnodes", 1,
 			    PS_RING_MAX_VNODES);
 			break;
 		case 'Z':
@@ -227,7 +228,7 @@ serve_lead(struct coord *co)
 	char err[512];
 
 	co->started = co->grace_from = ps_clock_now();
-	serve_load(co, co->vnodes, co->replicas);
+	serve_load(co);
 	members_load(co);
 	publish_init(co);
 	if (ps_listen_start(co->base, co->listen_fd, client_accept_cb, co,
@@ -252,17 +253,16 @@ cmd_serve(int argc, char **argv)
 	struct event *sigterm, *sigint;
 	struct ps_lifeline *lifeline = NULL;
 	struct serve_opts o = { "127.0.0.1:0", NULL, NULL,
-	    SERVE_ZK_SESSION_MS, 64, 0 };
+	    SERVE_ZK_SESSION_MS };
 	char err[512];
 
 	memset(&co, 0, sizeof co);
 	co.timeout = PS_COORD_TIMEOUT_MS / 1e3;
+	co.vnodes = 64;
 	co.listen_fd = -1;
 	TAILQ_INIT(&co.clients);
 	TAILQ_INIT(&co.members);
 	serve_args(&co, argc, argv, &o);
-	co.vnodes = o.vnodes;
-	co.replicas = o.replicas;
 	co.lead = serve_lead;
 	log_init("ps-ring", PS_LOG_INFO);
 	log_route_libevent();

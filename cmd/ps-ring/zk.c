@@ -4,8 +4,9 @@
  * list until the loop has run its callback (so that nothing the library
  * holds is lost to view); the library's threads only fill the note in and
  * write a record naming it into a pipe (atomic: fewer than PIPE_BUF
- * bytes), and the loop reads the records and runs the callbacks.  A session that stays disconnected for
- * its timeout is taken as lost, as is an expired one.
+ * bytes), and the loop reads the records and runs the callbacks.  A
+ * session that stays disconnected for its timeout is taken as lost, as is
+ * an expired one.
  */
 #include "config.h"
 
@@ -61,7 +62,6 @@ struct zk_record {
 
 struct zk {
 	zhandle_t		*zh;
-	struct event_base	*base;
 	int			 pipefd[2];
 	struct event		*readable;
 	struct event		*silence;	/* disconnected too long */
@@ -95,19 +95,19 @@ const char *
 zk_connect_check(const char *s)
 {
 	const char *slash = strchr(s, '/'), *p;
+	size_t n;
 
 	if (slash == NULL || slash == s)
 		return "expected host:port[,host:port...]/path";
-	if (slash[1] == '\0' || slash[strlen(slash) - 1] == '/')
-		return "the path must name a znode below /, without a "
-		    "trailing /";
 	if (strlen(slash) >= ZK_PATH_MAX / 2)
 		return "the path is too long";
-	for (p = slash; *p != '\0'; p++)
-		if (*p == '/' && (p[1] == '/' || (p[1] == '.' &&
-		    (p[2] == '/' || p[2] == '\0' || (p[2] == '.' &&
-		    (p[3] == '/' || p[3] == '\0'))))))
-			return "the path has an empty, . or .. component";
+	for (p = slash; *p == '/'; p += n + 1) {
+		n = strcspn(p + 1, "/");
+		if (n == 0 || strncmp(p + 1, ".", n) == 0 ||
+		    strncmp(p + 1, "..", n) == 0)
+			return "the path must name a znode below /, with no "
+			    "empty, . or .. component";
+	}
 	return NULL;
 }
 
@@ -274,7 +274,6 @@ zk_open(struct event_base *base, const char *connect, int session_ms,
 		snprintf(err, errlen, "'%s': %s", connect, why);
 		goto fail;
 	}
-	zk->base = base;
 	zk->lost = lost;
 	zk->arg = arg;
 	zk->session_ms = session_ms;
@@ -416,31 +415,6 @@ zk_names(const struct String_vector *sv, char ***names, size_t *n)
 		(*names)[i] = xstrdup(sv->data[i]);
 	*n = (size_t)sv->count;
 	qsort(*names, *n, sizeof **names, zk_name_cmp);
-}
-
-int
-zk_children(struct zk *zk, const char *rel, char ***names, size_t *n,
-    char *err, size_t errlen)
-{
-	char path[ZK_PATH_MAX];
-	struct String_vector sv;
-	int rc;
-
-	*names = NULL;
-	*n = 0;
-	if (zk_abs(zk, rel, path, sizeof path) != 0) {
-		snprintf(err, errlen, "%s: path too long", zk->where);
-		return -1;
-	}
-	rc = zoo_get_children(zk->zh, path, 0, &sv);
-	if (rc != ZOK) {
-		snprintf(err, errlen, "%s: cannot list %s: %s", zk->where,
-		    path, zerror(rc));
-		return -1;
-	}
-	zk_names(&sv, names, n);
-	deallocate_String_vector(&sv);
-	return 0;
 }
 
 /* A library thread: the listing came. */

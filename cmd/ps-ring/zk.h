@@ -4,10 +4,10 @@
  *
  * The client library runs its own I/O and completion threads; every
  * completion and every watch is handed to the loop through a pipe and its
- * callback runs there, so the rest of ps-ring stays single-threaded and
- * the loop never waits on ZooKeeper.  The synchronous calls (zk_open,
- * zk_get, zk_create) are for start-up, before the loop runs; each waits at
- * most the session timeout.
+ * callback runs there, so the rest of ps-ring stays single-threaded.  The
+ * synchronous calls (zk_open, zk_get, zk_create) wait, at most the session
+ * timeout: they are for start-up and for a standby taking over the lead,
+ * before it has anything else to serve (leader.c).
  *
  * A connect string is "host:port[,host:port...]/path": the ensemble and
  * the znode under which everything of one job lives (created if missing).
@@ -69,9 +69,6 @@ int		 zk_get(struct zk *zk, const char *rel, char **data,
 int		 zk_create(struct zk *zk, const char *rel, const char *data,
 		    size_t len, int flags, char *made, size_t madelen,
 		    char *err, size_t errlen);
-/* The children of rel, sorted; the caller frees each and the array. */
-int		 zk_children(struct zk *zk, const char *rel, char ***names,
-		    size_t *n, char *err, size_t errlen);
 
 /*
  * Set rel's data if its version is still version: 0 when sent (done runs

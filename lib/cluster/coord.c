@@ -217,7 +217,7 @@ node_ring(struct ps_coord_node *n, const struct ps_msg *m)
 
 /* Rule 7: (re)start the wait for the coordinator's next word. */
 static void
-node_listen(struct ps_coord_node *n)
+node_arm_silence(struct ps_coord_node *n)
 {
 	struct timeval tv = node_tv((int)n->silence_ms);
 
@@ -242,7 +242,7 @@ node_msg_cb(struct ps_conn *c, struct ps_msg *m, void *arg)
 	struct ps_coord_node *n = arg;
 	char why[600];
 
-	node_listen(n);
+	node_arm_silence(n);
 	if (m->type == PS_MSG_HEARTBEAT) {
 		/* the coordinator is there (rule 7) */
 	} else if (m->type == PS_MSG_RING) {
@@ -365,7 +365,7 @@ node_connect(struct ps_coord_node *n)
 	node_register(n);
 	event_add(n->beat, &beat);
 	n->silence_ms = PS_COORD_SILENCE_FIRST_MS;
-	node_listen(n);
+	node_arm_silence(n);
 }
 
 struct ps_coord_node *
@@ -437,9 +437,7 @@ ps_coord_node_free(struct ps_coord_node *n)
 	event_free(n->beat);
 	event_free(n->retry);
 	event_free(n->silence);
-	while (n->naddrs > 0)
-		free(n->addrs[--n->naddrs]);
-	free(n->addrs);
+	ps_coord_split_free(n->addrs, n->naddrs);
 	free(n);
 }
 
@@ -462,6 +460,14 @@ ps_coord_split(const char *list, size_t *n)
 	return addrs;
 }
 
+void
+ps_coord_split_free(char **addrs, size_t n)
+{
+	while (n > 0)
+		free(addrs[--n]);
+	free(addrs);
+}
+
 int
 ps_coord_list_check(const char *list, char *err, size_t errlen)
 {
@@ -469,11 +475,8 @@ ps_coord_list_check(const char *list, char *err, size_t errlen)
 	char **addrs = ps_coord_split(list, &n);
 	int rc = 0;
 
-	for (i = 0; i < n; i++) {
-		if (rc == 0 && ps_hostport_check(addrs[i], err, errlen) != 0)
-			rc = -1;
-		free(addrs[i]);
-	}
-	free(addrs);
+	for (i = 0; i < n && rc == 0; i++)
+		rc = ps_hostport_check(addrs[i], err, errlen) != 0 ? -1 : 0;
+	ps_coord_split_free(addrs, n);
 	return rc;
 }

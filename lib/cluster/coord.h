@@ -173,8 +173,12 @@ void		 ps_coord_node_ack(struct ps_coord_node *n);
 const char	*ps_coord_node_error(const struct ps_coord_node *n);
 /* Close the connection and free the link; NULL is fine. */
 void		 ps_coord_node_free(struct ps_coord_node *n);
-/* Split "host:port[,host:port...]" into *n malloc'd strings (and array). */
+/*
+ * Split "host:port[,host:port...]" into *n strings; the caller frees them
+ * with ps_coord_split_free().
+ */
 char		**ps_coord_split(const char *list, size_t *n);
+void		 ps_coord_split_free(char **addrs, size_t n);
 /* Is each address of such a list well formed?  0, or -1 with err. */
 int		 ps_coord_list_check(const char *list, char *err,
 		    size_t errlen);
