@@ -20,7 +20,7 @@
 
 #include "serve.h"
 #include "util/log.h"
-#include "zk.h"
+#include "cluster/zk.h"
 
 #define LEADER_QUEUE	"coord"
 
@@ -70,25 +70,51 @@ leader_listed_cb(void *arg, int rc, char **names, size_t n)
 static void
 leader_check(struct coord *co)
 {
-	int rc = zk_children_async(co->zk, LEADER_QUEUE, leader_listed_cb, co);
+	int rc = zk_children_async(co->zk, LEADER_QUEUE, leader_listed_cb,
+	    NULL, co);
 
 	if (rc != ZOK)
 		fatalx(EX_UNAVAILABLE, "cannot list the coordinators' queue in "
 		    "%s: %s", zk_where(co->zk), zk_strerror(rc));
 }
 
-void
-leader_elect(struct coord *co)
+/* Our place in the queue is made: see where we stand. */
+static void
+leader_queued_cb(void *arg, int rc, const char *name)
 {
-	char err[1024];
+	struct coord *co = arg;
 
-	if (zk_create(co->zk, LEADER_QUEUE, NULL, 0, 0, NULL, 0, err,
-	    sizeof err) < 0 ||
-	    zk_create(co->zk, LEADER_QUEUE "/c-", co->bound,
-	    strlen(co->bound), ZOO_EPHEMERAL | ZOO_SEQUENCE, co->election,
-	    sizeof co->election, err, sizeof err) != 0)
-		fatalx(EX_UNAVAILABLE, "%s", err);
+	if (rc != ZOK)
+		fatalx(EX_UNAVAILABLE, "cannot join the coordinators' queue "
+		    "in %s: %s", zk_where(co->zk), zk_strerror(rc));
+	snprintf(co->election, sizeof co->election, "%s", name);
 	log_info("in the coordinators' queue of %s as %s", zk_where(co->zk),
 	    co->election);
 	leader_check(co);
+}
+
+/* The queue's znode is there (made now or before): join it. */
+static void
+leader_queue_cb(void *arg, int rc, const char *name)
+{
+	struct coord *co = arg;
+
+	if (rc == ZOK || rc == ZNODEEXISTS)
+		rc = zk_create_async(co->zk, LEADER_QUEUE "/c-", co->bound,
+		    strlen(co->bound), ZOO_EPHEMERAL | ZOO_SEQUENCE,
+		    leader_queued_cb, co);
+	if (rc != ZOK)
+		fatalx(EX_UNAVAILABLE, "cannot join the coordinators' queue "
+		    "in %s: %s", zk_where(co->zk), zk_strerror(rc));
+}
+
+void
+leader_elect(struct coord *co)
+{
+	int rc = zk_create_async(co->zk, LEADER_QUEUE, NULL, 0, 0,
+	    leader_queue_cb, co);
+
+	if (rc != ZOK)
+		fatalx(EX_UNAVAILABLE, "cannot make the coordinators' queue "
+		    "in %s: %s", zk_where(co->zk), zk_strerror(rc));
 }

@@ -55,7 +55,7 @@ member_server(struct coord *co, const char *addr)
 }
 
 /* The worker record with this id, or NULL. */
-static struct member *
+struct member *
 member_worker(struct coord *co, uint32_t id)
 {
 	struct member *mb;

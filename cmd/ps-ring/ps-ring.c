@@ -43,7 +43,8 @@ static const char usage_text[] =
 "       ps-ring remove [-a secret-file] -C host:port server\n"
 "       ps-ring watch [-i secs] [-n count] [-a secret-file] -C host:port\n"
 "       ps-ring watch [-i secs] [-n count] jobdir\n"
-"       ps-ring checkpoint ringfile | [-a secret-file] -C host:port\n";
+"       ps-ring checkpoint ringfile | [-a secret-file] -C host:port\n"
+"       ps-ring forget [-a secret-file] -Z host:port[,host:port...]/path\n";
 
 /* Print the usage (and help for status 0) and exit. */
 noreturn void
@@ -85,6 +86,9 @@ usage(int status)
 	    "          -n times (default: until interrupted)\n"
 	    "  checkpoint  ask every server of the ring for a checkpoint of its\n"
 	    "          job (ps-server -k); it follows worker 0's next iteration\n"
+	    "  forget  delete a finished job's znodes from ZooKeeper (the -Z\n"
+	    "          path and all below it); refused (exit 75) while a\n"
+	    "          coordinator, server or worker of it holds one there\n"
 	    "  -V, --version  print the version and exit\n"
 	    "  -h, --help     print this help and exit\n"
 	    "\nexample: ps-ring init -o ring 127.0.0.1:7001 127.0.0.1:7002\n");
@@ -456,6 +460,7 @@ static const struct ps_subcmd commands[] = {
 	{ "remove", cmd_change },
 	{ "watch", cmd_watch },
 	{ "checkpoint", cmd_checkpoint },
+	{ "forget", cmd_forget },
 };
 
 int

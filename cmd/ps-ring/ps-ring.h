@@ -50,6 +50,9 @@ int	cmd_watch(int argc, char **argv);
 /* checkpoint.c */
 int	cmd_checkpoint(int argc, char **argv);
 
+/* forget.c */
+int	cmd_forget(int argc, char **argv);
+
 /* serve.c */
 int	cmd_serve(int argc, char **argv);
 

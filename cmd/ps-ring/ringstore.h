@@ -5,12 +5,14 @@
  * before anyone sees it; everything else it keeps in memory.  A backend is
  * a table of three operations:
  *
- *   load   at start-up, before the event loop runs (it may wait, up to the
- *          store's own timeout): the stored ring into *r (the caller
- *          releases it) and 0, or, when nothing is stored yet, store
- *          *empty as the first version, copy it to *r and return 1;
- *          PS_RING_EDATA, PS_RING_ESYS or (the first version could not
- *          be stored) RING_STORE_ECREATE with the reason in err
+ *   load   when the coordinator starts to lead: the stored ring into *r
+ *          (the caller releases it) and 0, or, when nothing is stored
+ *          yet, store *empty as the first version, copy it to *r and
+ *          return 1; PS_RING_EDATA, PS_RING_ESYS or (the first version
+ *          could not be stored) RING_STORE_ECREATE with the reason in
+ *          err.  Or RING_STORE_LATER: sent, and the store calls loaded()
+ *          from the event loop with one of those results, *r filled in
+ *          (r must stay valid until then; *empty is copied at once)
  *   save   store r as the next version, atomically: readers see the old
  *          version or the new one.  It must refuse unless the stored ring
  *          is the one r was made from, version r->version - 1, so that two
@@ -25,8 +27,8 @@
  * compare-and-set checked against the version it last loaded or saved (it
  * is the only writer); its saves end at once.  The ZooKeeper backend
  * (ringstore_zk.c) keeps the text in one znode and maps the
- * compare-and-set to a setData() on the znode's version; its saves end
- * later.
+ * compare-and-set to a setData() on the znode's version; its loads and
+ * saves end later.
  */
 #ifndef PS_RINGSTORE_H
 #define PS_RINGSTORE_H
@@ -39,6 +41,7 @@
 struct ring_store;
 
 #define RING_STORE_ECREATE	(-3)	/* load: cannot store the first */
+#define RING_STORE_LATER	2	/* load: loaded() will say */
 
 struct ring_store_ops {
 	const char	*name;
@@ -61,6 +64,11 @@ struct ring_store {
 	void				(*saved)(void *arg, uint32_t version,
 					    int ok, const char *err);
 	void				*saved_arg;
+	/* Set by the coordinator: a load that returned RING_STORE_LATER
+	   ended, rc what load would have returned. */
+	void				(*loaded)(void *arg, int rc,
+					    const char *err);
+	void				*loaded_arg;
 };
 
 /* ringstore_file.c: a store in the ring file at path (copied). */

@@ -3,8 +3,8 @@
  * job's path, holding its pskit-ring(5) text.  A save is a setData()
  * conditional on the znode version this coordinator last read or wrote,
  * so a coordinator that another one has overtaken fails to save and can
- * never publish (ringstore.h).  Loading happens at start-up; saves end on
- * the event loop (zk.h).
+ * never publish (ringstore.h).  Loads and saves end on the event loop
+ * (zk.h): a load reads the znode, or creates it with the first version.
  */
 #include "config.h"
 
@@ -15,7 +15,7 @@
 
 #include "ringstore.h"
 #include "util/xmalloc.h"
-#include "zk.h"
+#include "cluster/zk.h"
 
 #define ZK_RING_NODE	"ring"
 
@@ -25,52 +25,102 @@ struct zk_store {
 	int32_t			 zversion;	/* znode version held */
 	uint32_t		 stored;	/* ring version held */
 	uint32_t		 saving;	/* ring version in flight, or 0 */
+	struct ps_ring		*loading;	/* the load's, while it runs */
+	char			*empty_text;	/* the load's first version */
+	size_t			 empty_len;
+	uint32_t		 empty_version;
 };
 
-/* Parse the znode's text into *r. */
-static int
-zk_store_parse(struct ring_store *st, const char *text, size_t len,
-    struct ps_ring *r, char *err, size_t errlen)
+static void	zk_store_read(struct zk_store *zs);
+
+/* The load ended: say so on the loop, with err for a failure. */
+static void
+zk_store_loaded(struct zk_store *zs, int rc, const char *err)
 {
-	return ps_ring_parse(text, len, st->where, r, err, errlen) != 0 ?
-	    PS_RING_EDATA : 0;
+	free(zs->empty_text);
+	zs->empty_text = NULL;
+	zs->st->loaded(zs->st->loaded_arg, rc, err);
 }
 
+/* The first version was created, or another coordinator made it first. */
+static void
+zk_store_created(void *arg, int rc, const char *name)
+{
+	struct zk_store *zs = arg;
+	char err[512];
+
+	if (rc == ZNODEEXISTS) {
+		zk_store_read(zs);	/* read what the other one wrote */
+		return;
+	}
+	if (rc != ZOK) {
+		snprintf(err, sizeof err, "%s: cannot create it: %s",
+		    zs->st->where, zk_strerror(rc));
+		zk_store_loaded(zs, RING_STORE_ECREATE, err);
+		return;
+	}
+	zs->zversion = 0;
+	zs->stored = zs->empty_version;
+	if (ps_ring_parse(zs->empty_text, zs->empty_len, zs->st->where,
+	    zs->loading, err, sizeof err) != 0)
+		zk_store_loaded(zs, PS_RING_EDATA, err);
+	else
+		zk_store_loaded(zs, 1, NULL);
+}
+
+/* The ring znode was read, or is missing: parse it, or create it. */
+static void
+zk_store_got(void *arg, int rc, const char *text, size_t len,
+    int32_t version)
+{
+	struct zk_store *zs = arg;
+	char err[512];
+
+	if (rc == ZNONODE)
+		rc = zk_create_async(zs->zk, ZK_RING_NODE, zs->empty_text,
+		    zs->empty_len, 0, zk_store_created, zs);
+	else if (rc == ZOK && ps_ring_parse(text, len, zs->st->where,
+	    zs->loading, err, sizeof err) != 0) {
+		zk_store_loaded(zs, PS_RING_EDATA, err);
+		return;
+	} else if (rc == ZOK) {
+		zs->zversion = version;
+		zs->stored = zs->loading->version;
+		zk_store_loaded(zs, 0, NULL);
+		return;
+	}
+	if (rc != ZOK) {
+		snprintf(err, sizeof err, "%s: cannot read it: %s",
+		    zs->st->where, zk_strerror(rc));
+		zk_store_loaded(zs, PS_RING_ESYS, err);
+	}
+}
+
+static void
+zk_store_read(struct zk_store *zs)
+{
+	char err[512];
+	int rc = zk_get_async(zs->zk, ZK_RING_NODE, zk_store_got, zs);
+
+	if (rc != ZOK) {
+		snprintf(err, sizeof err, "%s: cannot read it: %s",
+		    zs->st->where, zk_strerror(rc));
+		zk_store_loaded(zs, PS_RING_ESYS, err);
+	}
+}
+
+/* Read the znode (or create it with *empty) on the loop: ends later. */
 static int
 zk_store_load(struct ring_store *st, struct ps_ring *r,
     const struct ps_ring *empty, char *err, size_t errlen)
 {
 	struct zk_store *zs = st->state;
-	char *text;
-	size_t len;
-	int rc, made;
 
-	for (;;) {
-		rc = zk_get(zs->zk, ZK_RING_NODE, &text, &len, &zs->zversion,
-		    err, errlen);
-		if (rc < 0)
-			return PS_RING_ESYS;
-		if (rc == 0)
-			break;
-		ps_ring_format(empty, &text, &len);
-		made = zk_create(zs->zk, ZK_RING_NODE, text, len, 0, NULL, 0,
-		    err, errlen);
-		free(text);
-		if (made < 0)
-			return RING_STORE_ECREATE;
-		if (made == 0) {
-			zs->zversion = 0;
-			zs->stored = empty->version;
-			ps_ring_copy(r, empty);
-			return 1;
-		}
-		/* Another coordinator made it first: read what it wrote. */
-	}
-	rc = zk_store_parse(st, text, len, r, err, errlen);
-	free(text);
-	if (rc == 0)
-		zs->stored = r->version;
-	return rc;
+	zs->loading = r;
+	zs->empty_version = empty->version;
+	ps_ring_format(empty, &zs->empty_text, &zs->empty_len);
+	zk_store_read(zs);
+	return RING_STORE_LATER;
 }
 
 /* The set ended, on the loop. */
@@ -124,7 +174,10 @@ zk_store_save(struct ring_store *st, const struct ps_ring *r, char *err,
 static void
 zk_store_close(struct ring_store *st)
 {
-	free(st->state);
+	struct zk_store *zs = st->state;
+
+	free(zs->empty_text);
+	free(zs);
 	free(st->where);
 	free(st);
 }

@@ -21,7 +21,7 @@
 #include "util/lifeline.h"
 #include "util/log.h"
 #include "wire/crash.h"
-#include "zk.h"
+#include "cluster/zk.h"
 
 #define SERVE_TICK_MS	20	/* how often timeouts are checked */
 #define SERVE_ZK_SESSION_MS	2000	/* default ZooKeeper session timeout */
@@ -65,18 +65,12 @@ serve_signal_cb(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(co->base);
 }
 
-/* Load the stored ring, or store a new empty one; exit on failure. */
-static void
-serve_load(struct coord *co)
-{
-	struct ps_ring empty;
-	char err[1024];
-	int rc;
+static void	serve_listen(struct coord *co);
 
-	ps_ring_empty(&empty, co->vnodes, co->replicas);
-	rc = co->store->ops->load(co->store, &co->ring, &empty, err,
-	    sizeof err);
-	ps_ring_release(&empty);
+/* The ring is loaded (rc: what the store's load says); exit on failure. */
+static void
+serve_loaded(struct coord *co, int rc, const char *err)
+{
 	if (rc == PS_RING_EDATA)
 		fatalx(EX_DATAERR, "%s", err);
 	if (rc == PS_RING_ESYS)
@@ -90,6 +84,14 @@ serve_load(struct coord *co)
 		    co->ring.version, co->ring.nservers, co->store->where);
 	co->store->saved = publish_saved;
 	co->store->saved_arg = co;
+	serve_listen(co);
+}
+
+/* The store's load ended on the loop. */
+static void
+serve_loaded_cb(void *arg, int rc, const char *err)
+{
+	serve_loaded(arg, rc, err);
 }
 
 /*
@@ -168,7 +170,7 @@ serve_args(struct coord *co, int argc, char **argv, struct serve_opts *o)
 
 /* -Z: the session is gone, and with it the right to publish. */
 static void
-serve_zk_lost(void *arg, const char *why)
+serve_zk_lost(void *arg, int expired, const char *why)
 {
 	fatalx(EX_UNAVAILABLE, "%s: this coordinator stops, since another "
 	    "may lead now", why);
@@ -185,8 +187,9 @@ serve_store(struct coord *co, const struct serve_opts *o)
 		return;
 	}
 	co->zk = zk_open(co->base, o->zk_connect, (int)o->zk_session_ms,
-	    serve_zk_lost, co, err, sizeof err);
-	if (co->zk == NULL)
+	    co->have_secret ? &co->secret : NULL, serve_zk_lost, co, err,
+	    sizeof err);
+	if (co->zk == NULL || zk_make_path(co->zk, err, sizeof err) != 0)
 		fatalx(EX_UNAVAILABLE, "-Z: %s", err);
 	log_info("ZooKeeper session with %s, timeout %d ms",
 	    zk_where(co->zk), zk_session_ms(co->zk));
@@ -199,6 +202,7 @@ serve_release(struct coord *co)
 {
 	coord_release(co);
 	zk_close(co->zk);
+	zkmembers_free(co);
 	if (co->listener != NULL)
 		evconnlistener_free(co->listener);
 	if (co->listen_fd >= 0)
@@ -217,18 +221,14 @@ serve_orphaned_cb(void *arg)
 	event_base_loopbreak(co->base);
 }
 
-/*
- * Lead: load the ring (with -Z this one wait on the loop comes before
- * there is anything else to serve), listen, and check timeouts.
- */
+/* Serve the loaded ring: listen, and check timeouts. */
 static void
-serve_lead(struct coord *co)
+serve_listen(struct coord *co)
 {
 	struct timeval tv = { 0, SERVE_TICK_MS * 1000 };
 	char err[512];
 
 	co->started = co->grace_from = ps_clock_now();
-	serve_load(co);
 	members_load(co);
 	publish_init(co);
 	if (ps_listen_start(co->base, co->listen_fd, client_accept_cb, co,
@@ -243,6 +243,29 @@ serve_lead(struct coord *co)
 	    ", clients must authenticate" : "");
 	co->last_tick = ps_clock_now();
 	event_add(co->tick, &tv);
+	if (co->zk != NULL)
+		zkmembers_watch(co);
+}
+
+/*
+ * Lead: load the ring, or store a new empty one (the file store at once,
+ * ZooKeeper's on the loop), then serve it.
+ */
+static void
+serve_lead(struct coord *co)
+{
+	struct ps_ring empty;
+	char err[1024];
+	int rc;
+
+	ps_ring_empty(&empty, co->vnodes, co->replicas);
+	co->store->loaded = serve_loaded_cb;
+	co->store->loaded_arg = co;
+	rc = co->store->ops->load(co->store, &co->ring, &empty, err,
+	    sizeof err);
+	ps_ring_release(&empty);
+	if (rc != RING_STORE_LATER)
+		serve_loaded(co, rc, err);
 }
 
 /* ps-ring serve: the coordinator daemon. */

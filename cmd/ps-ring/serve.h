@@ -82,6 +82,8 @@ struct coord {
 	struct zk		*zk;		/* -Z: the ZooKeeper session */
 	char			 election[128];	/* -Z: our znode in the queue */
 	int			 standby_said;	/* "standby ADDR" printed */
+	char			**zk_members;	/* -Z: the nodes' znodes, */
+	size_t			 zk_nmembers;	/* as last listed */
 	void			(*lead)(struct coord *co);	/* elected */
 	int			 listen_fd;	/* bound, until it listens */
 	uint32_t		 vnodes, replicas;	/* of a new ring */
@@ -130,9 +132,14 @@ void	members_tick(struct coord *co);
 void	members_beat(struct coord *co);
 void	members_woken(struct coord *co, double slept);
 struct member *member_server(struct coord *co, const char *addr);
+struct member *member_worker(struct coord *co, uint32_t id);
 const char *member_state_name(const struct coord *co,
 	    const struct member *mb);
 void	members_free(struct coord *co);
+
+/* zkmembers.c: -Z, the leader's watch on the nodes' znodes. */
+void	zkmembers_watch(struct coord *co);
+void	zkmembers_free(struct coord *co);
 
 /* publish.c */
 void	publish_init(struct coord *co);

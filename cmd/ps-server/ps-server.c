@@ -15,6 +15,7 @@
 
 #include <event2/event.h>
 
+#include "cluster/zk.h"
 #include "failover/failover.h"
 #include "util/fdlimit.h"
 #include "util/lifeline.h"
@@ -30,7 +31,8 @@ static const char usage_text[] =
 "                 [-i model] [-K keys] [-k ckdir [--keep n]] [-l addr:port]\n"
 "                 [-m max-frame] [--max-buffered bytes] [--max-keys n]\n"
 "                 [-o model.psm] [--trace file]\n"
-"                 [-C host:port [--coordinator-wait secs] [--standby] | -r ring]\n";
+"                 [-C host:port[,...] | -Z host:port[,...]/path\n"
+"                  [--coordinator-wait secs] [--standby] | -r ring]\n";
 
 static void
 usage(int status)
@@ -54,10 +56,14 @@ usage(int status)
 	    "                          comma-separated list leads (serve -Z),\n"
 	    "                          and hold the rings it sends;\n"
 	    "                          with -a, prove the secret to it too\n"
-	    "      --coordinator-wait secs  with -C: end (exit 69) when no coordinator\n"
+	    "  -Z, --zookeeper host:port[,...]/path  register with the coordinator\n"
+	    "                          leading on this ZooKeeper path (ps-ring serve\n"
+	    "                          -Z), following the lead as it moves; hold a\n"
+	    "                          znode there (its session's end is this server's)\n"
+	    "      --coordinator-wait secs  with -C or -Z: end (exit 69) when no coordinator\n"
 	    "                          answers for this long after losing it\n"
 	    "                          (default 30; 0: never)\n"
-	    "      --standby           with -C: join the ring only on `ps-ring add`\n"
+	    "      --standby           with -C or -Z: join the ring only on `ps-ring add`\n"
 	    "  -c, --max-conns n       at most n connections (default 1024); past it,\n"
 	    "                          a new one closes the oldest that has not said\n"
 	    "                          HELLO, or is refused when there is none\n"
@@ -195,6 +201,7 @@ static const struct option server_longopts[] = {
 	{ "key-cache", required_argument, NULL, 'K' },
 	{ "ring", required_argument, NULL, 'r' },
 	{ "coordinator", required_argument, NULL, 'C' },
+	{ "zookeeper", required_argument, NULL, 'Z' },
 	{ "standby", no_argument, NULL, OPT_STANDBY },
 	{ "coordinator-wait", required_argument, NULL, OPT_COORD_WAIT },
 	{ "checkpoint-dir", required_argument, NULL, 'k' },
@@ -216,11 +223,12 @@ static void
 server_check_args(const struct server *srv)
 {
 	if (srv->coord_addr != NULL && srv->ring_path != NULL) {
-		fprintf(stderr, "ps-server: -C and -r exclude each other\n");
+		fprintf(stderr, "ps-server: -%c and -r exclude each other\n",
+		    srv->zk_connect != NULL ? 'Z' : 'C');
 		usage(EX_USAGE);
 	}
 	if (srv->standby && srv->coord_addr == NULL) {
-		fprintf(stderr, "ps-server: --standby needs -C\n");
+		fprintf(stderr, "ps-server: --standby needs -C or -Z\n");
 		usage(EX_USAGE);
 	}
 }
@@ -233,7 +241,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 {
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "a:C:c:hi:K:k:Ll:m:o:r:Vv",
+	while ((ch = getopt_long(argc, argv, "a:C:c:hi:K:k:Ll:m:o:r:VvZ:",
 	    server_longopts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_STANDBY:
@@ -275,7 +283,13 @@ server_parse_args(struct server *srv, int argc, char **argv,
 			*secret = optarg;
 			break;
 		case 'C':
+		case 'Z':
+			if (srv->coord_addr != NULL) {
+				fprintf(stderr, "ps-server: one -C or -Z\n");
+				usage(EX_USAGE);
+			}
 			srv->coord_addr = optarg;
+			srv->zk_connect = ch == 'Z' ? optarg : NULL;
 			break;
 		case 'c':
 			srv->max_conns = (int)server_parse_num(optarg,
@@ -328,7 +342,12 @@ server_auth_setup(struct server *srv, const char *listen, const char *path)
 	char err[512];
 	int rc;
 
-	if (srv->coord_addr != NULL &&
+	if (srv->zk_connect != NULL && zk_connect_check(srv->zk_connect)) {
+		fprintf(stderr, "ps-server: bad -Z '%s': %s\n",
+		    srv->zk_connect, zk_connect_check(srv->zk_connect));
+		usage(EX_USAGE);
+	}
+	if (srv->zk_connect == NULL && srv->coord_addr != NULL &&
 	    ps_coord_list_check(srv->coord_addr, err, sizeof err) != 0) {
 		fprintf(stderr, "ps-server: %s\n", err);
 		usage(EX_USAGE);

@@ -45,6 +45,8 @@
 #include "wire/msg_round.h"
 #include "wire/wire.h"
 
+struct ps_zk_member;
+
 struct server;
 struct channel;
 struct peer;
@@ -314,7 +316,9 @@ struct server {
 	char			 bound[128];
 	const char		*model_path;	/* -o, or NULL */
 	const char		*ring_path;	/* -r, or NULL: accept any key */
-	const char		*coord_addr;	/* -C, or NULL */
+	const char		*coord_addr;	/* -C or -Z, or NULL */
+	const char		*zk_connect;	/* -Z, or NULL */
+	struct ps_zk_member	*zk_member;	/* -Z: our znode, the leader */
 	int			 standby;	/* --standby: wait for ps-ring add */
 	int			 lifeline;	/* --lifeline: stdin's EOF ends us */
 	const char		*trace_path;	/* --trace, or NULL */

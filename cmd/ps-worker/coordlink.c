@@ -9,8 +9,10 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <sysexits.h>
 
+#include "cluster/zkmember.h"
 #include "util/log.h"
 #include "worker.h"
 
@@ -68,17 +70,43 @@ static const struct ps_coord_node_cbs coordlink_cbs = {
 	coordlink_gave_up
 };
 
+/* -Z: ZooKeeper names the coordinator that leads. */
+static void
+coordlink_follow(void *arg, const char *addr)
+{
+	struct worker *w = arg;
+
+	ps_coord_node_follow(w->coord, addr);
+}
+
+/* -Z: hold our znode, and follow the leader. */
+static void
+coordlink_zk_open(struct worker *w, const struct ps_secret *secret)
+{
+	char name[64], err[1024];
+
+	snprintf(name, sizeof name, "worker-%u", w->conf.id);
+	w->zk_member = ps_zk_member_open(w->base, w->conf.zk_connect,
+	    PS_ZK_SESSION_MS, secret, name, coordlink_follow, w, err,
+	    sizeof err);
+	if (w->zk_member == NULL)
+		fatalx(EX_UNAVAILABLE, "-Z: %s", err);
+}
+
 /* Register and wait (up to the timeout) for a ring with servers. */
 void
 coordlink_open(struct worker *w)
 {
+	const struct ps_secret *secret = w->conf.secret_path != NULL ?
+	    &w->secret : NULL;
 	const char *why;
 
-	w->coord = ps_coord_node_new(w->base, w->conf.coord_addr,
-	    PS_COORD_WORKER, w->conf.id, 0, NULL,
-	    w->conf.secret_path != NULL ? &w->secret : NULL, &coordlink_cbs,
-	    w);
+	w->coord = ps_coord_node_new(w->base, w->conf.zk_connect == NULL ?
+	    w->conf.coord_addr : NULL, PS_COORD_WORKER, w->conf.id, 0, NULL,
+	    secret, &coordlink_cbs, w);
 	ps_coord_node_set_wait(w->coord, w->conf.coord_wait);
+	if (w->conf.zk_connect != NULL)
+		coordlink_zk_open(w, secret);
 	while (!w->have_ring) {
 		event_base_loop(w->base, EVLOOP_ONCE);
 		if (ps_clock_now() - w->started <= w->conf.timeout)
@@ -101,6 +129,8 @@ coordlink_leave(struct worker *w)
 void
 coordlink_close(struct worker *w)
 {
+	ps_zk_member_free(w->zk_member);
+	w->zk_member = NULL;
 	ps_coord_node_free(w->coord);
 	w->coord = NULL;
 }

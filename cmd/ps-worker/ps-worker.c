@@ -15,6 +15,7 @@
 #include <sysexits.h>
 
 #include "cluster/hello.h"
+#include "cluster/zk.h"
 #include "data/shard.h"
 #include "util/lifeline.h"
 #include "util/log.h"
@@ -38,7 +39,8 @@ static const char usage_text[] =
 "                 [--checkpoint-every n] [--checkpoint-secs secs]\n"
 "                 [--optimizer adagrad|ftrl] [--rejoin secs] [--trace file]\n"
 "                 [--silence-limit secs] [--timeout secs]\n"
-"                 -C host:port [--coordinator-wait secs] | -r ring shard.pss\n";
+"                 -C host:port[,...] | -Z host:port[,...]/path\n"
+"                 [--coordinator-wait secs] | -r ring shard.pss\n";
 
 static void
 usage(int status)
@@ -48,7 +50,11 @@ usage(int status)
 	    "  -C, --coordinator host:port  instead, get the ring from this\n"
 	    "                         coordinator (ps-ring serve), or from whichever\n"
 	    "                         of a comma-separated list leads (serve -Z)\n"
-	    "      --coordinator-wait secs  with -C: give up (exit 69) when no\n"
+	    "  -Z, --zookeeper host:port[,...]/path  instead, get it from the\n"
+	    "                         coordinator leading on this ZooKeeper path\n"
+	    "                         (serve -Z), following the lead as it moves;\n"
+	    "                         hold a znode there (its session's end is ours)\n"
+	    "      --coordinator-wait secs  with -C or -Z: give up (exit 69) when no\n"
 	    "                         coordinator answers for this long after losing\n"
 	    "                         it (default 30; 0: never)\n"
 	    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
@@ -164,6 +170,7 @@ static const struct option worker_longopts[] = {
 	{ "blocks", required_argument, NULL, 'b' },
 	{ "channel", required_argument, NULL, 'c' },
 	{ "coordinator", required_argument, NULL, 'C' },
+	{ "zookeeper", required_argument, NULL, 'Z' },
 	{ "epsilon", required_argument, NULL, 'e' },
 	{ "filters", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
@@ -235,7 +242,12 @@ worker_check_args(struct worker_conf *c, int argc, char **argv, int given,
 		    "worker count %u\n", c->id, c->nworkers);
 		usage(EX_USAGE);
 	}
-	if (c->coord_addr != NULL)
+	if (c->zk_connect != NULL && zk_connect_check(c->zk_connect)) {
+		fprintf(stderr, "ps-worker: bad -Z '%s': %s\n", c->zk_connect,
+		    zk_connect_check(c->zk_connect));
+		usage(EX_USAGE);
+	}
+	if (c->zk_connect == NULL && c->coord_addr != NULL)
 		worker_check_coord(c->coord_addr);
 	c->shard_path = argv[optind];
 	worker_check_filters(c, given, lz4);
@@ -250,7 +262,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 {
 	int ch, given = 0, lz4 = 0;
 
-	while ((ch = getopt_long(argc, argv, "A:a:b:C:c:e:F:hi:Ll:m:n:r:S:t:T:vVz",
+	while ((ch = getopt_long(argc, argv, "A:a:b:C:c:e:F:hi:Ll:m:n:r:S:t:T:vVZ:z",
 	    worker_longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
@@ -265,7 +277,15 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			worker_sgd_option(c, ch, optarg);
 			break;
 		case 'b': c->nblocks = (uint32_t)parse_num("block count", optarg, 1, 1 << 20); break;
-		case 'C': c->coord_addr = optarg; break;
+		case 'C':
+		case 'Z':
+			if (c->coord_addr != NULL) {
+				fprintf(stderr, "ps-worker: one -C or -Z\n");
+				usage(EX_USAGE);
+			}
+			c->coord_addr = optarg;
+			c->zk_connect = ch == 'Z' ? optarg : NULL;
+			break;
 		case 'c': c->channel = (uint32_t)parse_num("channel", optarg, 0, 15); break;
 		case 'e': c->eps = parse_num("epsilon", optarg, 0, 1); break;
 		case 'F':

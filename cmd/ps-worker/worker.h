@@ -31,9 +31,12 @@
 #include "wire/conn.h"
 #include "wire/wire.h"
 
+struct ps_zk_member;
+
 struct worker_conf {
 	const char	*ring_path, *shard_path, *test_path;
-	const char	*coord_addr;	/* -C: the ring comes from there */
+	const char	*coord_addr;	/* -C or -Z: the ring comes from there */
+	const char	*zk_connect;	/* -Z, or NULL */
 	double		 coord_wait;	/* --coordinator-wait seconds */
 	const char	*secret_path;	/* -a, or NULL */
 	uint32_t	 id, nworkers;
@@ -283,6 +286,7 @@ struct worker {
 	struct ps_ring		 ring;
 	int			 have_ring;
 	struct ps_coord_node	*coord;		/* with -C (coordlink.c) */
+	struct ps_zk_member	*zk_member;	/* with -Z: the leader */
 	struct ps_secret	 secret;	/* -a: proven to each server */
 	struct ps_dataset	 ds;
 	struct link		**links;	/* [nlinks], by ring index */

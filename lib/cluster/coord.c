@@ -30,6 +30,7 @@ struct ps_coord_node {
 	const char		*list;		/* "host:port[,host:port...]" */
 	char			**addrs;	/* the list, split */
 	size_t			 naddrs, cur;
+	int			 following;	/* ps_coord_node_follow() */
 	const char		*addr, *self;	/* addr: addrs[cur] */
 	int			 role, join;
 	uint32_t		 id;
@@ -123,6 +124,8 @@ node_give_up(struct ps_coord_node *n)
 static void
 node_next_addr(struct ps_coord_node *n)
 {
+	if (n->naddrs == 0)
+		return;
 	n->cur = (n->cur + 1) % n->naddrs;
 	n->addr = n->addrs[n->cur];
 }
@@ -221,7 +224,7 @@ node_arm_silence(struct ps_coord_node *n)
 {
 	struct timeval tv = node_tv((int)n->silence_ms);
 
-	if (n->naddrs > 1)
+	if (n->naddrs > 1 || n->following)
 		evtimer_add(n->silence, &tv);
 }
 
@@ -350,7 +353,13 @@ static void
 node_connect(struct ps_coord_node *n)
 {
 	struct timeval beat = node_tv(PS_COORD_HEARTBEAT_MS);
+	struct timeval later = node_tv(PS_COORD_RETRY_MAX_MS);
 
+	if (n->naddrs == 0) {	/* no leader named yet: only the wait runs */
+		if (!node_give_up(n))
+			evtimer_add(n->retry, &later);
+		return;
+	}
 	n->conn = ps_conn_connect(n->base, n->addr, PS_COORD_CONNECT_S,
 	    node_msg_cb, node_close_cb, n, n->error, sizeof n->error);
 	if (n->conn == NULL) {
@@ -376,9 +385,15 @@ ps_coord_node_new(struct event_base *base, const char *addr, int role,
 	struct ps_coord_node *n = xcalloc(1, sizeof *n);
 
 	n->base = base;
-	n->list = addr;
-	n->addrs = ps_coord_split(addr, &n->naddrs);
-	n->addr = n->addrs[0];
+	n->list = addr != NULL ? addr : "the leader ZooKeeper names";
+	if (addr != NULL) {
+		n->addrs = ps_coord_split(addr, &n->naddrs);
+		n->addr = n->addrs[0];
+	} else {
+		n->following = 1;
+		n->lost_at = ps_clock_now();
+		snprintf(n->error, sizeof n->error, "no coordinator leads");
+	}
 	n->self = self;
 	n->secret = secret;
 	n->role = role;
@@ -395,6 +410,33 @@ ps_coord_node_new(struct event_base *base, const char *addr, int role,
 		fatalx(EX_OSERR, "cannot create the coordinator timers");
 	node_connect(n);
 	return n;
+}
+
+void
+ps_coord_node_follow(struct ps_coord_node *n, const char *addr)
+{
+	char why[600];
+
+	if (n->naddrs == 1 && strcmp(n->addr, addr) == 0)
+		return;
+	ps_coord_split_free(n->addrs, n->naddrs);
+	n->addrs = ps_coord_split(addr, &n->naddrs);
+	n->cur = 0;
+	n->addr = n->addrs[0];
+	n->following = 1;
+	if (n->leaving)
+		return;
+	if (n->conn != NULL) {
+		/* The one we spoke to leads no more: its ring cannot change
+		   but through the new leader (rule 4, gone). */
+		snprintf(why, sizeof why, "ZooKeeper names '%s' the leading "
+		    "coordinator", addr);
+		node_lost(n, why, 1);
+		return;
+	}
+	event_del(n->retry);
+	n->backoff_ms = PS_COORD_RETRY_MIN_MS;
+	node_connect(n);
 }
 
 void

@@ -68,7 +68,9 @@
  *      (ps_coord_node_set_wait) gives up.
  *   7. Several coordinators (ps-ring serve -Z) elect one through
  *      ZooKeeper; the others have bound their address but do not listen.
- *      A node given their list tries each in turn until one takes it.
+ *      A node given their list tries each in turn until one takes it; a
+ *      node that follows ZooKeeper (ps_coord_node_follow, zkmember.h)
+ *      goes to the leader it names.
  *      The coordinator sends every live node a HEARTBEAT (the published
  *      version) every PS_COORD_HEARTBEAT_MS, and such a node gives up a
  *      connection that says nothing for the coordinator's timeout (before
@@ -132,15 +134,17 @@ struct ps_coord_node_cbs {
 	/* Fill a heartbeat's counters and ncounts (servers); NULL: none. */
 	void	(*counters)(struct ps_heartbeat *hb, void *arg);
 	/*
-	 * No RING came for the wait since the link was lost (rule 6); the
-	 * link has stopped for good.  The owner should exit 69.
+	 * No RING came for the wait since the link was lost, or since it
+	 * started without a coordinator named (rule 6); the link has stopped
+	 * for good.  The owner should exit 69.
 	 */
 	void	(*gave_up)(const char *why, void *arg);
 };
 
 /*
  * Start a node's link to the coordinator at addr, or to whichever of a
- * comma-separated list leads (ps-ring serve -Z): connect (retrying with
+ * comma-separated list leads (ps-ring serve -Z), or (addr NULL) to the
+ * one ps_coord_node_follow() names later: connect (retrying with
  * a backoff from PS_COORD_RETRY_MIN_MS to PS_COORD_RETRY_MAX_MS, or to
  * PS_COORD_RETRY_GONE_MS while the coordinator is gone), REGISTER
  * with role, id, join and self (a server's "host:port"; NULL for workers),
@@ -152,6 +156,14 @@ struct ps_coord_node *ps_coord_node_new(struct event_base *base,
 		    const char *addr, int role, uint32_t id, int join,
 		    const char *self, const struct ps_secret *secret,
 		    const struct ps_coord_node_cbs *cbs, void *arg);
+/*
+ * Talk to the coordinator at addr from now on (the leader ZooKeeper names,
+ * zkmember.h): a connection to another one is dropped as gone (rule 4)
+ * and addr tried at once.  A link made with addr NULL waits for this
+ * before it connects (its wait runs from its start).  addr is copied.
+ */
+void		 ps_coord_node_follow(struct ps_coord_node *n,
+		    const char *addr);
 /*
  * Give up (the gave_up callback) once the link has been lost for secs
  * seconds without a RING since; 0: never.  The default is PS_COORD_WAIT_S.

@@ -41,7 +41,7 @@ zk_start() {
 	clientPort=$ZK_PORT
 	clientPortAddress=127.0.0.1
 	admin.enableServer=false
-	4lw.commands.whitelist=ruok,stat
+	4lw.commands.whitelist=ruok,stat,dump
 	EOF
 	zk_java "$dir/zoo.cfg" "$dir/zk.log"
 	ZK_PID=$ZK_LAST

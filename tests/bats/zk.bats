@@ -5,9 +5,12 @@
 # dies, nodes given both addresses follow, and the job ends as without the
 # fault; a leader stopped past its session is fenced and versions never
 # fork; a lost session stops the coordinator (a short pause does not);
-# ps-train -Z with its leader killed, with ZooKeeper stopped past the
-# session, and on a three-server ensemble whose leader is killed; and the
-# errors of -Z.
+# servers and workers with -Z read the leader from ZooKeeper and follow
+# it, each holding a znode; a server whose session ends is dead for the
+# leader and, back, joins again; with a secret the job's znodes are its
+# own; ps-ring forget deletes a finished job's znodes; ps-train -Z with
+# its leader killed, with ZooKeeper stopped past the session, and on a
+# three-server ensemble whose leader is killed; and the errors of -Z.
 
 load helper
 load zk
@@ -89,6 +92,25 @@ start_pair() {
 	PID_B=$PS_LAST_PID
 	line=$(ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^standby ' 10) || return 1
 	COORD_B=${line#standby }
+}
+
+# start_zserver K [OPTION...]: server K with -Z $ZPATH (and -v, which
+# logs the leader it follows), output in server-K.out; sets PID_K and
+# ADDR_K.
+start_zserver() {
+	local k=$1 line
+	shift
+	ps_start_daemon "$BATS_TEST_TMPDIR/server-$k.out" \
+	    ps-server -v -Z "$ZPATH" -o "$BATS_TEST_TMPDIR/part-$k.psm" "$@"
+	eval "PID_$k=$PS_LAST_PID"
+	line=$(ps_wait_line "$BATS_TEST_TMPDIR/server-$k.out" '^listening ' 10) || return 1
+	eval "ADDR_$k=${line#listening }"
+}
+
+# ephemerals: the ephemeral znodes ZooKeeper holds, one path a line (its
+# "dump" command).
+ephemerals() {
+	echo dump | timeout 5 nc -q1 127.0.0.1 "$ZK_PORT" | grep '^	/' | tr -d '\t'
 }
 
 @test "ps-ring serve -Z keeps the ring in ZooKeeper: a coordinator started again on the same path goes on from the stored version" {
@@ -192,8 +214,10 @@ start_pair() {
 }
 
 @test "a coordinator without ZooKeeper for its session timeout stops; a shorter pause is ridden out, changes made meanwhile saved after it" {
-	start_zcoord coord -s 1000
-	grep -q "timeout 1000 ms" "$BATS_TEST_TMPDIR/coord.out.err"
+	# A 2 s session: the pause below lasts as long as two servers take
+	# to start, which on a loaded machine was once past 1 s.
+	start_zcoord coord -s 2000
+	grep -q "timeout 2000 ms" "$BATS_TEST_TMPDIR/coord.out.err"
 	start_cserver 0
 	wait_status '$1 == "ring" && $2 == 1'
 	# Two servers join while ZooKeeper pauses: the first one's version
@@ -216,10 +240,119 @@ start_pair() {
 	t1=$(now_ms)
 	kill -CONT "$ZK_PID"
 	[ "$PS_WAIT_STATUS" -eq 69 ]
-	grep -Eq "(no ZooKeeper server of .* answered for 1000 ms|session expired).*another may lead now" \
+	grep -Eq "(no ZooKeeper server of .* answered for 2000 ms|session expired).*another may lead now" \
 	    "$BATS_TEST_TMPDIR/coord.out.err"
 	echo "# fenced after $((t1 - t0)) ms without ZooKeeper" >&3
-	[ $((t1 - t0)) -ge 1000 ] && [ $((t1 - t0)) -lt 5000 ]
+	[ $((t1 - t0)) -ge 2000 ] && [ $((t1 - t0)) -lt 8000 ]
+}
+
+@test "servers and workers with -Z find the leader in ZooKeeper and follow it when it is killed; each holds a znode while it runs" {
+	a9a=$(ps_data a9a) || skip "no a9a"
+	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$a9a"
+	start_pair
+	start_zserver 0
+	start_zserver 1
+	COORD=$COORD_A
+	wait_status '$1 == "ring" && $3 == 2'
+	for k in 0 1; do
+		ps_start_daemon "$BATS_TEST_TMPDIR/c$k.tsv" timeout 120 \
+		    ps-worker -v -Z "$ZPATH" -i $k -n 2 -b 14 -m 5000 -e 0 \
+		    "$BATS_TEST_TMPDIR/train-$k.pss"
+		eval "w$k=$PS_LAST_PID"
+	done
+	ps_wait_lines "$BATS_TEST_TMPDIR/c0.tsv" 50
+	grep -q "coordinator $COORD_A leads" "$BATS_TEST_TMPDIR/server-0.out.err"
+	ephemerals >"$BATS_TEST_TMPDIR/eph"
+	cat "$BATS_TEST_TMPDIR/eph"
+	grep -q "^/pskit/test$BATS_TEST_NUMBER/members/server-$ADDR_0-" "$BATS_TEST_TMPDIR/eph"
+	grep -q "^/pskit/test$BATS_TEST_NUMBER/members/worker-1-" "$BATS_TEST_TMPDIR/eph"
+	[ "$(grep -c "/coord/c-" "$BATS_TEST_TMPDIR/eph")" -eq 2 ]
+	kill -9 "$PID_A"
+	ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^listening ' 10
+	# Each node names the new leader, from ZooKeeper.
+	for f in server-0.out.err server-1.out.err c0.tsv.err c1.tsv.err; do
+		ps_wait_line "$BATS_TEST_TMPDIR/$f" "coordinator $COORD_B leads" 10
+	done
+	COORD=$COORD_B
+	wait_status '$1 == "ring" && $3 == 2 && $5 == 2' 15
+	for k in 0 1; do
+		eval "ps_wait_pid \$w$k 120"
+		[ "$PS_WAIT_STATUS" -eq 0 ]
+	done
+	! grep -q 'is dead' "$BATS_TEST_TMPDIR/b.out.err"
+	# The workers are done: their znodes went with their sessions.
+	! ephemerals | grep -q '/members/worker-'
+}
+
+@test "a server whose ZooKeeper session ends is dead for the leader, though its heartbeats would not say so yet; back, it makes a new znode and joins again" {
+	start_zcoord coord -t 10000
+	start_zserver 0
+	start_zserver 1
+	wait_status '$1 == "ring" && $2 == 2 && $3 == 2'
+	ps_wait_line "$BATS_TEST_TMPDIR/server-1.out.err" 'this node is members/server-' 10
+	t0=$(now_ms)
+	kill -STOP "$PID_1"
+	ps_wait_line "$BATS_TEST_TMPDIR/coord.out.err" \
+	    "server $ADDR_1 is dead: its ZooKeeper session ended \(members/server-$ADDR_1-" 10
+	t1=$(now_ms)
+	echo "# server $ADDR_1 stopped: dead $((t1 - t0)) ms later, by its 2000 ms session (the coordinator's timeout: 10000 ms)" >&3
+	[ $((t1 - t0)) -ge 1500 ] && [ $((t1 - t0)) -lt 9000 ]
+	wait_status '$1 == "ring" && $2 == 3 && $4 == 1'
+	kill -CONT "$PID_1"
+	# Woken, it finds its session expired, starts another, and joins
+	# the ring again as a new member.
+	ps_wait_line "$BATS_TEST_TMPDIR/server-1.out.err" 'a new session' 10
+	[ "$(grep -c 'this node is members/server-' "$BATS_TEST_TMPDIR/server-1.out.err")" -ge 1 ]
+	wait_status '$1 == "ring" && $2 >= 4 && $4 == 2 && $5 == 2' 15
+	ephemerals | grep -q "/members/server-$ADDR_1-"
+}
+
+@test "with a secret the job's znodes are its own: a coordinator with another secret cannot join, one with the same stands by" {
+	printf 'the-first-secret-of-this-job\n' >"$BATS_TEST_TMPDIR/s1"
+	printf 'another-secret-altogether!!\n' >"$BATS_TEST_TMPDIR/s2"
+	chmod 600 "$BATS_TEST_TMPDIR/s1" "$BATS_TEST_TMPDIR/s2"
+	start_zcoord a -a "$BATS_TEST_TMPDIR/s1"
+	run timeout 20 ps-ring serve -a "$BATS_TEST_TMPDIR/s2" -Z "$ZPATH"
+	echo "$output"
+	[ "$status" -eq 69 ]
+	[[ "$output" == *"not authenticated"* ]]
+	ps_start_daemon "$BATS_TEST_TMPDIR/b.out" ps-ring serve \
+	    -a "$BATS_TEST_TMPDIR/s1" -Z "$ZPATH"
+	ps_wait_line "$BATS_TEST_TMPDIR/b.out" '^standby ' 10
+	# A server with the wrong secret cannot hold a znode either: it
+	# exits as for a refused secret.
+	run timeout 20 ps-server -a "$BATS_TEST_TMPDIR/s2" -Z "$ZPATH"
+	echo "$output"
+	[ "$status" -eq 77 ]
+	[[ "$output" == *"not authenticated (the job's znodes belong to another secret)"* ]]
+}
+
+@test "ps-ring forget deletes a finished job's znodes, refused while one runs there or without its secret; ps-train -Z forgets its own" {
+	printf 'the-first-secret-of-this-job\n' >"$BATS_TEST_TMPDIR/s1"
+	printf 'another-secret-altogether!!\n' >"$BATS_TEST_TMPDIR/s2"
+	chmod 600 "$BATS_TEST_TMPDIR/s1" "$BATS_TEST_TMPDIR/s2"
+	start_zcoord a -a "$BATS_TEST_TMPDIR/s1"
+	run ps-ring forget -a "$BATS_TEST_TMPDIR/s1" -Z "$ZPATH"
+	[ "$status" -eq 75 ]
+	[[ "$output" == *"1 znode in coord: a job still runs there; nothing deleted"* ]]
+	kill -TERM "$COORD_PID"
+	ps_wait_pid "$COORD_PID" 10
+	run ps-ring forget -a "$BATS_TEST_TMPDIR/s2" -Z "$ZPATH"
+	[ "$status" -eq 69 ]
+	[[ "$output" == *"not authenticated"* ]]
+	run ps-ring forget -a "$BATS_TEST_TMPDIR/s1" -Z "$ZPATH"
+	assert_success
+	# The job's path, its ring, the coordinators' queue and members/.
+	assert_output "$(printf 'forgot\t%s\t4' "$ZPATH")"
+	run ps-ring forget -Z "$ZPATH"
+	assert_output "$(printf 'forgot\t%s\t0' "$ZPATH")"
+	# ps-train -Z, its job files not kept, leaves nothing behind.
+	run ps-train -q -Z "$ZPATH/train" -o "$BATS_TEST_TMPDIR/m" \
+	    "$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
+	assert_success
+	refute_output --partial "znodes stay"
+	run ps-ring forget -Z "$ZPATH/train"
+	assert_output "$(printf 'forgot\t%s\t0' "$ZPATH/train")"
 }
 
 @test "-Z errors: a malformed connect string or a ring file beside it is a usage error; an ensemble that does not answer exits 69" {

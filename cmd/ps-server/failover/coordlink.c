@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sysexits.h>
 
+#include "cluster/zkmember.h"
 #include "failover.h"
 #include "util/log.h"
 
@@ -178,19 +179,45 @@ static const struct ps_coord_node_cbs coordlink_cbs = {
 	coordlink_gave_up
 };
 
-/* Connect to the coordinator (with -a, proving the secret) and register. */
+/* -Z: ZooKeeper names the coordinator that leads. */
+static void
+coordlink_follow(void *arg, const char *addr)
+{
+	struct server *srv = arg;
+
+	ps_coord_node_follow(srv->coord, addr);
+}
+
+/*
+ * Connect to the coordinator (with -a, proving the secret) and register;
+ * with -Z, to the one ZooKeeper names, holding a znode there.
+ */
 void
 coordlink_start(struct server *srv)
 {
-	srv->coord = ps_coord_node_new(srv->base, srv->coord_addr,
-	    PS_COORD_SERVER, 0, !srv->standby, srv->bound,
-	    srv->have_secret ? &srv->secret : NULL, &coordlink_cbs, srv);
+	const struct ps_secret *secret = srv->have_secret ? &srv->secret :
+	    NULL;
+	char name[160], err[1024];
+
+	srv->coord = ps_coord_node_new(srv->base, srv->zk_connect == NULL ?
+	    srv->coord_addr : NULL, PS_COORD_SERVER, 0, !srv->standby,
+	    srv->bound, secret, &coordlink_cbs, srv);
 	ps_coord_node_set_wait(srv->coord, srv->coord_wait);
+	if (srv->zk_connect == NULL)
+		return;
+	snprintf(name, sizeof name, "server-%s", srv->bound);
+	srv->zk_member = ps_zk_member_open(srv->base, srv->zk_connect,
+	    PS_ZK_SESSION_MS, secret, name, coordlink_follow, srv, err,
+	    sizeof err);
+	if (srv->zk_member == NULL)
+		fatalx(EX_UNAVAILABLE, "-Z: %s", err);
 }
 
 void
 coordlink_stop(struct server *srv)
 {
+	ps_zk_member_free(srv->zk_member);
+	srv->zk_member = NULL;
 	ps_coord_node_free(srv->coord);
 	srv->coord = NULL;
 }

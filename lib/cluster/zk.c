@@ -24,13 +24,17 @@
 #define THREADED 1
 #include <zookeeper/zookeeper.h>
 
+#include "cluster/zk.h"
 #include "util/clock.h"
+#include "util/sha256.h"
 #include "util/xmalloc.h"
-#include "zk.h"
+#include "wire/auth.h"
 
 #define ZK_PATH_MAX	1024
 
-enum zk_note_kind { NOTE_DONE, NOTE_WATCH, NOTE_CHILDREN };
+enum zk_note_kind {
+	NOTE_DONE, NOTE_WATCH, NOTE_CHILDREN, NOTE_DATA, NOTE_CREATED
+};
 
 /* A call of the loop's, and what the library answered. */
 struct zk_note {
@@ -41,15 +45,23 @@ struct zk_note {
 	zk_done_fn		 done;
 	zk_watch_fn		 watch;
 	zk_children_fn		 children;
+	zk_data_fn		 data_done;
+	zk_created_fn		 created;
 	char			**names;	/* CHILDREN: sorted */
 	size_t			 nnames;
+	char			*data;		/* DATA: the bytes; CREATED:
+						   the name made */
+	size_t			 len;
+	struct zk_note		*armed;		/* CHILDREN: its watch */
 	void			*arg;
 	/*
 	 * NOTE_WATCH: posted once (an exists() on a znode already gone and
 	 * its watch could both post), and kept until zk_close(), since the
-	 * library may still hold the pointer.
+	 * library may still hold the pointer, unless the watch itself fired
+	 * (fired: the library has dropped it).
 	 */
 	atomic_int		 posted;
+	int			 fired;
 	LIST_ENTRY(zk_note)	 entry;		/* zk->notes */
 };
 LIST_HEAD(zk_note_list, zk_note);
@@ -66,9 +78,13 @@ struct zk {
 	struct event		*readable;
 	struct event		*silence;	/* disconnected too long */
 	char			*hosts, *root, *where;
+	char			 cred[80];	/* "pskit:password", or "" */
+	struct ACL_vector *acl;	/* of the job's znodes */
 	int			 session_ms;
 	zk_lost_fn		 lost;
 	void			*arg;
+	zk_watch_fn		 back;		/* zk_renew: once connected */
+	void			*back_arg;
 	struct zk_note_list	 notes;		/* the loop's calls in flight,
 						   and every watch */
 };
@@ -121,6 +137,7 @@ zk_note_free(struct zk_note *n)
 	for (i = 0; i < n->nnames; i++)
 		free(n->names[i]);
 	free(n->names);
+	free(n->data);
 	free(n);
 }
 
@@ -161,7 +178,7 @@ zk_silence_cb(evutil_socket_t fd, short what, void *arg)
 
 	snprintf(why, sizeof why, "no ZooKeeper server of %s answered for "
 	    "%d ms, the session timeout", zk->where, zk->session_ms);
-	zk->lost(zk->arg, why);
+	zk->lost(zk->arg, 0, why);
 }
 
 static void
@@ -169,11 +186,16 @@ zk_session_note(struct zk *zk, int state)
 {
 	struct timeval tv;
 
+	zk_watch_fn back = zk->back;
+
 	if (state == ZOO_CONNECTED_STATE) {
 		evtimer_del(zk->silence);
+		zk->back = NULL;
+		if (back != NULL)
+			back(zk->back_arg);
 	} else if (state == ZOO_EXPIRED_SESSION_STATE ||
 	    state == ZOO_AUTH_FAILED_STATE) {
-		zk->lost(zk->arg, state == ZOO_EXPIRED_SESSION_STATE ?
+		zk->lost(zk->arg, 1, state == ZOO_EXPIRED_SESSION_STATE ?
 		    "the ZooKeeper session expired" :
 		    "ZooKeeper refused the session's credentials");
 	} else if (!evtimer_pending(zk->silence, NULL)) {
@@ -196,11 +218,23 @@ zk_readable_cb(evutil_socket_t fd, short what, void *arg)
 			continue;
 		}
 		if (n->kind == NOTE_WATCH) {
-			n->watch(n->arg);	/* zk_close() frees it */
+			n->watch(n->arg);
+			if (n->fired)
+				zk_note_free(n);	/* else zk_close() */
 			continue;
 		}
+		/* A listing that failed left no watch in the library. */
+		if (n->kind == NOTE_CHILDREN && n->rc != ZOK &&
+		    n->armed != NULL)
+			zk_note_free(n->armed);
 		if (n->kind == NOTE_CHILDREN)
 			n->children(n->arg, n->rc, n->names, n->nnames);
+		else if (n->kind == NOTE_DATA)
+			n->data_done(n->arg, n->rc, n->data != NULL ? n->data :
+			    "", n->len, n->version);
+		else if (n->kind == NOTE_CREATED)
+			n->created(n->arg, n->rc, n->data != NULL ? n->data :
+			    "");
 		else
 			n->done(n->arg, n->rc, n->version);
 		zk_note_free(n);
@@ -216,9 +250,8 @@ zk_abs(const struct zk *zk, const char *rel, char *path, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* Create every component of the root that is missing. */
-static int
-zk_make_root(struct zk *zk, char *err, size_t errlen)
+int
+zk_make_path(struct zk *zk, char *err, size_t errlen)
 {
 	char path[ZK_PATH_MAX], *p, c;
 	int rc;
@@ -229,8 +262,8 @@ zk_make_root(struct zk *zk, char *err, size_t errlen)
 			continue;
 		c = *p;
 		*p = '\0';
-		rc = zoo_create(zk->zh, path, NULL, -1, &ZOO_OPEN_ACL_UNSAFE,
-		    0, NULL, 0);
+		rc = zoo_create(zk->zh, path, NULL, -1, c == '\0' ? zk->acl :
+		    &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
 		if (rc != ZOK && rc != ZNODEEXISTS) {
 			snprintf(err, errlen, "%s: cannot create %s: %s",
 			    zk->where, path, zerror(rc));
@@ -260,9 +293,58 @@ zk_wait_connected(struct zk *zk, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The digest credentials of a secret: user "pskit", the password the hex
+ * SHA-256 of a label and the secret (the secret itself never leaves).
+ */
+static void
+zk_credentials(struct zk *zk, const struct ps_secret *secret)
+{
+	static const char label[] = "pskit zookeeper digest\n";
+	struct ps_sha256 ctx;
+	uint8_t md[PS_SHA256_LEN];
+	char *p;
+	size_t i;
+
+	zk->acl = &ZOO_OPEN_ACL_UNSAFE;
+	if (secret == NULL)
+		return;
+	ps_sha256_init(&ctx);
+	ps_sha256_update(&ctx, label, sizeof label - 1);
+	ps_sha256_update(&ctx, secret->bytes, secret->len);
+	ps_sha256_final(&ctx, md);
+	p = zk->cred + snprintf(zk->cred, sizeof zk->cred, "pskit:");
+	for (i = 0; i < sizeof md; i++, p += 2)
+		snprintf(p, 3, "%02x", md[i]);
+	zk->acl = &ZOO_CREATOR_ALL_ACL;
+}
+
+/*
+ * A new handle for the session (not waiting for it); the credentials are
+ * queued, and the client sends them first on every connection.
+ */
+static int
+zk_init(struct zk *zk, char *err, size_t errlen)
+{
+	zk->zh = zookeeper_init(zk->hosts, zk_session_watcher,
+	    zk->session_ms, NULL, zk, 0);
+	if (zk->zh == NULL) {
+		snprintf(err, errlen, "'%s': %s", zk->where, strerror(errno));
+		return -1;
+	}
+	if (zk->cred[0] != '\0' && zoo_add_auth(zk->zh, "digest", zk->cred,
+	    (int)strlen(zk->cred), NULL, NULL) != ZOK) {
+		snprintf(err, errlen, "%s: cannot add the credentials",
+		    zk->where);
+		return -1;
+	}
+	return 0;
+}
+
 struct zk *
 zk_open(struct event_base *base, const char *connect, int session_ms,
-    zk_lost_fn lost, void *arg, char *err, size_t errlen)
+    const struct ps_secret *secret, zk_lost_fn lost, void *arg, char *err,
+    size_t errlen)
 {
 	struct zk *zk = xcalloc(1, sizeof *zk);
 	const char *why = zk_connect_check(connect);
@@ -281,6 +363,7 @@ zk_open(struct event_base *base, const char *connect, int session_ms,
 	zk->hosts = xstrdup(connect);
 	zk->hosts[slash - connect] = '\0';
 	zk->root = xstrdup(slash);
+	zk_credentials(zk, secret);
 	if (pipe2(zk->pipefd, O_CLOEXEC) != 0 ||
 	    fcntl(zk->pipefd[0], F_SETFL, O_NONBLOCK) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -291,19 +374,24 @@ zk_open(struct event_base *base, const char *connect, int session_ms,
 	zk->silence = evtimer_new(base, zk_silence_cb, zk);
 	event_add(zk->readable, NULL);
 	zoo_set_debug_level(0);		/* we say what matters ourselves */
-	zk->zh = zookeeper_init(zk->hosts, zk_session_watcher, session_ms,
-	    NULL, zk, 0);
-	if (zk->zh == NULL) {
-		snprintf(err, errlen, "'%s': %s", connect, strerror(errno));
-		goto fail;
-	}
-	if (zk_wait_connected(zk, err, errlen) != 0 ||
-	    zk_make_root(zk, err, errlen) != 0)
+	if (zk_init(zk, err, errlen) != 0 ||
+	    zk_wait_connected(zk, err, errlen) != 0)
 		goto fail;
 	return zk;
 fail:
 	zk_close(zk);
 	return NULL;
+}
+
+int
+zk_renew(struct zk *zk, zk_watch_fn back, void *arg, char *err,
+    size_t errlen)
+{
+	zookeeper_close(zk->zh);	/* expired: nothing is sent */
+	zk->zh = NULL;
+	zk->back = back;
+	zk->back_arg = arg;
+	return zk_init(zk, err, errlen);
 }
 
 void
@@ -329,73 +417,6 @@ zk_close(struct zk *zk)
 	free(zk->root);
 	free(zk->where);
 	free(zk);
-}
-
-int
-zk_get(struct zk *zk, const char *rel, char **data, size_t *len,
-    int32_t *version, char *err, size_t errlen)
-{
-	char path[ZK_PATH_MAX];
-	struct Stat st;
-	int rc, n = 1 << 16, tries;
-
-	*data = NULL;
-	if (zk_abs(zk, rel, path, sizeof path) != 0) {
-		snprintf(err, errlen, "%s: path too long", zk->where);
-		return -1;
-	}
-	/* 64 KiB holds any ring; a larger znode is read again at its size. */
-	for (tries = 0; tries < 2; tries++) {
-		free(*data);
-		*data = xmalloc((size_t)n + 1);
-		rc = zoo_get(zk->zh, path, 0, *data, &n, &st);
-		if (rc != ZOK || st.dataLength <= n)
-			break;
-		n = st.dataLength;
-	}
-	if (rc == ZOK && st.dataLength > n)
-		rc = ZMARSHALLINGERROR;
-	if (rc != ZOK) {
-		free(*data);
-		*data = NULL;
-		if (rc == ZNONODE)
-			return 1;
-		snprintf(err, errlen, "%s: cannot read %s: %s", zk->where,
-		    path, zerror(rc));
-		return -1;
-	}
-	n = n < 0 ? 0 : n;
-	(*data)[n] = '\0';
-	*len = (size_t)n;
-	*version = st.version;
-	return 0;
-}
-
-int
-zk_create(struct zk *zk, const char *rel, const char *data, size_t len,
-    int flags, char *made, size_t madelen, char *err, size_t errlen)
-{
-	char path[ZK_PATH_MAX], got[ZK_PATH_MAX];
-	size_t rootlen = strlen(zk->root) + 1;
-	int rc;
-
-	if (zk_abs(zk, rel, path, sizeof path) != 0) {
-		snprintf(err, errlen, "%s: path too long", zk->where);
-		return -1;
-	}
-	rc = zoo_create(zk->zh, path, data, data != NULL ? (int)len : -1,
-	    &ZOO_OPEN_ACL_UNSAFE, flags, got, sizeof got);
-	if (rc == ZNODEEXISTS)
-		return 1;
-	if (rc != ZOK) {
-		snprintf(err, errlen, "%s: cannot create %s: %s", zk->where,
-		    path, zerror(rc));
-		return -1;
-	}
-	if (made != NULL)
-		snprintf(made, madelen, "%s", strlen(got) > rootlen ?
-		    got + rootlen : got);
-	return 0;
 }
 
 static int
@@ -446,23 +467,6 @@ zk_note_for(struct zk *zk, enum zk_note_kind kind, const char *rel,
 	return n;
 }
 
-int
-zk_children_async(struct zk *zk, const char *rel, zk_children_fn done,
-    void *arg)
-{
-	char path[ZK_PATH_MAX];
-	struct zk_note *n = zk_note_for(zk, NOTE_CHILDREN, rel, path, arg);
-	int rc;
-
-	if (n == NULL)
-		return ZBADARGUMENTS;
-	n->children = done;
-	if ((rc = zoo_aget_children(zk->zh, path, 0, zk_children_done,
-	    n)) != ZOK)
-		zk_note_free(n);
-	return rc;
-}
-
 static void
 zk_stat_done(int rc, const struct Stat *st, const void *data)
 {
@@ -499,6 +503,7 @@ zk_node_watcher(zhandle_t *zh, int type, int state, const char *path,
 
 	if (type == ZOO_SESSION_EVENT || atomic_exchange(&n->posted, 1))
 		return;
+	n->fired = 1;
 	zk_post(n->zk, n);
 }
 
@@ -534,4 +539,175 @@ zk_watch(struct zk *zk, const char *rel, zk_watch_fn watch, void *arg,
 		return -1;
 	}
 	return 0;
+}
+
+int
+zk_children_async(struct zk *zk, const char *rel, zk_children_fn done,
+    zk_watch_fn watch, void *arg)
+{
+	char path[ZK_PATH_MAX];
+	struct zk_note *n = zk_note_for(zk, NOTE_CHILDREN, rel, path, arg);
+	struct zk_note *w = NULL;
+	int rc;
+
+	if (n == NULL)
+		return ZBADARGUMENTS;
+	n->children = done;
+	if (watch != NULL) {
+		w = zk_note_for(zk, NOTE_WATCH, rel, path, arg);
+		w->watch = watch;
+		n->armed = w;
+	}
+	rc = zoo_awget_children(zk->zh, path, w != NULL ? zk_node_watcher :
+	    NULL, w, zk_children_done, n);
+	if (rc != ZOK) {
+		zk_note_free(n);
+		if (w != NULL)
+			zk_note_free(w);
+	}
+	return rc;
+}
+
+/* A library thread: the read came. */
+static void
+zk_data_done(int rc, const char *value, int len, const struct Stat *st,
+    const void *data)
+{
+	struct zk_note *n = (struct zk_note *)data;
+
+	n->rc = rc;
+	if (rc == ZOK) {
+		n->len = len > 0 ? (size_t)len : 0;
+		n->data = xmalloc(n->len + 1);
+		memcpy(n->data, value, n->len);
+		n->data[n->len] = '\0';
+		n->version = st != NULL ? st->version : -1;
+	}
+	zk_post(n->zk, n);
+}
+
+int
+zk_get_async(struct zk *zk, const char *rel, zk_data_fn done, void *arg)
+{
+	char path[ZK_PATH_MAX];
+	struct zk_note *n = zk_note_for(zk, NOTE_DATA, rel, path, arg);
+	int rc;
+
+	if (n == NULL)
+		return ZBADARGUMENTS;
+	n->data_done = done;
+	if ((rc = zoo_aget(zk->zh, path, 0, zk_data_done, n)) != ZOK)
+		zk_note_free(n);
+	return rc;
+}
+
+/* A library thread: the create ended; keep the name below the root. */
+static void
+zk_created_done(int rc, const char *name, const void *data)
+{
+	struct zk_note *n = (struct zk_note *)data;
+	size_t rootlen = strlen(n->zk->root) + 1;
+
+	n->rc = rc;
+	if (rc == ZOK && name != NULL)
+		n->data = xstrdup(strlen(name) > rootlen ? name + rootlen :
+		    name);
+	zk_post(n->zk, n);
+}
+
+int
+zk_create_async(struct zk *zk, const char *rel, const char *data,
+    size_t len, int flags, zk_created_fn done, void *arg)
+{
+	char path[ZK_PATH_MAX];
+	struct zk_note *n = zk_note_for(zk, NOTE_CREATED, rel, path, arg);
+	int rc;
+
+	if (n == NULL)
+		return ZBADARGUMENTS;
+	n->created = done;
+	rc = zoo_acreate(zk->zh, path, data, data != NULL ? (int)len : -1,
+	    zk->acl, flags, zk_created_done, n);
+	if (rc != ZOK)
+		zk_note_free(n);
+	return rc;
+}
+
+int
+zk_live_children(struct zk *zk, const char *rel, char *err, size_t errlen)
+{
+	char path[ZK_PATH_MAX];
+	struct String_vector sv;
+	int rc, n;
+
+	if (zk_abs(zk, rel, path, sizeof path) != 0) {
+		snprintf(err, errlen, "%s: path too long", zk->where);
+		return -1;
+	}
+	rc = zoo_get_children(zk->zh, path, 0, &sv);
+	if (rc == ZNONODE)
+		return 0;
+	if (rc != ZOK) {
+		snprintf(err, errlen, "%s: cannot list %s: %s", zk->where,
+		    path, zerror(rc));
+		return -1;
+	}
+	n = sv.count;
+	deallocate_String_vector(&sv);
+	return n;
+}
+
+/* Delete the znode at path and all below it, children first. */
+static int
+zk_delete_path(struct zk *zk, char *path, size_t *removed, char *err,
+    size_t errlen)
+{
+	struct String_vector sv;
+	size_t len = strlen(path);
+	int rc, i, listed;
+
+	rc = zoo_get_children(zk->zh, path, 0, &sv);
+	if (rc == ZNONODE)
+		return 0;
+	listed = rc == ZOK;
+	for (i = 0; rc == ZOK && i < sv.count; i++) {
+		if (len + 1 + strlen(sv.data[i]) >= ZK_PATH_MAX) {
+			snprintf(err, errlen, "%s: a path below %s is too "
+			    "long", zk->where, path);
+			rc = ZSYSTEMERROR;
+			break;
+		}
+		snprintf(path + len, ZK_PATH_MAX - len, "/%s", sv.data[i]);
+		if (zk_delete_path(zk, path, removed, err, errlen) != 0)
+			rc = ZSYSTEMERROR;	/* err says why */
+		path[len] = '\0';
+	}
+	if (listed)
+		deallocate_String_vector(&sv);
+	if (rc == ZSYSTEMERROR)
+		return -1;
+	if (rc == ZOK)
+		rc = zoo_delete(zk->zh, path, -1);
+	if (rc == ZNONODE)
+		return 0;
+	if (rc != ZOK) {
+		snprintf(err, errlen, "%s: cannot delete %s: %s", zk->where,
+		    path, zerror(rc));
+		return -1;
+	}
+	(*removed)++;
+	return 0;
+}
+
+int
+zk_delete_tree(struct zk *zk, const char *rel, size_t *removed, char *err,
+    size_t errlen)
+{
+	char path[ZK_PATH_MAX];
+
+	if (zk_abs(zk, rel, path, sizeof path) != 0) {
+		snprintf(err, errlen, "%s: path too long", zk->where);
+		return -1;
+	}
+	return zk_delete_path(zk, path, removed, err, errlen);
 }
