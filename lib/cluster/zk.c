@@ -254,8 +254,12 @@ int
 zk_make_path(struct zk *zk, char *err, size_t errlen)
 {
 	char path[ZK_PATH_MAX], *p, c;
+	struct Stat st;
 	int rc;
 
+	/* A read first: each create is a write, logged by the ensemble. */
+	if (zoo_exists(zk->zh, zk->root, 0, &st) == ZOK)
+		return 0;
 	snprintf(path, sizeof path, "%s", zk->root);
 	for (p = path + 1;; p++) {
 		if (*p != '/' && *p != '\0')
@@ -287,7 +291,7 @@ zk_wait_connected(struct zk *zk, char *err, size_t errlen)
 			    zk->session_ms);
 			return -1;
 		}
-		usleep(10000);
+		usleep(2000);
 	}
 	zk->session_ms = zoo_recv_timeout(zk->zh);
 	return 0;

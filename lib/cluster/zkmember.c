@@ -129,32 +129,58 @@ member_made(void *arg, int rc, const char *name)
 	log_info("ZooKeeper %s: this node is %s", zk_where(m->zk), m->made);
 }
 
-/* members/ is there: make our znode, and follow the leader. */
+static void	member_dir_made(void *arg, int rc, const char *name);
+
+/* Make our znode; members/ is made first when it is missing. */
+static void
+member_make(struct ps_zk_member *m, zk_created_fn done)
+{
+	char rel[300];
+	int rc;
+
+	snprintf(rel, sizeof rel, ZK_MEMBERS "/%s-", m->name);
+	rc = zk_create_async(m->zk, rel, m->name, strlen(m->name),
+	    ZOO_EPHEMERAL | ZOO_SEQUENCE, done, m);
+	if (rc != ZOK)
+		log_warnx("ZooKeeper %s: cannot make %s: %s", zk_where(m->zk),
+		    rel, zk_strerror(rc));
+}
+
+/* The first try: a missing members/ is made, then the znode again. */
+static void
+member_made_first(void *arg, int rc, const char *name)
+{
+	struct ps_zk_member *m = arg;
+
+	if (rc != ZNONODE) {
+		member_made(m, rc, name);
+		return;
+	}
+	rc = zk_create_async(m->zk, ZK_MEMBERS, NULL, 0, 0, member_dir_made,
+	    m);
+	if (rc != ZOK)
+		member_dir_made(m, rc, "");
+}
+
 static void
 member_dir_made(void *arg, int rc, const char *name)
 {
 	struct ps_zk_member *m = arg;
-	char rel[300];
 
-	snprintf(rel, sizeof rel, ZK_MEMBERS "/%s-", m->name);
 	member_check_auth(m, rc, "make " ZK_MEMBERS);
 	if (rc == ZOK || rc == ZNODEEXISTS)
-		rc = zk_create_async(m->zk, rel, m->name, strlen(m->name),
-		    ZOO_EPHEMERAL | ZOO_SEQUENCE, member_made, m);
-	if (rc != ZOK)
+		member_make(m, member_made);
+	else
 		log_warnx("ZooKeeper %s: cannot make %s: %s", zk_where(m->zk),
-		    rel, zk_strerror(rc));
-	member_list(m);
+		    ZK_MEMBERS, zk_strerror(rc));
 }
 
+/* Make our znode and, meanwhile, look for the leader. */
 static void
 member_join(struct ps_zk_member *m)
 {
-	int rc = zk_create_async(m->zk, ZK_MEMBERS, NULL, 0, 0,
-	    member_dir_made, m);
-
-	if (rc != ZOK)
-		member_dir_made(m, rc, "");
+	member_make(m, member_made_first);
+	member_list(m);
 }
 
 /* A renewed session is connected: join again. */

@@ -3,13 +3,17 @@
 # (ps-ring serve -Z) against the ring file, on a private ZooKeeper server
 # (tests/bats/zk.bash: standalone, loopback, 100 ms ticks).
 #
-#  - leader failover: two coordinators on one path, two servers given both
-#    addresses; kill -9 of the leader, then the time until the standby
-#    listens and until it has published the stored version again (every
-#    server back), RUNS times;
+#  - leader failover: two coordinators on one path, two servers that
+#    follow the leader through ZooKeeper (ps-server -Z); kill -9 of the
+#    leader, then the time until the standby listens and until it has
+#    published the stored version again (every server back), RUNS times;
 #  - membership detection: kill -9 of one of two servers, then the time
 #    until the coordinator's status shows the ring without it, RUNS times
-#    with the ring file and RUNS times with -Z (both detect by heartbeats);
+#    with the ring file and RUNS times with -Z (both see the connection
+#    drop); and a server stopped (SIGSTOP), found by the coordinator's
+#    heartbeats (ring file, -t 300) or by its ZooKeeper session ending
+#    (servers with -Z, 2 s session, the coordinator's -t 10000 out of
+#    play), RUNS times each;
 #  - with a training file: ps-train on it with -Z and without, alternated,
 #    RUNS times each: the median wall times and their ratio.
 #
@@ -105,8 +109,8 @@ failover_once() {
 	start b ps-ring serve -s "$session" -t 2000 -Z "$z"
 	wait_for "$tmp/b.out" '^standby '
 	b=$(sed -n 's/^standby //p' "$tmp/b.out")
-	start s0 ps-server -C "$a,$b" -o "$tmp/s0.psm"
-	start s1 ps-server -C "$a,$b" -o "$tmp/s1.psm"
+	start s0 ps-server -Z "$z" -o "$tmp/s0.psm"
+	start s1 ps-server -Z "$z" -o "$tmp/s1.psm"
 	ring_at "$a" '$3 == 2'
 	t0=$(now_ms)
 	kill -9 "$pa"
@@ -144,6 +148,38 @@ detect_once() {
 	reap
 }
 
+# One server stopped, run N, found by heartbeats (STORE file) or by its
+# ZooKeeper session (zk); appends ms to $tmp/stop.STORE.
+stop_once() {
+	local store=$2 c ps1 t0 t1 z="127.0.0.1:$ZK_PORT/pskit/stop$1"
+	if [ "$store" = zk ]; then
+		start c ps-ring serve -t 10000 -Z "$z"
+	else
+		rm -f "$tmp/ring"
+		start c ps-ring serve "$tmp/ring"
+	fi
+	wait_for "$tmp/c.out" '^listening '
+	c=$(sed -n 's/^listening //p' "$tmp/c.out")
+	if [ "$store" = zk ]; then
+		start s0 ps-server -v -Z "$z" -o "$tmp/s0.psm"
+		start s1 ps-server -v -Z "$z" -o "$tmp/s1.psm"
+		wait_for "$tmp/s1.err" 'this node is members/'
+	else
+		start s0 ps-server -C "$c" -o "$tmp/s0.psm"
+		start s1 ps-server -C "$c" -o "$tmp/s1.psm"
+	fi
+	ps1=$last
+	ring_at "$c" '$3 == 2'
+	t0=$(now_ms)
+	kill -STOP "$ps1"
+	ring_at "$c" '$3 == 3'
+	t1=$(now_ms)
+	kill -CONT "$ps1"
+	echo "stopped $store $1: $((t1 - t0)) ms" >&2
+	echo "$((t1 - t0))" >>"$tmp/stop.$store"
+	reap
+}
+
 # One ps-train job, with -Z (WITH 1) or without; appends its seconds to
 # $tmp/job.WITH.
 job_once() {
@@ -162,6 +198,8 @@ for i in $(seq "$runs"); do
 	failover_once "$i"
 	detect_once "$i" file
 	detect_once "$i" zk
+	stop_once "$i" file
+	stop_once "$i" zk
 	[ -z "$train" ] || { job_once "$i" ""; job_once "$i" 1; }
 done
 printf 'runs\t%s\nsession_ms\t%s\n' "$runs" "$session"
@@ -172,6 +210,9 @@ printf 'failover_publish_ms_median\t%s\nfailover_publish_ms_max\t%s\n' "$1" "$2"
 for store in file zk; do
 	set -- $(stats <"$tmp/detect.$store")
 	printf 'detect_%s_ms_median\t%s\ndetect_%s_ms_max\t%s\n' \
+	    "$store" "$1" "$store" "$2"
+	set -- $(stats <"$tmp/stop.$store")
+	printf 'stopped_%s_ms_median\t%s\nstopped_%s_ms_max\t%s\n' \
 	    "$store" "$1" "$store" "$2"
 done
 if [ -n "$train" ]; then
