@@ -206,3 +206,17 @@ none_alive() {
 	[ -d "$tmp/ps-train.other" ]	# no ps-train.pid: not ours to judge
 	[ "$(ls "$tmp")" = ps-train.other ]
 }
+
+@test "a job directory kept with -k outlives the next run" {
+	local tmp=$BATS_TEST_TMPDIR/tmp kept
+	mkdir "$tmp"
+	run env TMPDIR="$tmp" ps-train -q -k -m 2 -o "$BATS_TEST_TMPDIR/m1" "$SAMPLE"
+	assert_success
+	kept=$(ls -d "$tmp"/ps-train-kept.*)
+	assert_line "ps-train: job files kept in $kept"
+	[ -f "$kept/worker-0.tsv" ] && [ -f "$kept/ps-train.pid" ]
+	run env TMPDIR="$tmp" ps-train -q -m 2 -o "$BATS_TEST_TMPDIR/m2" "$SAMPLE"
+	assert_success
+	refute_output --partial removed
+	[ "$(ls "$tmp")" = "${kept##*/}" ] && [ -f "$kept/worker-0.tsv" ]
+}
