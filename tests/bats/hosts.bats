@@ -19,6 +19,9 @@
 #     every key (-R 1), ends with the same answer, its lost server
 #     replaced by one on another host, and the push history fetched from
 #     the hosts (--trace) passes tests/chaos/check-trace;
+#   - with -Z (a ZooKeeper server at the bridge's address): the daemons on
+#     the hosts find the leading coordinator through ZooKeeper and follow
+#     the standby when the leader is killed; the same answer;
 #   - without namespaces (and without root), through a remote shell that
 #     runs the command here: a job ends with the same answer, and a
 #     ps-train killed outright leaves no daemon and nothing on the hosts.
@@ -29,6 +32,7 @@
 
 load helper
 load netns
+load zk
 
 FRAMETOOL="$PSKIT_BUILDDIR/tests/tools/ps-frametool"
 SAMPLE="$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
@@ -47,6 +51,7 @@ teardown() {
 	[ -z "${TRAIN_PID:-}" ] || { kill -TERM "$TRAIN_PID" 2>/dev/null
 		ps_wait_pid "$TRAIN_PID" 20 || true; }
 	ps_reap
+	zk_stop
 	net_down
 }
 
@@ -258,6 +263,33 @@ cut_server_host() {
 @test "a host with a server and a worker blackholed (nft drop): the job ends with the same answer" {
 	command -v nft >/dev/null || skip "needs nft (nftables) for the blackhole"
 	cut_server_host nft
+}
+
+@test "with -Z on three hosts: the daemons follow the leader through ZooKeeper, also when it is killed; the same answer" {
+	[ -f /usr/share/java/zookeeper.jar ] || skip "no ZooKeeper: scripts/deps --tests"
+	hosts 3
+	zk_start "$BATS_TEST_TMPDIR/zk" "$BRIDGE_IP"
+	train_bg -Z "$BRIDGE_IP:$ZK_PORT/pskit/hosts" "${LONG[@]}"
+	running_at 100
+	[ "$(tr ',' '\n' <"$JOB/coordinator" | wc -l)" -eq 2 ]
+	kill -KILL "$(cat "$JOB/coordinator.pid")"
+	train_end
+	grep -Eq "^ps-train: coordinator 0 killed by SIGKILL at [0-9.]+ s; recovered in" \
+	    "$JOB.tsv.err"
+	# Servers on the hosts' addresses; the workers, who know the leader
+	# only through ZooKeeper, registered with the standby once it led.
+	for k in 0 1 2; do
+		eval "ip=\$IP_$((k + 1))"
+		grep -q "^listening ${ip//./\\.}:[0-9]*$" "$JOB/server-$k.out"
+	done
+	grep -q "worker 0 registered from ${IP_1//./\\.}:" "$JOB/coordinator-1.err"
+	grep -q "worker 1 registered from ${IP_2//./\\.}:" "$JOB/coordinator-1.err"
+	same_answer -s 3
+	[ -z "$(remote_left)" ]
+	# The job's znodes are gone (ps-train forgot them).
+	run ps-ring forget -Z "$BRIDGE_IP:$ZK_PORT/pskit/hosts"
+	assert_success
+	assert_output "forgot	$BRIDGE_IP:$ZK_PORT/pskit/hosts	0"
 }
 
 @test "through a remote shell that runs here: the same answer; kill -9 of ps-train leaves nothing" {

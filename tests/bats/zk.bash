@@ -3,7 +3,8 @@
 # standalone on a free loopback port with its own data directory and a
 # 100 ms tick (so sessions of 200 ms to 2 s), and reaped at the end.
 #
-# zk_start DIR: start it with its files in DIR; sets ZK_PORT, ZK_PID.
+# zk_start DIR [ADDR]: start it with its files in DIR, listening on ADDR
+# (default 127.0.0.1); sets ZK_ADDR, ZK_PORT, ZK_PID.
 # zk_stop: kill it (by PID) and wait.
 # zk_ensemble DIR: three servers on loopback as one ensemble, each with
 # its own directory under DIR; sets ZK_ENSEMBLE (their client addresses,
@@ -20,13 +21,14 @@ zk_free_port() {
 	done
 }
 
-# zk_ok: does the server at ZK_PORT answer "ruok"?
+# zk_ok: does the server at ZK_ADDR:ZK_PORT answer "ruok"?
 zk_ok() {
-	[ "$(echo ruok | timeout 2 nc -q1 127.0.0.1 "$ZK_PORT" 2>/dev/null)" = imok ]
+	[ "$(echo ruok | timeout 2 nc -q1 "$ZK_ADDR" "$ZK_PORT" 2>/dev/null)" = imok ]
 }
 
 zk_start() {
 	local dir=$1 i=0
+	ZK_ADDR=${2:-127.0.0.1}
 	[ -f /usr/share/java/zookeeper.jar ] && command -v java >/dev/null || {
 		echo "no ZooKeeper server: run scripts/deps --tests" >&2
 		return 1
@@ -39,7 +41,7 @@ zk_start() {
 	syncLimit=5
 	dataDir=$dir/data
 	clientPort=$ZK_PORT
-	clientPortAddress=127.0.0.1
+	clientPortAddress=$ZK_ADDR
 	admin.enableServer=false
 	4lw.commands.whitelist=ruok,stat,dump
 	EOF
