@@ -12,10 +12,15 @@
 
 load helper
 
+# The dbpg job of every dbpg test but the last: a9a to 3000 iterations (no
+# stop rule), about 4 s of work, so that a fault a second or two after the
+# workers start finds it running (the default job may be done by then).
+DBPG=(-e 0 -m 3000)
+
 setup_file() {
 	a9a=$(ps_data a9a) || return 0
 	# The dbpg answer without a fault, for every dbpg test.
-	ps-train -q --tsv --no-auth -o "$BATS_FILE_TMPDIR/ref.model" "$a9a" \
+	ps-train -q --tsv --no-auth -o "$BATS_FILE_TMPDIR/ref.model" "${DBPG[@]}" "$a9a" \
 	    >/dev/null 2>"$BATS_FILE_TMPDIR/ref.err" 3>&-
 	awk -F'\t' '$1 == "objective" { print $2 }' "$BATS_FILE_TMPDIR/ref.err" \
 	    >"$BATS_FILE_TMPDIR/ref.objective"
@@ -93,7 +98,7 @@ same_objective() {
 }
 
 @test "dbpg: kill -9 of the coordinator mid-job; a new one on its address, exit 0, the same objective" {
-	fault KILL 1 "$A9A"
+	fault KILL 1 "${DBPG[@]}" "$A9A"
 	[ "$status" -eq 0 ]
 	recovered "killed by SIGKILL"
 	same_objective
@@ -147,7 +152,7 @@ same_auc() {
 }
 
 @test "a coordinator stopped for good is found hung and replaced; exit 0, the same objective" {
-	PS_TRAIN_COORD_HANG=1.5 fault STOP 0.5 "$A9A"
+	PS_TRAIN_COORD_HANG=1.5 fault STOP 0.5 "${DBPG[@]}" "$A9A"
 	[ "$status" -eq 0 ]
 	recovered "hung \(no answer for [0-9.]+ s\)"
 	same_objective
