@@ -172,7 +172,10 @@ unshuffle4(uint8_t *dst, const uint8_t *src, size_t n)
 	}
 }
 
-/* Shuffle or unshuffle (with f) the three 4-byte arrays of a payload. */
+/*
+ * Shuffle or unshuffle (with f) the three 4-byte arrays of a payload; the
+ * labels and the padding after them are copied as they are.
+ */
 static void
 planes(void (*f)(uint8_t *, const uint8_t *, size_t), uint8_t *dst,
     const uint8_t *src, size_t rows, size_t nnz)
@@ -180,7 +183,8 @@ planes(void (*f)(uint8_t *, const uint8_t *, size_t), uint8_t *dst,
 	f(dst, src, rows);
 	f(dst + 4 * rows, src + 4 * rows, nnz);
 	f(dst + 4 * (rows + nnz), src + 4 * (rows + nnz), nnz);
-	memcpy(dst + 4 * (rows + 2 * nnz), src + 4 * (rows + 2 * nnz), rows);
+	memcpy(dst + 4 * (rows + 2 * nnz), src + 4 * (rows + 2 * nnz),
+	    5 * rows);
 }
 
 /* --- writing ------------------------------------------------------------ */
@@ -300,6 +304,8 @@ w_encode_block(struct writer *w, size_t i, size_t j)
 		labels[r - i] = ds->y[r] > 0 ? 1 : -1;
 	}
 	memcpy(vals, ds->val + ds->rowptr[i], nnz * sizeof *vals);
+	/* The format's padding: zeros, never what the buffer held before. */
+	memset(labels + rows, 0, 4 * rows);
 	return 9 * rows + 8 * nnz;
 }
 

@@ -1,7 +1,8 @@
 /*
- * test_shard.c: shard files round-trip exactly, and a corrupt shard (any
- * byte changed, any truncation, trailing junk) is refused with a message,
- * never a crash.
+ * test_shard.c: shard files round-trip exactly, a block's padding is
+ * zeros (never what a buffer held before), and a corrupt shard (any byte
+ * changed, any truncation, trailing junk) is refused with a message, never
+ * a crash.
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <lz4.h>
 
 #include "data/dataset.h"
 #include "data/shard.h"
@@ -154,6 +156,71 @@ slurp(const char *path, size_t *n)
 	return buf;
 }
 
+/* Little-endian fields of the file (pskit-shard(5)). */
+static uint64_t
+le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/*
+ * A big block and then a one-row block: the small one's 4 bytes of padding
+ * (pskit-shard(5)) fall where the writer's buffers held the big one's
+ * payload, and must still be zeros.
+ */
+static void
+test_padding_zero(void **state)
+{
+	static uint64_t fid[65536];
+	static float val[65536];
+	struct ps_dataset_builder b;
+	struct ps_dataset ds;
+	char *path = temp_path(), err[512], *comp, raw[9 + 8 + 16];
+	uint8_t h[PS_SHARD_HDRLEN], bh[PS_SHARD_BLKHDRLEN];
+	size_t i;
+	FILE *fp;
+
+	(void)state;
+	for (i = 0; i < 65536; i++) {
+		fid[i] = 2 * i + 1;
+		val[i] = (float)i + 0.5f;
+	}
+	ps_dataset_builder_init(&b);
+	ps_dataset_builder_add(&b, 1, fid, val, 65536);
+	ps_dataset_builder_add(&b, -1, fid, val, 65536);
+	ps_dataset_builder_add(&b, 1, fid + 7, val + 7, 1);
+	assert_int_equal(ps_dataset_builder_finish(&b, &ds, err, sizeof err), 0);
+	if (ps_shard_write(path, &ds, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	fp = fopen(path, "rb");
+	assert_non_null(fp);
+	/* Past the header, the feature list and the first block. */
+	assert_int_equal(fread(h, 1, sizeof h, fp), sizeof h);
+	assert_int_equal(fseek(fp, (long)le(h + 72, 8), SEEK_CUR), 0);
+	assert_int_equal(fread(bh, 1, sizeof bh, fp), sizeof bh);
+	assert_int_equal(le(bh, 4), 2);
+	assert_int_equal(fseek(fp, (long)le(bh + 20, 4), SEEK_CUR), 0);
+	/* The one-row block: 9 + 8 raw bytes, the last 4 the padding. */
+	assert_int_equal(fread(bh, 1, sizeof bh, fp), sizeof bh);
+	assert_int_equal(le(bh, 4), 1);
+	assert_int_equal(le(bh + 16, 4), 9 + 8);
+	comp = malloc(le(bh + 20, 4));
+	assert_int_equal(fread(comp, 1, le(bh + 20, 4), fp),
+	    le(bh + 20, 4));
+	assert_int_equal(LZ4_decompress_safe(comp, raw, (int)le(bh + 20, 4),
+	    (int)sizeof raw), 9 + 8);
+	assert_memory_equal(raw + 13, "\0\0\0\0", 4);
+	free(comp);
+	fclose(fp);
+	ps_dataset_release(&ds);
+	unlink(path);
+	free(path);
+}
+
 static void
 test_corruption(void **state)
 {
@@ -211,6 +278,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_padding_zero),
 		cmocka_unit_test(test_corruption),
 		cmocka_unit_test(test_errors_named),
 	};
