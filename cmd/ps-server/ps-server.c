@@ -30,7 +30,7 @@ static const char usage_text[] =
 "usage: ps-server [-hLVv] [-a secret-file] [-c max-conns] [--hello-timeout ms]\n"
 "                 [-i model] [-K keys] [-k ckdir [--keep n]] [-l addr:port]\n"
 "                 [-m max-frame] [--max-buffered bytes] [--max-keys n]\n"
-"                 [-o model.psm] [--trace file]\n"
+"                 [--momentum m] [-o model.psm] [--trace file]\n"
 "                 [-C host:port[,...] | -Z host:port[,...]/path\n"
 "                  [--coordinator-wait secs] [--standby] | -r ring]\n";
 
@@ -78,7 +78,11 @@ usage(int status)
 	    "                          together hold more in unfinished frames and\n"
 	    "                          cached keys (default: 1 GiB, at most 1/4 of RAM)\n"
 	    "      --max-keys n        end a job whose push would make a channel hold\n"
-	    "                          more keys (default: 1/2 of RAM at 112 bytes a key)\n"
+	    "                          more keys (default: 1/2 of RAM at 117 bytes a key)\n"
+	    "      --momentum m        extrapolate each weight's proximal step by up to\n"
+	    "                          m times its last move, restarting when the\n"
+	    "                          gradient turns (0 to 0.99; default 0.8; 0: the\n"
+	    "                          plain step of Algorithm 2)\n"
 	    "      --trace file        append the rounds and pushes applied to file\n"
 	    "                          (for tests/chaos/check-trace)\n"
 	    "  -L, --lifeline          shut down when standard input, a pipe from the\n"
@@ -189,7 +193,7 @@ server_parse_secs(const char *s, const char *what)
 /* The options without a short form. */
 enum {
 	OPT_STANDBY = 1, OPT_KEEP, OPT_MAX_BUFFERED, OPT_MAX_KEYS,
-	OPT_HELLO_TIMEOUT, OPT_TRACE, OPT_COORD_WAIT
+	OPT_HELLO_TIMEOUT, OPT_TRACE, OPT_COORD_WAIT, OPT_MOMENTUM
 };
 
 static const struct option server_longopts[] = {
@@ -209,6 +213,7 @@ static const struct option server_longopts[] = {
 	{ "init", required_argument, NULL, 'i' },
 	{ "max-buffered", required_argument, NULL, OPT_MAX_BUFFERED },
 	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
+	{ "momentum", required_argument, NULL, OPT_MOMENTUM },
 	{ "hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT },
 	{ "lifeline", no_argument, NULL, 'L' },
 	{ "trace", required_argument, NULL, OPT_TRACE },
@@ -262,6 +267,14 @@ server_parse_args(struct server *srv, int argc, char **argv,
 		case OPT_MAX_KEYS:
 			srv->max_keys = (uint64_t)server_parse_num(optarg,
 			    "key limit", 1, 1L << 40);
+			break;
+		case OPT_MOMENTUM:
+			if (ps_parsenum_double_in(optarg, 0, 0.99,
+			    &srv->momentum) != PS_NUM_OK) {
+				fprintf(stderr, "ps-server: bad momentum '%s' "
+				    "(expected 0 to 0.99)\n", optarg);
+				usage(EX_USAGE);
+			}
 			break;
 		case 'L':
 			srv->lifeline = 1;

@@ -269,6 +269,30 @@ round_trace_answerable(struct channel *ch, const struct round *r)
 }
 
 /*
+ * Slot s's new weight: the proximal step from its aggregated gradient and
+ * curvature, extrapolated by momentum, and the trust radius of the step the
+ * workers will take (prox.h, invariants 1-4).
+ */
+static float
+round_step(struct channel *ch, uint32_t s)
+{
+	struct store *st = &ch->store;
+	double trust = st->trust[s];
+	float x, w;
+
+	x = ps_prox_step(st->w[s], st->g[s], st->u[s], ch->job.lambda,
+	    &st->trust[s]);
+	if (ch->srv->momentum == 0)
+		return x;
+	w = ps_prox_momentum(x, st->xprox[s], st->g[s], &st->streak[s],
+	    ch->srv->momentum);
+	st->xprox[s] = x;
+	if (w != x)
+		st->trust[s] = ps_trust_next(st->w[s], w, trust);
+	return w;
+}
+
+/*
  * Apply the proximal step to every key the round touched (invariant 2) and
  * send the result to the replicas (6); -1 if one cannot be reached.
  */
@@ -297,9 +321,7 @@ round_apply(struct channel *ch, struct round *r)
 		}
 		r->result.kkt += ps_kkt_violation(st->w[s], st->g[s],
 		    ch->job.lambda);
-		w = ps_prox_step(st->w[s], st->g[s], st->u[s], ch->job.lambda,
-		    &st->trust[s]);
-
+		w = round_step(ch, s);
 		store_set(st, s, w);
 		st->glast[s] = (float)st->g[s];
 		st->g[s] = 0;

@@ -107,6 +107,8 @@ struct store {
 	double			*g, *u;		/* aggregation scratch, 0 between rounds */
 	uint64_t		*mark;		/* last round (t + 1) that touched the slot */
 	float			*glast;		/* gradient sum of the slot's last round */
+	float			*xprox;		/* the step's result behind w, which */
+	uint8_t			*streak;	/* momentum extrapolates (prox.h, 4) */
 	float			*wprev;		/* w, trust and glast before the slot's */
 	double			*trustprev;	/* last round; NULL unless a job keeps */
 	float			*glastprev;	/* them (failover/rejoin.c) */
@@ -243,11 +245,12 @@ struct job {
  */
 #define SERVER_CHANNELS_MAX	16
 /*
- * What a key costs a server, roughly: store.c's arrays (40 bytes), the key
+ * What a key costs a server, roughly: store.c's arrays (45 bytes), the key
  * table (8 and about 7), two workers' cached key lists (16) and the rest;
- * peak RSS over keys held measured 102 on 1M generated rows.
+ * peak RSS over keys held measured 102 on 1M generated rows before the
+ * momentum's 5 bytes.
  */
-#define SERVER_KEY_BYTES	112
+#define SERVER_KEY_BYTES	117
 #define SERVER_EARLY_MAX	65536
 
 struct channel {
@@ -268,8 +271,8 @@ struct channel {
 };
 
 /* failover/replica.c: a REPLICATE's values per key: weight, trust
-   radius, last G. */
-#define REPLICA_WIDTH	3
+   radius, last G, and the momentum's x and streak (prox.h, 4). */
+#define REPLICA_WIDTH	5
 
 /* failover/replica.c: a link to another server of the ring. */
 struct replica_link {
@@ -355,6 +358,7 @@ struct server {
 						   peers hold (conn.h pool) */
 	struct ps_conn_pool	*pool;
 	uint64_t		 max_keys;	/* --max-keys: a channel's store */
+	double			 momentum;	/* --momentum: prox.h, invariant 4 */
 	int			 nconns;
 	time_t			 started;
 	struct channel		*channels[SERVER_CHANNELS_MAX];

@@ -35,6 +35,8 @@ store_release(struct store *st)
 	free(st->u);
 	free(st->mark);
 	free(st->glast);
+	free(st->xprox);
+	free(st->streak);
 	free(st->wprev);
 	free(st->trustprev);
 	free(st->glastprev);
@@ -62,6 +64,8 @@ store_grow(struct store *st, size_t n)
 	st->u = xreallocarray(st->u, cap, sizeof *st->u);
 	st->mark = xreallocarray(st->mark, cap, sizeof *st->mark);
 	st->glast = xreallocarray(st->glast, cap, sizeof *st->glast);
+	st->xprox = xreallocarray(st->xprox, cap, sizeof *st->xprox);
+	st->streak = xreallocarray(st->streak, cap, sizeof *st->streak);
 	if (st->nsent > 0)
 		st->sent = xreallocarray(st->sent, cap * st->nsent,
 		    sizeof *st->sent);
@@ -79,7 +83,10 @@ store_grow(struct store *st, size_t n)
 	st->cap = cap;
 }
 
-/* A new slot's state: weight 0, the first trust radius, nothing sent. */
+/*
+ * A new slot's state: weight 0, the first trust radius, nothing sent, no
+ * momentum yet.
+ */
 static void
 store_new_slot(struct store *st, uint32_t s)
 {
@@ -92,6 +99,8 @@ store_new_slot(struct store *st, uint32_t s)
 	st->g[s] = st->u[s] = 0;
 	st->mark[s] = 0;
 	st->glast[s] = 0;
+	st->xprox[s] = 0;
+	st->streak[s] = 0;
 	for (k = 0; k < st->nsent; k++)
 		st->sent[(size_t)s * st->nsent + k] = 0;
 	if (st->z != NULL)
@@ -161,8 +170,8 @@ store_keep_prev(struct store *st)
 
 /*
  * Copy key's state from slot s of src into dst (created if absent): the
- * weight, trust radius, last gradient sum, round mark and the optimiser
- * state if src has one.  The aggregation scratch is 0 between rounds.
+ * weight, trust radius, last gradient sum, round mark, momentum and the
+ * optimiser state if src has one.  The aggregation scratch is 0 between rounds.
  */
 void
 store_copy_key(struct store *dst, const struct store *src, uint32_t s)
@@ -173,6 +182,8 @@ store_copy_key(struct store *dst, const struct store *src, uint32_t s)
 	dst->trust[d] = src->trust[s];
 	dst->glast[d] = src->glast[s];
 	dst->mark[d] = src->mark[s];
+	dst->xprox[d] = src->xprox[s];
+	dst->streak[d] = src->streak[s];
 	if (src->z == NULL)
 		return;
 	if (dst->z == NULL) {

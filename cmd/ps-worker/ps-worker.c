@@ -80,7 +80,7 @@ usage(int status)
 	    "  -e, --epsilon x        stop when a pass's KKT violation, relative to the\n"
 	    "                         first pass's, is at most x and the pass changes the\n"
 	    "                         objective by at most x/100 relatively, or by at\n"
-	    "                         most x/1000 (default 1e-3)\n"
+	    "                         most x/1000 (default 1e-3; 0: only -m stops)\n"
 	    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
 	    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
 	    "                         skip[=p] keycache lz4 fp16, or all or none\n"

@@ -111,8 +111,8 @@ stop_vote(const struct worker *w)
 	uint64_t b = db->plan.nblocks, s;
 	double f0, f1, change;
 
-	if (db->t_done < b + 1)
-		return 0;
+	if (db->t_done < b + 1 || w->conf.eps == 0)
+		return 0;	/* -e 0: only -m ends the job */
 	s = (db->t_done - 1) / b * b;	/* the latest pass start finished */
 	if (s < b + db->t_resumed)
 		return VOTE_ABSTAIN;

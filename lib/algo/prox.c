@@ -84,3 +84,22 @@ ps_prox_step(float w, double g, double u, double lambda, double *delta)
 	*delta = ps_trust_next(w, wn, *delta);
 	return wn;
 }
+
+float
+ps_prox_momentum(float x, float x_prev, double g, uint8_t *streak,
+    double momentum)
+{
+	double b, y;
+
+	if (x == 0 || g * ((double)x - (double)x_prev) > 0)
+		*streak = 0;
+	else if (*streak < UINT8_MAX)
+		(*streak)++;
+	if (*streak < 2)
+		return x;	/* b = 0: x_prev may be older than a step */
+	b = (*streak - 1.0) / (*streak + 2.0);
+	if (b > momentum)
+		b = momentum;
+	y = (double)x + b * ((double)x - (double)x_prev);
+	return y * (double)x > 0 ? (float)y : 0.0f;
+}

@@ -15,7 +15,7 @@ setup_file() {
 	export BATS_FILE_TMPDIR
 	ps_data a9a >/dev/null
 	# The fault-free run the other tests compare with.
-	timeout 300 ps-train -q -c "$BATS_FILE_TMPDIR/clean.ck" -E 200 \
+	timeout 300 ps-train -q -c "$BATS_FILE_TMPDIR/clean.ck" -E 100 \
 	    -o "$BATS_FILE_TMPDIR/clean.model" "$BATS_FILE_TMPDIR/a9a" \
 	    2>"$BATS_FILE_TMPDIR/clean.err"
 }
@@ -102,9 +102,9 @@ abs_gap() {
 	for v in "$BATS_FILE_TMPDIR"/clean.ck/v*; do
 		ps-ckpt verify "$v"
 	done
-	# Every 200 iterations, and the final round's.
+	# Every 100 iterations, and the final round's.
 	versions "$BATS_FILE_TMPDIR/clean.ck" | head -n 2 | while read -r v; do
-		[ $((10#${v#v} % 200)) -eq 0 ]
+		[ $((10#${v#v} % 100)) -eq 0 ]
 	done
 	last=$(versions "$BATS_FILE_TMPDIR/clean.ck" | tail -n 1)
 	iter=$(ps-ckpt info "$BATS_FILE_TMPDIR/clean.model" | awk '$1 == "iteration" { print $2 }')

@@ -511,6 +511,7 @@ wait_count() {
 	grep -Eq "no coordinator at '$COORD' for 1 s \(last: .*\); giving up$" "$BATS_TEST_TMPDIR/server-0.out.err"
 	[ -s "$BATS_TEST_TMPDIR/part-0.psm" ]		# saved, as on SIGTERM
 	ps_wait_pid "$w" 20
+	tail -n 5 "$BATS_TEST_TMPDIR/w.tsv.err"
 	[ "$PS_WAIT_STATUS" -eq 69 ]
 	grep -Eq "no coordinator at '$COORD' for 2 s .*giving up$" "$BATS_TEST_TMPDIR/w.tsv.err"
 }

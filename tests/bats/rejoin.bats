@@ -79,7 +79,7 @@ one_table() {
 	finish clean
 	want=$(final_objective "$BATS_TEST_TMPDIR/clean.model/progress.tsv")
 	train killed
-	kill_worker killed 1 500
+	kill_worker killed 1 200
 	finish killed
 	grep -Eq '^ps-train: worker 1 killed by SIGKILL at [0-9.]+ s; recovered in [0-9.]+ s \(started again\)$' \
 	    "$BATS_TEST_TMPDIR/killed.out.err"
@@ -103,8 +103,8 @@ one_table() {
 	finish clean
 	want=$(final_objective "$BATS_TEST_TMPDIR/clean.model/progress.tsv")
 	train killed "${opts[@]}"
-	kill_worker killed 0 300
-	kill_worker killed 0 1200
+	kill_worker killed 0 250
+	kill_worker killed 0 650
 	finish killed
 	[ "$(grep -c 'worker 0 killed by SIGKILL at .*; recovered in ' \
 	    "$BATS_TEST_TMPDIR/killed.out.err")" -eq 2 ]

@@ -39,8 +39,8 @@
  *     (online.c, invariant 8); after a ring change every server says its
  *     own to every other (kind FLOOR, no keys), before any handoff.
  *
- * REPLICATE: width 3 per key, (w, trust, glast) or an sgd channel's
- * (w, z, n), timestamp t, channel; its scalars (msg_ctl.h): the kind (a
+ * REPLICATE: width 5 per key, (w, trust, glast, xprox, streak) or an sgd
+ * channel's (w, z, n, 0, 0), timestamp t, channel; its scalars (msg_ctl.h): the kind (a
  * round, a resync, a handoff (handoff.c), an sgd push, a floor), whether
  * the values are an sgd channel's, and the worker of a push or floor.
  * REPLICATE_OK: NOKEYS, the same timestamp, channel and scalars.
@@ -179,12 +179,14 @@ replica_frame(struct channel *ch, const struct store *st,
 	for (k = 0; k < n; k++) {
 		uint32_t s = recs[k].slot;
 
+		float *v = m.vals + (size_t)REPLICA_WIDTH * k;
+
 		m.keys[k] = recs[k].key;
-		m.vals[3 * k] = st->w[s];
-		m.vals[3 * k + 1] = (float)(rep->online ? st->z[s] :
-		    st->trust[s]);
-		m.vals[3 * k + 2] = rep->online ? (float)st->n[s] :
-		    st->glast[s];
+		v[0] = st->w[s];
+		v[1] = (float)(rep->online ? st->z[s] : st->trust[s]);
+		v[2] = rep->online ? (float)st->n[s] : st->glast[s];
+		v[3] = rep->online ? 0 : st->xprox[s];
+		v[4] = rep->online ? 0 : st->streak[s];
 	}
 	rc = ps_conn_send(l->conn, &m);
 	free(m.keys);
@@ -391,11 +393,24 @@ replica_resync(struct channel *ch)
 	free(slots);
 }
 
+/* Whether v may be value i of a key in a REPLICATE (invariant 4). */
+static int
+replica_value_ok(float v, size_t i, int online)
+{
+	if (!isfinite(v))
+		return 0;
+	if (online)
+		return i != 2 || v >= 0;
+	if (i == 1)
+		return v > 0;
+	return i != 4 || (v >= 0 && v <= UINT8_MAX && v == floorf(v));
+}
+
 /*
  * Invariant 4: 0 if this server follows every key's segment (any key, for
  * a handoff: handoff.c checks it is the new primary; none, for a floor)
- * and the values are finite, a trust radius positive, an n not negative;
- * else -1.
+ * and the values are finite, a trust radius positive, an n not negative,
+ * a streak a whole number from 0 to 255; else -1.
  */
 static int
 replica_check_keys(const struct server *srv, const struct ps_msg *m,
@@ -426,12 +441,11 @@ replica_check_keys(const struct server *srv, const struct ps_msg *m,
 		}
 	}
 	for (k = 0; k < (size_t)m->nkeys * m->width && rc == 0; k++)
-		if (!isfinite(m->vals[k]) || (k % 3 == 1 && !rep->online &&
-		    !(m->vals[k] > 0)) || (k % 3 == 2 && rep->online &&
-		    m->vals[k] < 0)) {
+		if (!replica_value_ok(m->vals[k], k % REPLICA_WIDTH,
+		    rep->online)) {
 			snprintf(err, errlen, "bad value %g for key %llu",
 			    (double)m->vals[k],
-			    (unsigned long long)m->keys[k / 3]);
+			    (unsigned long long)m->keys[k / REPLICA_WIDTH]);
 			rc = -1;
 		}
 	free(idx);
@@ -448,23 +462,27 @@ replica_sender(const struct server *srv, const struct ps_msg *m)
 
 /*
  * Set slot s of st from key k's values in m: (w, z, n) of optimiser
- * online, or (w, trust, glast) when 0.
+ * online, or (w, trust, glast, xprox, streak) when 0.
  */
 void
 replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
     size_t k, int online)
 {
-	store_set(st, s, m->vals[3 * k]);
+	const float *v = m->vals + (size_t)REPLICA_WIDTH * k;
+
+	store_set(st, s, v[0]);
 	if (!online) {
-		st->trust[s] = m->vals[3 * k + 1];
-		st->glast[s] = m->vals[3 * k + 2];
+		st->trust[s] = v[1];
+		st->glast[s] = v[2];
+		st->xprox[s] = v[3];
+		st->streak[s] = (uint8_t)v[4];
 		return;
 	}
 	if (st->z == NULL)
 		store_online_state(st, online, 0);
 	st->optimizer = online;
-	st->z[s] = m->vals[3 * k + 1];
-	st->n[s] = m->vals[3 * k + 2];
+	st->z[s] = v[1];
+	st->n[s] = v[2];
 }
 
 /*
