@@ -109,6 +109,39 @@ test_prox_trust_rule(void **state)
 	assert_true(ps_prox_step(0.0f, 0, 0, 1, &delta) == 0.0f);
 }
 
+/*
+ * Momentum (prox.h, invariant 4): no extrapolation for the first two steps
+ * or after a restart; b = (n - 1)/(n + 2) up to the cap; a restart when the
+ * gradient and the move agree in sign or x is 0; never across 0.
+ */
+static void
+test_prox_momentum(void **state)
+{
+	uint8_t n = 0;
+	float y;
+
+	(void)state;
+	/* Moving up (x from 1 to 2) with a negative gradient: no restart. */
+	assert_true(ps_prox_momentum(2, 1, -1, &n, 0.8) == 2.0f && n == 1);
+	y = ps_prox_momentum(2, 1, -1, &n, 0.8);	/* n = 2: b = 1/4 */
+	assert_int_equal(n, 2);
+	assert_true(fabsf(y - 2.25f) < 1e-6f);
+	n = 20;						/* b capped at 0.5 */
+	y = ps_prox_momentum(2, 1, -1, &n, 0.5);
+	assert_true(fabsf(y - 2.5f) < 1e-6f);
+	/* The gradient turned (it pushes the same way x moved): restart. */
+	assert_true(ps_prox_momentum(2, 1, 1, &n, 0.8) == 2.0f && n == 0);
+	/* x at 0 stays there and restarts. */
+	n = 9;
+	assert_true(ps_prox_momentum(0, 1, 1e-3, &n, 0.8) == 0.0f && n == 0);
+	/* x falls from 1 to 0.1: 0.1 - 0.8 * 0.9 would cross 0, so 0. */
+	n = 100;
+	assert_true(ps_prox_momentum(0.1f, 1, 1, &n, 0.8) == 0.0f);
+	/* The same fall with the gradient now calling for a rise: restart. */
+	n = 100;
+	assert_true(ps_prox_momentum(0.1f, 1, -1, &n, 0.8) == 0.1f && n == 0);
+}
+
 static void
 test_keyhash_bijection(void **state)
 {
@@ -254,6 +287,7 @@ main(void)
 		cmocka_unit_test(test_kkt_violation),
 		cmocka_unit_test(test_prox_decreases_model),
 		cmocka_unit_test(test_prox_trust_rule),
+		cmocka_unit_test(test_prox_momentum),
 		cmocka_unit_test(test_keyhash_bijection),
 		cmocka_unit_test(test_keytab),
 		cmocka_unit_test(test_auc),
