@@ -194,6 +194,7 @@ test_padding_zero(void **state)
 	ps_dataset_builder_add(&b, -1, fid, val, 65536);
 	ps_dataset_builder_add(&b, 1, fid + 7, val + 7, 1);
 	assert_int_equal(ps_dataset_builder_finish(&b, &ds, err, sizeof err), 0);
+	ps_dataset_builder_release(&b);
 	if (ps_shard_write(path, &ds, err, sizeof err) != 0)
 		fail_msg("%s", err);
 	fp = fopen(path, "rb");
