@@ -271,8 +271,9 @@ struct channel {
 };
 
 /* failover/replica.c: a REPLICATE's values per key: weight, trust
-   radius, last G, and the momentum's x and streak (prox.h, 4). */
-#define REPLICA_WIDTH	5
+   radius, last G, the momentum's x and streak (prox.h, 4), and the rest
+   of the trust radius (three floats hold its 53 bits). */
+#define REPLICA_WIDTH	7
 
 /* failover/replica.c: a link to another server of the ring. */
 struct replica_link {

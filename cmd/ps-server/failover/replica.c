@@ -39,8 +39,9 @@
  *     (online.c, invariant 8); after a ring change every server says its
  *     own to every other (kind FLOOR, no keys), before any handoff.
  *
- * REPLICATE: width 5 per key, (w, trust, glast, xprox, streak) or an sgd
- * channel's (w, z, n, 0, 0), timestamp t, channel; its scalars (msg_ctl.h): the kind (a
+ * REPLICATE: width 7 per key, (w, trust, glast, xprox, streak, trust2,
+ * trust3), the trust radius the sum of the three floats, or an sgd
+ * channel's (w, z, n, 0, 0, 0, 0), timestamp t, channel; its scalars (msg_ctl.h): the kind (a
  * round, a resync, a handoff (handoff.c), an sgd push, a floor), whether
  * the values are an sgd channel's, and the worker of a push or floor.
  * REPLICATE_OK: NOKEYS, the same timestamp, channel and scalars.
@@ -185,8 +186,12 @@ replica_frame(struct channel *ch, const struct store *st,
 		v[0] = st->w[s];
 		v[1] = (float)(rep->online ? st->z[s] : st->trust[s]);
 		v[2] = rep->online ? (float)st->n[s] : st->glast[s];
-		v[3] = rep->online ? 0 : st->xprox[s];
-		v[4] = rep->online ? 0 : st->streak[s];
+		if (rep->online)
+			continue;	/* the rest 0 */
+		v[3] = st->xprox[s];
+		v[4] = st->streak[s];
+		v[5] = (float)(st->trust[s] - v[1]);
+		v[6] = (float)(st->trust[s] - v[1] - v[5]);
 	}
 	rc = ps_conn_send(l->conn, &m);
 	free(m.keys);
@@ -462,7 +467,7 @@ replica_sender(const struct server *srv, const struct ps_msg *m)
 
 /*
  * Set slot s of st from key k's values in m: (w, z, n) of optimiser
- * online, or (w, trust, glast, xprox, streak) when 0.
+ * online, or (w, trust, glast, xprox, streak, trust2, trust3) when 0.
  */
 void
 replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
@@ -472,7 +477,7 @@ replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
 
 	store_set(st, s, v[0]);
 	if (!online) {
-		st->trust[s] = v[1];
+		st->trust[s] = (double)v[1] + v[5] + v[6];
 		st->glast[s] = v[2];
 		st->xprox[s] = v[3];
 		st->streak[s] = (uint8_t)v[4];
