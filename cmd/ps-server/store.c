@@ -171,7 +171,8 @@ store_keep_prev(struct store *st)
 /*
  * Copy key's state from slot s of src into dst (created if absent): the
  * weight, trust radius, last gradient sum, round mark, momentum and the
- * optimiser state if src has one.  The aggregation scratch is 0 between rounds.
+ * optimiser state if src has one.  The aggregation scratch is 0 between
+ * rounds.
  */
 void
 store_copy_key(struct store *dst, const struct store *src, uint32_t s)

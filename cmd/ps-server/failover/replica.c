@@ -41,9 +41,10 @@
  *
  * REPLICATE: width 7 per key, (w, trust, glast, xprox, streak, trust2,
  * trust3), the trust radius the sum of the three floats, or an sgd
- * channel's (w, z, n, 0, 0, 0, 0), timestamp t, channel; its scalars (msg_ctl.h): the kind (a
- * round, a resync, a handoff (handoff.c), an sgd push, a floor), whether
- * the values are an sgd channel's, and the worker of a push or floor.
+ * channel's (w, z, n, 0, 0, 0, 0), timestamp t, channel; its scalars
+ * (msg_ctl.h): the kind (a round, a resync, a handoff (handoff.c), an sgd
+ * push, a floor), whether the values are an sgd channel's, and the worker
+ * of a push or floor.
  * REPLICATE_OK: NOKEYS, the same timestamp, channel and scalars.
  */
 #include "config.h"
