@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "algo/prox.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "wire/msg_round.h"
@@ -116,7 +117,7 @@ resume_reply(struct worker *w, struct link *l, struct ps_msg *m)
 
 		lr->w[f] = v[0] == 0 ? 0.0f : v[0];
 		lr->active[f] = !(v[0] == 0 && signbit(v[0]));
-		lr->trust[f] = ((double)v[1] + (double)v[2]) + (double)v[3];
+		lr->trust[f] = ps_trust_join(v + 1);
 	}
 	free(l->resume_pos);
 	l->resume_pos = NULL;

@@ -49,6 +49,24 @@ ps_trust_next(float w_old, float w_new, double delta)
 	return ps_trust_after(fabs((double)w_new - (double)w_old), delta);
 }
 
+void
+ps_trust_split(double trust, float part[3])
+{
+	float hi = (float)trust;
+	double rest = trust - (double)hi;
+	float mid = (float)rest;
+
+	part[0] = hi;
+	part[1] = mid;
+	part[2] = (float)(rest - (double)mid);
+}
+
+double
+ps_trust_join(const float part[3])
+{
+	return ((double)part[0] + (double)part[1]) + (double)part[2];
+}
+
 double
 ps_kkt_violation(float w, double g, double lambda)
 {

@@ -50,6 +50,18 @@ float	ps_prox_step(float w, double g, double u, double lambda, double *delta);
  */
 float	ps_prox_momentum(float x, float x_prev, double g, uint8_t *streak,
 	    double momentum);
+/*
+ * A trust radius (a double) as the three floats a message carries, their
+ * sum in double exactly the radius: part[0] the radius rounded to float,
+ * part[1] and part[2] what is left (a float has 24 bits, a double 53).
+ * Written once here and called, not inlined, by every message that carries
+ * a radius: GCC 12.2's SLP vectorizer at -O2 turned the same three lines
+ * in a loop into x - x (part[1] = part[2] = 0, the radius rounded), and
+ * test_core checks this copy round-trips.
+ */
+void	ps_trust_split(double trust, float part[3]);
+/* The radius part[0..2] of ps_trust_split() carry. */
+double	ps_trust_join(const float part[3]);
 /* The trust-radius rule of invariant 3, for a step from w_old to w_new. */
 double	ps_trust_next(float w_old, float w_new, double delta);
 /* The same rule for a step of the given length. */

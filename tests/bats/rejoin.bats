@@ -11,6 +11,10 @@
 
 load helper
 
+# Jobs that run on well past the iterations a test kills a worker at (the
+# default stop ends an a9a job near iteration 390, under a second).
+LONG=(-e 0 -m 1000)
+
 setup_file() {
 	export BATS_FILE_TMPDIR
 	ps_data a9a >/dev/null
@@ -75,10 +79,10 @@ one_table() {
 }
 
 @test "a worker killed at tau 0 is started again and the job ends at the fault-free objective" {
-	train clean
+	train clean "${LONG[@]}"
 	finish clean
 	want=$(final_objective "$BATS_TEST_TMPDIR/clean.model/progress.tsv")
-	train killed
+	train killed "${LONG[@]}"
 	kill_worker killed 1 200
 	finish killed
 	grep -Eq '^ps-train: worker 1 killed by SIGKILL at [0-9.]+ s; recovered in [0-9.]+ s \(started again\)$' \
@@ -97,7 +101,8 @@ one_table() {
 }
 
 @test "worker 0 killed twice under tau 2 with filters: within 1e-3, its progress one table" {
-	local opts=(-t 2 -F kkt,sigmod,keycache,lz4 -T "$BATS_FILE_TMPDIR/a9a.t")
+	local opts=(-t 2 -F kkt,sigmod,keycache,lz4 -T "$BATS_FILE_TMPDIR/a9a.t"
+	    -e 0 -m 1200)
 	ps_data a9a.t >/dev/null
 	train clean "${opts[@]}"
 	finish clean
@@ -137,7 +142,7 @@ one_table() {
 }
 
 @test "ps-train -r 0: a worker that dies ends the job, naming it" {
-	train killed -r 0
+	train killed -r 0 "${LONG[@]}"
 	kill_worker killed 1 200
 	ps_wait_pid "$TRAIN" 120
 	cat "$BATS_TEST_TMPDIR/killed.out.err"

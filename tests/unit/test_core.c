@@ -1,7 +1,7 @@
 /*
  * test_core.c: unit tests of the algorithm core: soft thresholding and the
- * trust-region proximal step, the key hash and key table, AUC and log loss,
- * and the radix sort of feature ids.
+ * trust-region proximal step, a trust radius's three floats, the key hash
+ * and key table, AUC and log loss, and the radix sort of feature ids.
  */
 #include "config.h"
 
@@ -140,6 +140,39 @@ test_prox_momentum(void **state)
 	/* The same fall with the gradient now calling for a rise: restart. */
 	n = 100;
 	assert_true(ps_prox_momentum(0.1f, 1, -1, &n, 0.8) == 0.1f && n == 0);
+}
+
+/*
+ * A trust radius survives its three floats exactly (prox.h), for radii
+ * whose tail a float cannot hold, as GCC 12.2's vectorizer once lost it.
+ */
+static void
+test_trust_split(void **state)
+{
+	const double fixed[] = { 1, 0x1.75caffp-7, 0x1.0ffda3cp-2, 0.1, 1e-4,
+	    0x1.fffffffffffffp-1, 1e30 };
+	uint64_t x = 88172645463325252ULL;
+	float part[3];
+	size_t i;
+
+	(void)state;
+	ps_trust_split(0.1, part);
+	assert_true(part[1] != 0 && part[2] != 0);
+	for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		ps_trust_split(fixed[i], part);
+		assert_true(ps_trust_join(part) == fixed[i]);
+	}
+	for (i = 0; i < 10000; i++) {	/* xorshift64: mantissas, 2^-40..2^40 */
+		double t;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		t = ldexp((double)(x >> 11) / 9007199254740992.0 + 0.5,
+		    (int)(x % 81) - 40);
+		ps_trust_split(t, part);
+		assert_true(ps_trust_join(part) == t);
+	}
 }
 
 static void
@@ -288,6 +321,7 @@ main(void)
 		cmocka_unit_test(test_prox_decreases_model),
 		cmocka_unit_test(test_prox_trust_rule),
 		cmocka_unit_test(test_prox_momentum),
+		cmocka_unit_test(test_trust_split),
 		cmocka_unit_test(test_keyhash_bijection),
 		cmocka_unit_test(test_keytab),
 		cmocka_unit_test(test_auc),

@@ -274,9 +274,7 @@ rejoin_pull(struct channel *ch, struct peer *p, const struct ps_msg *m,
 
 		v[0] = rejoin_state(ch, ps_keytab_find(&st->keys, m->keys[k]),
 		    r, &trust);
-		v[1] = (float)trust;
-		v[2] = (float)(trust - v[1]);
-		v[3] = (float)(trust - v[1] - v[2]);
+		ps_trust_split(trust, v + 1);
 	}
 	rounds_mark_again(ch, p->worker_id, r);
 	ch->srv->stats.pulls++;

@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/prox.h"
 #include "failover.h"
 #include "util/log.h"
 #include "util/trace.h"
@@ -181,18 +182,22 @@ replica_frame(struct channel *ch, const struct store *st,
 	for (k = 0; k < n; k++) {
 		uint32_t s = recs[k].slot;
 
-		float *v = m.vals + (size_t)REPLICA_WIDTH * k;
+		float *v = m.vals + (size_t)REPLICA_WIDTH * k, trust[3];
 
 		m.keys[k] = recs[k].key;
 		v[0] = st->w[s];
-		v[1] = (float)(rep->online ? st->z[s] : st->trust[s]);
-		v[2] = rep->online ? (float)st->n[s] : st->glast[s];
-		if (rep->online)
-			continue;	/* the rest 0 */
+		if (rep->online) {	/* the rest 0 */
+			v[1] = (float)st->z[s];
+			v[2] = (float)st->n[s];
+			continue;
+		}
+		ps_trust_split(st->trust[s], trust);
+		v[1] = trust[0];
+		v[2] = st->glast[s];
 		v[3] = st->xprox[s];
 		v[4] = st->streak[s];
-		v[5] = (float)(st->trust[s] - v[1]);
-		v[6] = (float)(st->trust[s] - v[1] - v[5]);
+		v[5] = trust[1];
+		v[6] = trust[2];
 	}
 	rc = ps_conn_send(l->conn, &m);
 	free(m.keys);
@@ -478,7 +483,8 @@ replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
 
 	store_set(st, s, v[0]);
 	if (!online) {
-		st->trust[s] = (double)v[1] + v[5] + v[6];
+		st->trust[s] = ps_trust_join((const float[3]){ v[1], v[5],
+		    v[6] });
 		st->glast[s] = v[2];
 		st->xprox[s] = v[3];
 		st->streak[s] = (uint8_t)v[4];
