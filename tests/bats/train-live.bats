@@ -64,12 +64,15 @@ lists_job() {
 	[ "$(echo "$output" | grep -Ec '^worker	[01]	127\.0\.0\.1:[0-9]+	live	')" -eq 2 ]
 }
 
-# none_alive: no process whose PID ps-train wrote in $JOB still runs.
+# none_alive: no process whose PID ps-train wrote in $JOB still runs.  A
+# zombie has ended: once ps-train is gone, reaping it is init's (a loaded
+# machine's init may be a moment late: CI once saw one here).
 none_alive() {
-	local f pid
+	local f pid st
 	for f in "$JOB"/*.pid; do
 		pid=$(cat "$f")
-		if kill -0 "$pid" 2>/dev/null; then
+		st=$(ps -o stat= -p "$pid" 2>/dev/null) || continue
+		if [ "${st#Z}" = "$st" ]; then
 			echo "${f##*/}: $pid still runs: $(ps -o args= -p "$pid")"
 			return 1
 		fi
