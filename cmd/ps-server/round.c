@@ -181,21 +181,26 @@ rounds_ring_changed(struct channel *ch)
 	    srv->ring.version, dropped);
 }
 
-/* A slot round_sum is collecting: not a round's mark (t + 1 <= 2^63). */
-#define ROUND_COLLECTING	UINT64_MAX
+/*
+ * While round_sum collects, a slot's mark is ROUND_COLLECTING plus its
+ * place in the round's sums: above every round's mark (t + 1 <= 2^63).
+ */
+#define ROUND_COLLECTING	(UINT64_C(1) << 63 | UINT64_C(1) << 62)
 
 /*
- * Sum every worker's push into the store's g/u scratch, in worker order,
- * leaving out keys already marked t + 1 (invariant 7); return the slots
- * summed, and the summed loss and lowest vote.
+ * Sum every worker's push in worker order, leaving out keys already marked
+ * t + 1 (invariant 7); return the slots summed, their sums in *gu (g and u
+ * of slots[k] at 2k and 2k + 1: the round's scratch, not kept per key), and
+ * the summed loss and lowest vote.
  */
 static uint32_t *
-round_sum(struct channel *ch, struct round *r, size_t *nslots, double *loss,
-    double *vote)
+round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
+    double *loss, double *vote)
 {
 	struct store *st = &ch->store;
 	size_t total = 0, n = 0, k, at;
 	uint32_t i, *slots, *kslot;
+	double *sum;
 
 	for (i = 0; i < ch->job.nworkers; i++)
 		total += r->pushes[i].nkeys;
@@ -214,28 +219,31 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double *loss,
 			uint32_t s = kslot[at++] = store_slot(st, m->keys[k]);
 
 			if (st->mark[s] != r->t + 1 &&
-			    st->mark[s] != ROUND_COLLECTING) {
-				st->mark[s] = ROUND_COLLECTING;
+			    st->mark[s] < ROUND_COLLECTING) {
+				st->mark[s] = ROUND_COLLECTING + n;
 				slots[n++] = s;
 			}
 		}
 	}
+	sum = xcalloc(2 * n + 1, sizeof *sum);
 	for (i = 0, at = 0; i < ch->job.nworkers; i++) {
 		const struct ps_msg *m = &r->pushes[i];
 
 		for (k = 0; k < m->nkeys; k++) {
-			uint32_t s = kslot[at++];
+			uint64_t mark = st->mark[kslot[at++]];
 
-			if (st->mark[s] != ROUND_COLLECTING)
+			if (mark < ROUND_COLLECTING)
 				continue;	/* applied before */
-			st->g[s] += m->vals[2 * k];
-			st->u[s] += m->vals[2 * k + 1];
+			sum[2 * (mark - ROUND_COLLECTING)] += m->vals[2 * k];
+			sum[2 * (mark - ROUND_COLLECTING) + 1] +=
+			    m->vals[2 * k + 1];
 		}
 	}
 	for (k = 0; k < n; k++)
 		st->mark[slots[k]] = r->t + 1;
 	free(kslot);
 	*nslots = n;
+	*gu = sum;
 	return slots;
 }
 
@@ -269,22 +277,21 @@ round_trace_answerable(struct channel *ch, const struct round *r)
 }
 
 /*
- * Slot s's new weight: the proximal step from its aggregated gradient and
- * curvature, extrapolated by momentum, and the trust radius of the step the
- * workers will take (prox.h, invariants 1-4).
+ * Slot s's new weight: the proximal step from its aggregated gradient g and
+ * curvature u, extrapolated by momentum, and the trust radius of the step
+ * the workers will take (prox.h, invariants 1-4).
  */
 static float
-round_step(struct channel *ch, uint32_t s)
+round_step(struct channel *ch, uint32_t s, double g, double u)
 {
 	struct store *st = &ch->store;
 	double trust = st->trust[s];
 	float x, w;
 
-	x = ps_prox_step(st->w[s], st->g[s], st->u[s], ch->job.lambda,
-	    &st->trust[s]);
+	x = ps_prox_step(st->w[s], g, u, ch->job.lambda, &st->trust[s]);
 	if (ch->srv->momentum == 0)
 		return x;
-	w = ps_prox_momentum(x, st->xprox[s], st->g[s], &st->streak[s],
+	w = ps_prox_momentum(x, st->xprox[s], g, &st->streak[s],
 	    ch->srv->momentum);
 	st->xprox[s] = x;
 	if (w != x)
@@ -300,9 +307,9 @@ static int
 round_apply(struct channel *ch, struct round *r)
 {
 	struct store *st = &ch->store;
-	double loss, vote;
+	double loss, vote, *gu;
 	size_t n, k;
-	uint32_t *slots = round_sum(ch, r, &n, &loss, &vote);
+	uint32_t *slots = round_sum(ch, r, &n, &gu, &loss, &vote);
 	int acks;
 
 	r->result.loss = loss;
@@ -319,14 +326,13 @@ round_apply(struct channel *ch, struct round *r)
 			st->trustprev[s] = st->trust[s];
 			st->glastprev[s] = st->glast[s];
 		}
-		r->result.kkt += ps_kkt_violation(st->w[s], st->g[s],
+		r->result.kkt += ps_kkt_violation(st->w[s], gu[2 * k],
 		    ch->job.lambda);
-		w = round_step(ch, s);
+		w = round_step(ch, s, gu[2 * k], gu[2 * k + 1]);
 		store_set(st, s, w);
-		st->glast[s] = (float)st->g[s];
-		st->g[s] = 0;
-		st->u[s] = 0;
+		st->glast[s] = (float)gu[2 * k];
 	}
+	free(gu);
 	round_trace_apply(ch, r, slots, n);
 	acks = ch->srv->failover->round_done(ch, r->t, slots, n);
 	if (acks == 0)

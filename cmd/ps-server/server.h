@@ -104,7 +104,6 @@ struct store {
 	struct ps_keytab	 keys;
 	float			*w;		/* weight */
 	double			*trust;		/* trust radius (prox.h) */
-	double			*g, *u;		/* aggregation scratch, 0 between rounds */
 	uint64_t		*mark;		/* last round (t + 1) that touched the slot */
 	float			*glast;		/* gradient sum of the slot's last round */
 	float			*xprox;		/* the step's result behind w, which */
@@ -245,12 +244,12 @@ struct job {
  */
 #define SERVER_CHANNELS_MAX	16
 /*
- * What a key costs a server, roughly: store.c's arrays (45 bytes), the key
+ * What a key costs a server, roughly: store.c's arrays (29 bytes), the key
  * table (8 and about 7), two workers' cached key lists (16) and the rest;
- * peak RSS over keys held measured 102 on 1M generated rows before the
- * momentum's 5 bytes.
+ * peak RSS over keys held measured 84-86 on 1M generated rows (105 before
+ * a round's sums left the per-key arrays for the round's own).
  */
-#define SERVER_KEY_BYTES	117
+#define SERVER_KEY_BYTES	96
 #define SERVER_EARLY_MAX	65536
 
 struct channel {

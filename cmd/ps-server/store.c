@@ -1,7 +1,7 @@
 /*
  * store.c: the server's key store: a hash index from feature id to slot and
- * per-slot arrays for the weight, its trust radius and the aggregation
- * scratch, and for an online job the optimiser state (z, n) from which the
+ * per-slot arrays for the weight, its trust radius, its last round and
+ * momentum, and for an online job the optimiser state (z, n) from which the
  * weight follows; and writing the non-zero weights as a model part file.
  */
 #include "config.h"
@@ -31,8 +31,6 @@ store_release(struct store *st)
 	ps_keytab_release(&st->keys);
 	free(st->w);
 	free(st->trust);
-	free(st->g);
-	free(st->u);
 	free(st->mark);
 	free(st->glast);
 	free(st->xprox);
@@ -60,8 +58,6 @@ store_grow(struct store *st, size_t n)
 		cap += cap / 2;
 	st->w = xreallocarray(st->w, cap, sizeof *st->w);
 	st->trust = xreallocarray(st->trust, cap, sizeof *st->trust);
-	st->g = xreallocarray(st->g, cap, sizeof *st->g);
-	st->u = xreallocarray(st->u, cap, sizeof *st->u);
 	st->mark = xreallocarray(st->mark, cap, sizeof *st->mark);
 	st->glast = xreallocarray(st->glast, cap, sizeof *st->glast);
 	st->xprox = xreallocarray(st->xprox, cap, sizeof *st->xprox);
@@ -96,7 +92,6 @@ store_new_slot(struct store *st, uint32_t s)
 		store_grow(st, s);
 	st->w[s] = 0;
 	st->trust[s] = PS_TRUST_INIT;
-	st->g[s] = st->u[s] = 0;
 	st->mark[s] = 0;
 	st->glast[s] = 0;
 	st->xprox[s] = 0;
@@ -171,8 +166,7 @@ store_keep_prev(struct store *st)
 /*
  * Copy key's state from slot s of src into dst (created if absent): the
  * weight, trust radius, last gradient sum, round mark, momentum and the
- * optimiser state if src has one.  The aggregation scratch is 0 between
- * rounds.
+ * optimiser state if src has one.
  */
 void
 store_copy_key(struct store *dst, const struct store *src, uint32_t s)
