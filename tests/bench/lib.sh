@@ -88,6 +88,10 @@ bench_peak_by_name() {
 # OUT.err; write its wall time in seconds to OUT.secs and its peak RSS in
 # KiB to OUT.rss (GNU time, or VmHWM polling of CMD itself), and a
 # per-process-name peak record to OUT.tree (polled).  Returns CMD's status.
+# With bench_poll=0 and GNU time there is no polling (OUT.tree stays
+# empty): the poller starts a few processes every 0.1 s, which on two
+# cores takes time from a job of several processes, so timed runs go
+# without it.
 bench_run() {
 	_o=$1
 	shift
@@ -99,12 +103,15 @@ bench_run() {
 		"$@" >"$_o.out" 2>"$_o.err" &
 	fi
 	_pid=$!
-	bench_poll_tree "$_pid" "$_o.tree" &
-	_poller=$!
+	_poller=
+	if [ "${bench_poll:-1}" != 0 ] || ! bench_have_gnu_time; then
+		bench_poll_tree "$_pid" "$_o.tree" &
+		_poller=$!
+	fi
 	wait "$_pid"
 	_st=$?
 	_t1=$(bench_now)
-	wait "$_poller"
+	[ -z "$_poller" ] || wait "$_poller"
 	bench_elapsed "$_t0" "$_t1" >"$_o.secs"
 	if ! bench_have_gnu_time; then
 		awk '$2 > m { m = $2 } END { print m ? m : "-" }' "$_o.tree" >"$_o.rss"

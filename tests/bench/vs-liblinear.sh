@@ -7,8 +7,11 @@
 # exported by ps-ckpt), not taken from either program's own print.  The
 # tolerances are found first (untimed runs), then LIBLINEAR at its loosest
 # -e, ps-train with its defaults and ps-train at its loosest -e race,
-# alternating, REPEATS times; key<TAB>value lines on stdout (medians),
-# per-run lines on stderr.  See tests/bench/README.
+# alternating, REPEATS times, not watched (with GNU time: no polling of
+# their memory, which would take CPU from a job of several processes on two
+# cores); one more ps-train run with its defaults, polled, gives the peak
+# RSS of a worker and of a server.  key<TAB>value lines on stdout
+# (medians), per-run lines on stderr.  See tests/bench/README.
 set -u
 
 prog=vs-liblinear.sh
@@ -181,16 +184,10 @@ if [ -z "$ll_e" ]; then
 	[ -n "$ll_e" ] || ll_e=0.000001
 fi
 
-i=1
-while [ $i -le "$repeats" ]; do
-	liblinear "ll.$i" "$ll_e" >>"$work/ll.txt" || exit 1
-	echo "run $i liblinear -e $ll_e: $(tail -n 1 "$work/ll.txt")" >&2
-	i=$((i + 1))
-done
+ps_e=
 if [ $ll_only -eq 0 ]; then
 	# ps-train's loosest -e that reaches 1e-3 of F* (its objective may be
 	# below LIBLINEAR's: then it is F*).
-	ps_e=
 	for e in $PS_EPS; do
 		set -- $(pstrain "ps-find-$e" -e "$e")
 		[ $# -eq 7 ] || exit 1
@@ -200,16 +197,27 @@ if [ $ll_only -eq 0 ]; then
 		fi
 		if near "$5"; then ps_e=$e; break; fi
 	done
-	i=1
-	while [ $i -le "$repeats" ]; do
+fi
+# The race: each side once a round, not watched.
+bench_poll=0
+i=1
+while [ $i -le "$repeats" ]; do
+	liblinear "ll.$i" "$ll_e" >>"$work/ll.txt" || exit 1
+	echo "run $i liblinear -e $ll_e: $(tail -n 1 "$work/ll.txt")" >&2
+	if [ $ll_only -eq 0 ]; then
 		pstrain "ps.$i" >>"$work/ps.txt" || exit 1
 		echo "run $i ps-train: $(tail -n 1 "$work/ps.txt")" >&2
-		if [ -n "$ps_e" ]; then
-			pstrain "best.$i" -e "$ps_e" >>"$work/best.txt" || exit 1
-			echo "run $i ps-train -e $ps_e: $(tail -n 1 "$work/best.txt")" >&2
-		fi
-		i=$((i + 1))
-	done
+	fi
+	if [ -n "$ps_e" ]; then
+		pstrain "best.$i" -e "$ps_e" >>"$work/best.txt" || exit 1
+		echo "run $i ps-train -e $ps_e: $(tail -n 1 "$work/best.txt")" >&2
+	fi
+	i=$((i + 1))
+done
+bench_poll=1
+if [ $ll_only -eq 0 ]; then
+	pstrain ps.rss >"$work/rss.txt" || exit 1
+	echo "ps-train, watched for its processes' memory: $(cat "$work/rss.txt")" >&2
 fi
 
 gap() {
@@ -228,7 +236,7 @@ printf 'pstrain_gap\t%s\npstrain_nnz\t%s\npstrain_passes\t%s\npstrain_secs\t%s\n
     "$(gap "$(col "$work/ps.txt" 5)")" "$(col "$work/ps.txt" 6)" \
     "$(col "$work/ps.txt" 7)" "$ps_secs"
 printf 'pstrain_rss_kb\t%s\npstrain_worker_rss_kb\t%s\npstrain_server_rss_kb\t%s\n' \
-    "$(col "$work/ps.txt" 2)" "$(col "$work/ps.txt" 3)" "$(col "$work/ps.txt" 4)"
+    "$(col "$work/ps.txt" 2)" "$(col "$work/rss.txt" 3)" "$(col "$work/rss.txt" 4)"
 awk -v p="$ps_secs" -v l="$ll_secs" 'BEGIN { printf "ratio_secs\t%.3g\n", p / l }'
 if [ -n "$ps_e" ]; then
 	best_secs=$(col "$work/best.txt" 1)
