@@ -78,7 +78,7 @@ usage(int status)
 	    "                          together hold more in unfinished frames and\n"
 	    "                          cached keys (default: 1 GiB, at most 1/4 of RAM)\n"
 	    "      --max-keys n        end a job whose push would make a channel hold\n"
-	    "                          more keys (default: 1/2 of RAM at 96 bytes a key)\n"
+	    "                          more keys (default: 1/2 of RAM at 84 bytes a key)\n"
 	    "      --momentum m        extrapolate each weight's proximal step by up to\n"
 	    "                          m times its last move, restarting when the\n"
 	    "                          gradient turns (0 to 0.99; default 0.8; 0: the\n"

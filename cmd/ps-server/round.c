@@ -285,8 +285,7 @@ static float
 round_step(struct channel *ch, uint32_t s, double g, double u)
 {
 	struct store *st = &ch->store;
-	double trust = st->trust[s];
-	float x, w;
+	float trust = st->trust[s], x, w;
 
 	x = ps_prox_step(st->w[s], g, u, ch->job.lambda, &st->trust[s]);
 	if (ch->srv->momentum == 0)

@@ -103,13 +103,13 @@ TAILQ_HEAD(peer_list, peer);
 struct store {
 	struct ps_keytab	 keys;
 	float			*w;		/* weight */
-	double			*trust;		/* trust radius (prox.h) */
+	float			*trust;		/* trust radius (prox.h) */
 	uint64_t		*mark;		/* last round (t + 1) that touched the slot */
 	float			*glast;		/* gradient sum of the slot's last round */
 	float			*xprox;		/* the step's result behind w, which */
 	uint8_t			*streak;	/* momentum extrapolates (prox.h, 4) */
 	float			*wprev;		/* w, trust and glast before the slot's */
-	double			*trustprev;	/* last round; NULL unless a job keeps */
+	float			*trustprev;	/* last round; NULL unless a job keeps */
 	float			*glastprev;	/* them (failover/rejoin.c) */
 	float			*sent;		/* [slot * nsent + worker]: weight last
 						   sent (significantly-modified filter) */
@@ -244,12 +244,13 @@ struct job {
  */
 #define SERVER_CHANNELS_MAX	16
 /*
- * What a key costs a server, roughly: store.c's arrays (29 bytes), the key
+ * What a key costs a server, roughly: store.c's arrays (25 bytes), the key
  * table (8 and about 7), two workers' cached key lists (16) and the rest;
- * peak RSS over keys held measured 84-86 on 1M generated rows (105 before
- * a round's sums left the per-key arrays for the round's own).
+ * peak RSS over keys held measured 70-75 on 1M generated rows (105 before
+ * a round's sums left the per-key arrays for the round's own, 84-86
+ * before the trust radius became a float).
  */
-#define SERVER_KEY_BYTES	96
+#define SERVER_KEY_BYTES	84
 #define SERVER_EARLY_MAX	65536
 
 struct channel {
@@ -270,9 +271,8 @@ struct channel {
 };
 
 /* failover/replica.c: a REPLICATE's values per key: weight, trust
-   radius, last G, the momentum's x and streak (prox.h, 4), and the rest
-   of the trust radius (three floats hold its 53 bits). */
-#define REPLICA_WIDTH	7
+   radius, last G, the momentum's x and streak (prox.h, 4). */
+#define REPLICA_WIDTH	5
 
 /* failover/replica.c: a link to another server of the ring. */
 struct replica_link {

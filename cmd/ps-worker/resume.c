@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "algo/prox.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "wire/msg_round.h"
@@ -100,24 +99,24 @@ resume_ask(struct worker *w, size_t s, uint64_t r)
 	free(keys);
 }
 
-/* Server l's answer: weight and trust radius (three floats) per key. */
+/* Server l's answer: weight and trust radius per key. */
 void
 resume_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct ps_l1lr *lr = &w->dbpg.lr;
 	size_t k;
 
-	if (l->resume_pos == NULL || m->width != 4 || m->nkeys != l->resume_n)
+	if (l->resume_pos == NULL || m->width != 2 || m->nkeys != l->resume_n)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected resume "
 		    "reply: %u values of width %u", l->index, l->addr,
 		    m->nkeys, m->width);
 	for (k = 0; k < m->nkeys; k++) {
 		uint32_t f = w->dbpg.plan.feats[l->resume_pos[k]];
-		const float *v = m->vals + 4 * k;
+		const float *v = m->vals + 2 * k;
 
 		lr->w[f] = v[0] == 0 ? 0.0f : v[0];
 		lr->active[f] = !(v[0] == 0 && signbit(v[0]));
-		lr->trust[f] = ps_trust_join(v + 1);
+		lr->trust[f] = v[1];
 	}
 	free(l->resume_pos);
 	l->resume_pos = NULL;

@@ -56,7 +56,7 @@ struct ps_l1lr {
 	double		*rowexp;	/* nrows: exp(-|m_i|) */
 	double		 loss;		/* sum of log(1 + exp(-y_i m_i)) */
 	float		*w;		/* nfeat: the worker's copy of its weights */
-	double		*trust;		/* nfeat: trust radius delta_j */
+	float		*trust;		/* nfeat: trust radius delta_j */
 	uint8_t		*active;	/* nfeat: in the KKT active set */
 	double		 beta;		/* weight of the row-count factor k_i */
 	/* Pending features per row: their count and radius sum (r_i, k_i). */

@@ -35,36 +35,18 @@ ps_soft_threshold(double z, double t)
 	return 0;
 }
 
-double
+float
 ps_trust_after(double step, double delta)
 {
 	double nd = 2 * step > delta / 2 ? 2 * step : delta / 2;
 
-	return nd > PS_TRUST_MIN ? nd : PS_TRUST_MIN;
+	return (float)(nd > PS_TRUST_MIN ? nd : PS_TRUST_MIN);
 }
 
-double
+float
 ps_trust_next(float w_old, float w_new, double delta)
 {
 	return ps_trust_after(fabs((double)w_new - (double)w_old), delta);
-}
-
-void
-ps_trust_split(double trust, float part[3])
-{
-	float hi = (float)trust;
-	double rest = trust - (double)hi;
-	float mid = (float)rest;
-
-	part[0] = hi;
-	part[1] = mid;
-	part[2] = (float)(rest - (double)mid);
-}
-
-double
-ps_trust_join(const float part[3])
-{
-	return ((double)part[0] + (double)part[1]) + (double)part[2];
 }
 
 double
@@ -78,7 +60,7 @@ ps_kkt_violation(float w, double g, double lambda)
 }
 
 float
-ps_prox_step(float w, double g, double u, double lambda, double *delta)
+ps_prox_step(float w, double g, double u, double lambda, float *delta)
 {
 	double z, d;
 	float wn;

@@ -16,9 +16,10 @@
  *     agree on every bit.
  *  3. The trust radius then becomes max(2 |d|, delta / 2, 1e-4) (Genkin,
  *     Lewis and Madigan's BBR rule, with a floor so that a coordinate resting
- *     at 0 can re-enter the support at once); workers apply the same rule to
- *     the weights they pull, so both sides hold the same radius without
- *     sending it.
+ *     at 0 can re-enter the support at once), rounded to float32 as the
+ *     weight is; workers apply the same rule to the weights they pull, so
+ *     both sides hold the same radius without sending it (a message that
+ *     hands a coordinate over carries it whole, in one float).
  *  4. Momentum (ps-server --momentum m; 0 turns it off): the weight the
  *     workers get is not the step's result x but x + b (x - x_prev), x_prev
  *     the coordinate's previous x and b = (n - 1) / (n + 2) after n steps
@@ -42,7 +43,7 @@
 /* soft_threshold(z, t) = sign(z) max(|z| - t, 0). */
 double	ps_soft_threshold(double z, double t);
 /* One proximal step; returns the new weight and updates *delta. */
-float	ps_prox_step(float w, double g, double u, double lambda, double *delta);
+float	ps_prox_step(float w, double g, double u, double lambda, float *delta);
 /*
  * Invariant 4: the weight to send for the step's result x, the previous
  * result x_prev and the gradient sum g; *streak counts the steps since the
@@ -50,22 +51,10 @@ float	ps_prox_step(float w, double g, double u, double lambda, double *delta);
  */
 float	ps_prox_momentum(float x, float x_prev, double g, uint8_t *streak,
 	    double momentum);
-/*
- * A trust radius (a double) as the three floats a message carries, their
- * sum in double exactly the radius: part[0] the radius rounded to float,
- * part[1] and part[2] what is left (a float has 24 bits, a double 53).
- * Written once here and called, not inlined, by every message that carries
- * a radius: GCC 12.2's SLP vectorizer at -O2 turned the same three lines
- * in a loop into x - x (part[1] = part[2] = 0, the radius rounded), and
- * test_core checks this copy round-trips.
- */
-void	ps_trust_split(double trust, float part[3]);
-/* The radius part[0..2] of ps_trust_split() carry. */
-double	ps_trust_join(const float part[3]);
 /* The trust-radius rule of invariant 3, for a step from w_old to w_new. */
-double	ps_trust_next(float w_old, float w_new, double delta);
+float	ps_trust_next(float w_old, float w_new, double delta);
 /* The same rule for a step of the given length. */
-double	ps_trust_after(double step, double delta);
+float	ps_trust_after(double step, double delta);
 /*
  * How far w is from optimal in its coordinate, for the gradient sum g:
  * the size of the smallest subgradient of g w + lambda |w|, that is

@@ -231,7 +231,7 @@ rejoin_hello(struct channel *ch, struct peer *p, const struct ps_hello *hello,
  * that followed it here: each key is touched once in those).
  */
 static float
-rejoin_state(struct channel *ch, long s, uint64_t r, double *trust)
+rejoin_state(struct channel *ch, long s, uint64_t r, float *trust)
 {
 	const struct store *st = &ch->store;
 	float w, g;
@@ -254,9 +254,8 @@ rejoin_state(struct channel *ch, long s, uint64_t r, double *trust)
 /*
  * The resume pull m of a worker that came back, for the round r it
  * resumes at (msg_round.h; peer.c decoded it): for each key it
- * names, its weight and trust radius before round r (rejoin_state), the
- * radius split into three floats whose sum is it (72 bits hold the 53).  Rounds below r applied now are
- * marked (round.c, invariant 9).
+ * names, its weight and trust radius before round r (rejoin_state).
+ * Rounds below r applied now are marked (round.c, invariant 9).
  */
 void
 rejoin_pull(struct channel *ch, struct peer *p, const struct ps_msg *m,
@@ -267,14 +266,12 @@ rejoin_pull(struct channel *ch, struct peer *p, const struct ps_msg *m,
 	size_t k;
 
 	ch->job.resumed_at[p->worker_id] = r;
-	round_current_reply(ch, m, 4, &reply);
+	round_current_reply(ch, m, 2, &reply);
 	for (k = 0; k < m->nkeys; k++) {
-		float *v = reply.vals + 4 * k;
-		double trust;
+		float *v = reply.vals + 2 * k;
 
 		v[0] = rejoin_state(ch, ps_keytab_find(&st->keys, m->keys[k]),
-		    r, &trust);
-		ps_trust_split(trust, v + 1);
+		    r, &v[1]);
 	}
 	rounds_mark_again(ch, p->worker_id, r);
 	ch->srv->stats.pulls++;

@@ -39,9 +39,8 @@
  *     (online.c, invariant 8); after a ring change every server says its
  *     own to every other (kind FLOOR, no keys), before any handoff.
  *
- * REPLICATE: width 7 per key, (w, trust, glast, xprox, streak, trust2,
- * trust3), the trust radius the sum of the three floats, or an sgd
- * channel's (w, z, n, 0, 0, 0, 0), timestamp t, channel; its scalars
+ * REPLICATE: width 5 per key, (w, trust, glast, xprox, streak), or an sgd
+ * channel's (w, z, n, 0, 0), timestamp t, channel; its scalars
  * (msg_ctl.h): the kind (a round, a resync, a handoff (handoff.c), an sgd
  * push, a floor), whether the values are an sgd channel's, and the worker
  * of a push or floor.
@@ -54,7 +53,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/prox.h"
 #include "failover.h"
 #include "util/log.h"
 #include "util/trace.h"
@@ -182,22 +180,16 @@ replica_frame(struct channel *ch, const struct store *st,
 	for (k = 0; k < n; k++) {
 		uint32_t s = recs[k].slot;
 
-		float *v = m.vals + (size_t)REPLICA_WIDTH * k, trust[3];
+		float *v = m.vals + (size_t)REPLICA_WIDTH * k;
 
 		m.keys[k] = recs[k].key;
 		v[0] = st->w[s];
-		if (rep->online) {	/* the rest 0 */
-			v[1] = (float)st->z[s];
-			v[2] = (float)st->n[s];
-			continue;
-		}
-		ps_trust_split(st->trust[s], trust);
-		v[1] = trust[0];
-		v[2] = st->glast[s];
+		v[1] = rep->online ? (float)st->z[s] : st->trust[s];
+		v[2] = rep->online ? (float)st->n[s] : st->glast[s];
+		if (rep->online)
+			continue;	/* the rest 0 */
 		v[3] = st->xprox[s];
 		v[4] = st->streak[s];
-		v[5] = trust[1];
-		v[6] = trust[2];
 	}
 	rc = ps_conn_send(l->conn, &m);
 	free(m.keys);
@@ -473,7 +465,7 @@ replica_sender(const struct server *srv, const struct ps_msg *m)
 
 /*
  * Set slot s of st from key k's values in m: (w, z, n) of optimiser
- * online, or (w, trust, glast, xprox, streak, trust2, trust3) when 0.
+ * online, or (w, trust, glast, xprox, streak) when 0.
  */
 void
 replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
@@ -483,8 +475,7 @@ replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
 
 	store_set(st, s, v[0]);
 	if (!online) {
-		st->trust[s] = ps_trust_join((const float[3]){ v[1], v[5],
-		    v[6] });
+		st->trust[s] = v[1];
 		st->glast[s] = v[2];
 		st->xprox[s] = v[3];
 		st->streak[s] = (uint8_t)v[4];
