@@ -185,7 +185,7 @@ rounds_ring_changed(struct channel *ch)
  * While round_sum collects, a slot's mark is ROUND_COLLECTING plus its
  * place in the round's sums: above every round's mark (t + 1 <= 2^63).
  */
-#define ROUND_COLLECTING	(UINT64_C(1) << 63 | UINT64_C(1) << 62)
+#define ROUND_COLLECTING	(UINT64_C(3) << 62)
 
 /*
  * Sum every worker's push in worker order, leaving out keys already marked
@@ -230,13 +230,13 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 		const struct ps_msg *m = &r->pushes[i];
 
 		for (k = 0; k < m->nkeys; k++) {
-			uint64_t mark = st->mark[kslot[at++]];
+			uint64_t mark = st->mark[kslot[at++]], j;
 
 			if (mark < ROUND_COLLECTING)
 				continue;	/* applied before */
-			sum[2 * (mark - ROUND_COLLECTING)] += m->vals[2 * k];
-			sum[2 * (mark - ROUND_COLLECTING) + 1] +=
-			    m->vals[2 * k + 1];
+			j = mark - ROUND_COLLECTING;	/* its place */
+			sum[2 * j] += m->vals[2 * k];
+			sum[2 * j + 1] += m->vals[2 * k + 1];
 		}
 	}
 	for (k = 0; k < n; k++)

@@ -179,7 +179,6 @@ replica_frame(struct channel *ch, const struct store *st,
 	m.vals = xcalloc((n + 1) * REPLICA_WIDTH, sizeof *m.vals);
 	for (k = 0; k < n; k++) {
 		uint32_t s = recs[k].slot;
-
 		float *v = m.vals + (size_t)REPLICA_WIDTH * k;
 
 		m.keys[k] = recs[k].key;
