@@ -49,10 +49,25 @@ ps_dataset_builder_init(struct ps_dataset_builder *b)
 	b->rowptr = xcalloc(b->cap_rows + 1, sizeof *b->rowptr);
 }
 
+/* An id of 2^32 or more came: keep every id in 8 bytes from now on. */
+static void
+builder_widen(struct ps_dataset_builder *b)
+{
+	size_t k;
+
+	b->gid = xcalloc(b->cap_nnz + 1, sizeof *b->gid);
+	for (k = 0; k < b->nnz; k++)
+		b->gid[k] = b->gid32[k];
+	free(b->gid32);
+	b->gid32 = NULL;
+}
+
 void
 ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
     const uint64_t *fid, const float *val, size_t n)
 {
+	size_t k;
+
 	if (b->nrows == b->cap_rows) {
 		b->cap_rows *= 2;
 		b->y = xreallocarray(b->y, b->cap_rows, 1);
@@ -61,30 +76,52 @@ ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
 	}
 	if (b->nnz + n > b->cap_nnz) {
 		b->cap_nnz = (b->nnz + n) * 2 + 1024;
-		b->gid = xreallocarray(b->gid, b->cap_nnz, sizeof *b->gid);
+		if (b->gid != NULL)
+			b->gid = xreallocarray(b->gid, b->cap_nnz,
+			    sizeof *b->gid);
+		else
+			b->gid32 = xreallocarray(b->gid32, b->cap_nnz,
+			    sizeof *b->gid32);
 		b->val = xreallocarray(b->val, b->cap_nnz, sizeof *b->val);
 	}
 	if (n > 0) {
-		memcpy(b->gid + b->nnz, fid, n * sizeof *fid);
-		memcpy(b->val + b->nnz, val, n * sizeof *val);
 		if (fid[n - 1] > b->max_fid)
 			b->max_fid = fid[n - 1];
+		if (b->gid == NULL && b->max_fid > UINT32_MAX)
+			builder_widen(b);
+		if (b->gid != NULL)
+			memcpy(b->gid + b->nnz, fid, n * sizeof *fid);
+		else
+			for (k = 0; k < n; k++)
+				b->gid32[b->nnz + k] = (uint32_t)fid[k];
+		memcpy(b->val + b->nnz, val, n * sizeof *val);
 		b->nnz += n;
 	}
 	b->y[b->nrows++] = (int8_t)(y > 0 ? 1 : -1);
 	b->rowptr[b->nrows] = b->nnz;
 }
 
-/* Remap through a table indexed by id; sets ds->fids, nfeat and col. */
+/* The global id of non-zero k. */
+static inline uint64_t
+builder_id(const struct ps_dataset_builder *b, size_t k)
+{
+	return b->gid != NULL ? b->gid[k] : b->gid32[k];
+}
+
+/*
+ * Remap through a table indexed by id (all ids are below 2^31, so in
+ * gid32); sets ds->fids and nfeat, and col[k] for every non-zero.
+ */
 static void
-remap_dense(const struct ps_dataset_builder *b, struct ps_dataset *ds)
+remap_dense(const struct ps_dataset_builder *b, struct ps_dataset *ds,
+    uint32_t *col)
 {
 	uint32_t *map = xcalloc(b->max_fid + 1, sizeof *map);
 	size_t k, j = 0;
 	uint64_t id;
 
 	for (k = 0; k < b->nnz; k++)
-		map[b->gid[k]] = 1;
+		map[b->gid32[k]] = 1;
 	for (id = 1; id <= b->max_fid; id++)
 		j += map[id];
 	ds->nfeat = j;
@@ -95,7 +132,7 @@ remap_dense(const struct ps_dataset_builder *b, struct ps_dataset *ds)
 			map[id] = (uint32_t)j++;
 		}
 	for (k = 0; k < b->nnz; k++)
-		ds->col[k] = map[b->gid[k]];
+		col[k] = map[b->gid32[k]];
 	free(map);
 }
 
@@ -115,16 +152,19 @@ find_id(const uint64_t *a, size_t n, uint64_t id)
 	return (uint32_t)lo;
 }
 
-/* Remap through sorting; fails beyond 2^32 - 1 distinct ids. */
+/*
+ * Remap through sorting; sets ds->fids and nfeat, and col[k] for every
+ * non-zero.  Fails beyond 2^32 - 1 distinct ids.
+ */
 static int
 remap_sorted(const struct ps_dataset_builder *b, struct ps_dataset *ds,
-    char *err, size_t errlen)
+    uint32_t *col, char *err, size_t errlen)
 {
 	uint64_t *ids = xcalloc(b->nnz + 1, sizeof *ids);
 	size_t k, j = 0;
 
-	if (b->nnz > 0)
-		memcpy(ids, b->gid, b->nnz * sizeof *ids);
+	for (k = 0; k < b->nnz; k++)
+		ids[k] = builder_id(b, k);
 	ps_radix_sort(ids, NULL, b->nnz);
 	for (k = 0; k < b->nnz; k++)
 		if (j == 0 || ids[k] != ids[j - 1])
@@ -137,26 +177,39 @@ remap_sorted(const struct ps_dataset_builder *b, struct ps_dataset *ds,
 	ds->nfeat = j;
 	ds->fids = xreallocarray(ids, j + 1, sizeof *ids);
 	for (k = 0; k < b->nnz; k++)
-		ds->col[k] = find_id(ds->fids, j, b->gid[k]);
+		col[k] = find_id(ds->fids, j, builder_id(b, k));
 	return 0;
 }
 
+/*
+ * The column indices overwrite the 4-byte ids they come from (k is read
+ * before it is written), so the data set's col is the builder's gid32;
+ * with 8-byte ids it is a new array.
+ */
 int
 ps_dataset_builder_finish(struct ps_dataset_builder *b,
     struct ps_dataset *ds, char *err, size_t errlen)
 {
 	uint64_t lim = 2 * (uint64_t)b->nnz;
+	uint32_t *col;
 
 	memset(ds, 0, sizeof *ds);
-	ds->col = xcalloc(b->nnz + 1, sizeof *ds->col);
+	if (b->gid == NULL && b->gid32 == NULL)
+		b->gid32 = xcalloc(1, sizeof *b->gid32);	/* no rows */
+	col = b->gid != NULL ? xcalloc(b->nnz + 1, sizeof *col) : b->gid32;
 	if (lim < DENSE_MIN)
 		lim = DENSE_MIN;
 	if (b->max_fid < lim && b->max_fid < DENSE_MAX)
-		remap_dense(b, ds);
-	else if (remap_sorted(b, ds, err, errlen) != 0) {
+		remap_dense(b, ds, col);
+	else if (remap_sorted(b, ds, col, err, errlen) != 0) {
+		if (col != b->gid32)
+			free(col);
 		ps_dataset_release(ds);
 		return -1;
 	}
+	if (col == b->gid32)
+		b->gid32 = NULL;
+	ds->col = col;
 	ds->nrows = b->nrows;
 	ds->nnz = b->nnz;
 	ds->y = b->y;
@@ -175,6 +228,7 @@ ps_dataset_builder_release(struct ps_dataset_builder *b)
 {
 	free(b->y);
 	free(b->rowptr);
+	free(b->gid32);
 	free(b->gid);
 	free(b->val);
 	memset(b, 0, sizeof *b);

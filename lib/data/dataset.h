@@ -31,12 +31,17 @@ void	ps_dataset_release(struct ps_dataset *ds);
 /* Number of rows with label +1. */
 size_t	ps_dataset_positives(const struct ps_dataset *ds);
 
-/* Rows collected so far, with global ids; use only through the functions. */
+/*
+ * Rows collected so far, with global ids; use only through the functions.
+ * The ids take 4 bytes each while they all fit (gid32, remapped in place to
+ * the data set's col at the end), 8 once one does not (gid).
+ */
 struct ps_dataset_builder {
 	size_t		 nrows, nnz, cap_rows, cap_nnz;
 	int8_t		*y;
 	uint64_t	*rowptr;
-	uint64_t	*gid;		/* nnz global ids */
+	uint32_t	*gid32;		/* nnz global ids, while gid is NULL */
+	uint64_t	*gid;		/* nnz global ids, once one is >= 2^32 */
 	float		*val;
 	uint64_t	 max_fid;
 };

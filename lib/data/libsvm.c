@@ -28,7 +28,7 @@
 #include "util/parsenum.h"
 #include "util/xmalloc.h"
 
-#define CHUNK	(1UL << 20)
+#define CHUNK	(1UL << 18)
 #define PAD	64		/* zero bytes kept after the data */
 
 struct ps_libsvm_reader {

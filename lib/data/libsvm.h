@@ -1,7 +1,7 @@
 /*
  * libsvm.h: a streaming reader of libsvm/svmlight text ("label idx:val ...").
  *
- * The reader pulls 1 MiB chunks with read(2) from a file or stdin ("-") and
+ * The reader pulls 256 KiB chunks with read(2) from a file or stdin ("-") and
  * hands out one row at a time.  Feature ids are 1-based in the file; with
  * zero_based the file's ids start at 0 and are stored plus one, so the ids
  * a caller sees are always >= 1 and strictly ascending within a row.

@@ -467,6 +467,22 @@ test_builder_sparse_ids(void **state)
 	assert_int_equal(ps_dataset_positives(&ds), 2);
 	ps_dataset_release(&ds);
 	ps_dataset_builder_release(&bl);
+
+	/* 4-byte ids widened to 8 when a large one comes after them. */
+	ps_dataset_builder_init(&bl);
+	ps_dataset_builder_add(&bl, -1, b, vb, 2);
+	ps_dataset_builder_add(&bl, 1, a, va, 3);
+	assert_int_equal(ps_dataset_builder_finish(&bl, &ds, err, sizeof err),
+	    0);
+	assert_int_equal(ds.nfeat, 4);
+	assert_true(ds.fids[1] == 5 && ds.fids[2] == UINT64_C(1) << 40);
+	assert_int_equal(ds.col[0], 0);
+	assert_int_equal(ds.col[1], 1);
+	assert_int_equal(ds.col[2], 1);
+	assert_int_equal(ds.col[4], 3);
+	assert_true(ds.val[3] == 2);
+	ps_dataset_release(&ds);
+	ps_dataset_builder_release(&bl);
 }
 
 int

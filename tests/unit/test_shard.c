@@ -175,8 +175,8 @@ le(const uint8_t *p, int n)
 static void
 test_padding_zero(void **state)
 {
-	static uint64_t fid[65536];
-	static float val[65536];
+	static uint64_t fid[8192];
+	static float val[8192];
 	struct ps_dataset_builder b;
 	struct ps_dataset ds;
 	char *path = temp_path(), err[512], *comp, raw[9 + 8 + 16];
@@ -185,13 +185,13 @@ test_padding_zero(void **state)
 	FILE *fp;
 
 	(void)state;
-	for (i = 0; i < 65536; i++) {
+	for (i = 0; i < 8192; i++) {
 		fid[i] = 2 * i + 1;
 		val[i] = (float)i + 0.5f;
 	}
 	ps_dataset_builder_init(&b);
-	ps_dataset_builder_add(&b, 1, fid, val, 65536);
-	ps_dataset_builder_add(&b, -1, fid, val, 65536);
+	ps_dataset_builder_add(&b, 1, fid, val, 8192);
+	ps_dataset_builder_add(&b, -1, fid, val, 8192);
 	ps_dataset_builder_add(&b, 1, fid + 7, val + 7, 1);
 	assert_int_equal(ps_dataset_builder_finish(&b, &ds, err, sizeof err), 0);
 	ps_dataset_builder_release(&b);
