@@ -48,6 +48,30 @@ setup() {
 	assert_failure
 }
 
+# pairs FILE: how many distinct feature pairs share a row of FILE.
+pairs() {
+	awk '{ for (i = 2; i <= NF; i++) { split($i, a, ":"); f[i] = a[1] }
+	       for (i = 2; i <= NF; i++) for (j = i + 1; j <= NF; j++)
+		       p[f[i] "," f[j]] = 1 }
+	     END { n = 0; for (k in p) n++; print n }' "$1"
+}
+
+@test "ps-gen-libsvm: -c puts features in groups that occur together; -c 0 is the default" {
+	"$GEN" -r 2000 -f 1000 -z 10 >"$BATS_TEST_TMPDIR/a" 2>/dev/null
+	"$GEN" -r 2000 -f 1000 -z 10 -c 0 >"$BATS_TEST_TMPDIR/b" 2>/dev/null
+	"$GEN" -r 2000 -f 1000 -z 10 -c 0.9 >"$BATS_TEST_TMPDIR/c" 2>/dev/null
+	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	# The same rows and non-zeros, but a quarter fewer distinct pairs.
+	run awk '{ n += NF - 1 } END { print NR, n }' "$BATS_TEST_TMPDIR/c"
+	assert_output "2000 20000"
+	independent=$(pairs "$BATS_TEST_TMPDIR/a")
+	grouped=$(pairs "$BATS_TEST_TMPDIR/c")
+	echo "distinct pairs: $independent independent, $grouped with -c 0.9"
+	[ "$grouped" -lt $((independent * 3 / 4)) ]
+	run "$GEN" -c 1.5
+	assert_failure 64
+}
+
 @test "ps-gen-libsvm: requested rows, features and non-zeros; summary on stderr" {
 	run --separate-stderr "$GEN" -r 500 -f 300 -z 7 -s 3
 	assert_success

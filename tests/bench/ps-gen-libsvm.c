@@ -16,6 +16,12 @@
  *     half on ranks drawn uniformly (mostly rare features).
  *  4. The label is sign(<w*, x> + n * L) with L standard logistic noise, so
  *     P(y = +1 | x) = 1 / (1 + exp(-<w*, x> / n)); n = 0 gives separable data.
+ *  5. With -c p, each feature of a row after its first is, with probability
+ *     p, a neighbour (rank 1 to 4 away) of one the row already has instead
+ *     of a fresh draw, so features come in groups that occur together, like
+ *     the nearby pixels of an image; their values are all positive, so such
+ *     columns are strongly correlated and the problem ill-conditioned.
+ *     p = 0 (the default) draws nothing more: the output is as without -c.
  * The output depends only on the options: same options, same bytes.
  */
 #include "config.h"
@@ -75,6 +81,7 @@ struct ps_zipf {
 /* One feature of the row being built. */
 struct ps_gen_ent {
 	uint32_t	id;
+	uint32_t	rank;
 	float		w;
 };
 
@@ -92,6 +99,7 @@ struct ps_gen_conf {
 	uint32_t	k;
 	double		noise;
 	double		exponent;
+	double		corr;		/* -c: chance of a neighbour pick */
 	int		raw;		/* -U: keep values, no unit norm */
 };
 
@@ -112,8 +120,9 @@ struct ps_gen {
 };
 
 static const char usage_text[] =
-"usage: ps-gen-libsvm [-hUV] [-a exponent] [-f features] [-k planted_nnz]\n"
-"                     [-n noise] [-r rows] [-s seed] [-z nnz_per_row]\n";
+"usage: ps-gen-libsvm [-hUV] [-a exponent] [-c p] [-f features]\n"
+"                     [-k planted_nnz] [-n noise] [-r rows] [-s seed]\n"
+"                     [-z nnz_per_row]\n";
 
 /* Print the usage (and the option list when asked for help), then exit. */
 static void
@@ -126,11 +135,14 @@ usage(int status)
 	    "  -k, --planted n        non-zeros of the true weights (default 100)\n"
 	    "  -n, --noise x          scale of the logistic label noise, 0 = separable (default 1)\n"
 	    "  -a, --exponent x       power-law exponent of feature popularity (default 1.1)\n"
+	    "  -c, --correlated p     chance that a row's next feature neighbours one it\n"
+	    "                         has (features in correlated groups; default 0)\n"
 	    "  -s, --seed n           seed; equal options give equal output (default 1)\n"
 	    "  -U, --raw              do not scale rows to unit L2 norm\n"
 	    "  -V, --version          print the version and exit\n"
 	    "  -h, --help             print this help and exit\n"
-	    "\nExample: ps-gen-libsvm -r 1000000 -f 1000000 -z 10 > gen.libsvm\n");
+	    "\nExamples: ps-gen-libsvm -r 1000000 -f 1000000 -z 10 > gen.libsvm\n"
+	    "          ps-gen-libsvm -r 60000 -f 784 -z 200 -c 0.5 > dense.libsvm\n");
 }
 
 /* splitmix64 step, used to expand the seed. */
@@ -471,9 +483,28 @@ ps_gen_seen_add(struct ps_gen *g, uint32_t id)
 }
 
 /*
- * Pick the row's z distinct ids by power-law draws; when those keep hitting
- * ids already taken (z close to the number of features), finish with
- * uniform draws so the row always completes.
+ * The rank of the row's next feature: a power-law draw, or (-c) a
+ * neighbour of one of its n features so far.
+ */
+static uint32_t
+ps_gen_next_rank(struct ps_gen *g, uint32_t n)
+{
+	uint32_t f = g->conf.features, parent, step;
+
+	if (g->conf.corr > 0 && n > 0 && ps_rng_open01(&g->rng) < g->conf.corr) {
+		parent = g->ent[ps_rng_below(&g->rng, n)].rank;
+		step = 1 + ps_rng_below(&g->rng, 4);
+		if (ps_rng_next(&g->rng) >> 63)
+			return parent + step < f ? parent + step : parent;
+		return parent >= step ? parent - step : parent;
+	}
+	return ps_zipf_draw(&g->zipf, &g->rng);
+}
+
+/*
+ * Pick the row's z distinct ids by power-law draws (or neighbours, -c);
+ * when those keep hitting ids already taken (z close to the number of
+ * features), finish with uniform draws so the row always completes.
  */
 static void
 ps_gen_pick(struct ps_gen *g)
@@ -485,13 +516,14 @@ ps_gen_pick(struct ps_gen *g)
 	memset(g->seen, 0, ((size_t)1 << g->seen_bits) * sizeof *g->seen);
 	while (n < z) {
 		if (tries++ < budget)
-			rank = ps_zipf_draw(&g->zipf, &g->rng);
+			rank = ps_gen_next_rank(g, n);
 		else
 			rank = ps_rng_below(&g->rng, g->conf.features);
 		s = &g->rank[rank];
 		if (!ps_gen_seen_add(g, s->id))
 			continue;
 		g->ent[n].id = s->id;
+		g->ent[n].rank = rank;
 		g->ent[n++].w = s->w;
 	}
 	ps_gen_sort(g->ent, z);
@@ -602,6 +634,7 @@ ps_gen_options(int argc, char **argv, struct ps_gen_conf *c)
 {
 	static const struct option longopts[] = {
 		{ "exponent", required_argument, NULL, 'a' },
+		{ "correlated", required_argument, NULL, 'c' },
 		{ "features", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "planted", required_argument, NULL, 'k' },
@@ -618,10 +651,11 @@ ps_gen_options(int argc, char **argv, struct ps_gen_conf *c)
 
 	*c = (struct ps_gen_conf){ .rows = 1000, .seed = 1, .features = 10000,
 	    .noise = 1, .exponent = 1.1 };
-	while ((ch = getopt_long(argc, argv, "a:f:hk:n:r:s:UVz:", longopts,
+	while ((ch = getopt_long(argc, argv, "a:c:f:hk:n:r:s:UVz:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'a': c->exponent = ps_gen_real(ch, optarg, 0, 4); break;
+		case 'c': c->corr = ps_gen_real(ch, optarg, 0, 1); break;
 		case 'f': c->features = (uint32_t)ps_gen_num(ch, optarg, 1,
 		    PS_GEN_MAX_FEATURES); break;
 		case 'h': usage(0); break;
