@@ -140,8 +140,10 @@ none_alive() {
 	run timeout 120 ps-train -q -j "$JOB" -m 30 -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
 	assert_success
 	assert_line --index 0 --regexp "^ps-train: job $JOB, coordinator 127\.0\.0\.1:[0-9]+ "
-	# ps-train itself, the coordinator, 2 servers, 2 workers
-	[ "$(ls "$JOB"/*.pid | wc -l)" -eq 6 ]
+	# ps-train itself, ps-shard-data (emptied once it is done), the
+	# coordinator, 2 servers, 2 workers
+	[ "$(ls "$JOB"/*.pid | wc -l)" -eq 7 ]
+	[ ! -s "$JOB/shard-data.pid" ]
 	none_alive
 	[ ! -e "$JOB/coordinator" ]
 	# A worker that dies with -r 0 fails the job; the coordinator goes too.
