@@ -29,7 +29,7 @@
  * changes, so its result is not checked.
  */
 #define PAGE_MASK	((uintptr_t)4095)
-#define HUGE_MIN	((size_t)4 << 20)
+#define HUGE_MIN	((size_t)2 << 20)
 
 static void *
 huge_advice(void *p, size_t size)
