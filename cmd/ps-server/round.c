@@ -28,13 +28,18 @@
  *     miss) is dropped and its resend awaited; the worker's pull for that
  *     round waits for it like any pull.
  *  6. With replicas, a completed round's pulls wait until every replica
- *     server holds the round's result (failover/replica.c).
+ *     server holds the result of every earlier round (failover/replica.c):
+ *     the replicas may lag by the one round last answered, whose result
+ *     goes to them while the workers compute the next.  A round is kept
+ *     until its replicas hold it and every worker pulled.
  *  7. Ring changes (failover): when the server takes a new ring over, it
  *     drops every round in progress or waiting for replicas; the workers
- *     send every push not fully answered again, under the new ring.  Each
- *     key's update is applied once: a key whose mark is already t + 1
- *     (this server, or the primary it took the key over from, applied
- *     round t to it) is left out of round t's sums.  A push for a round
+ *     send every push not fully answered again, under the new ring, and
+ *     the one they finished last (6).  Each key's update is applied once:
+ *     a key whose mark is already t + 1 or more (this server, or the
+ *     primary it took the key over from, applied round t to it, and
+ *     perhaps the next pass's first round after it, which may be the same
+ *     block) is left out of round t's sums.  A push for a round
  *     some worker may have finished before the change (below the first
  *     iteration a worker had not started, which its HELLO under the new
  *     ring says) whose keys are all marked so is settled: its
@@ -189,7 +194,7 @@ rounds_ring_changed(struct channel *ch)
 
 /*
  * Sum every worker's push in worker order, leaving out keys already marked
- * t + 1 (invariant 7); return the slots summed, their sums in *gu (g and u
+ * t + 1 or more (invariant 7); return the slots summed, their sums in *gu (g and u
  * of slots[k] at 2k and 2k + 1: the round's scratch, not kept per key), and
  * the summed loss and lowest vote.
  */
@@ -218,8 +223,7 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 		for (k = 0; k < m->nkeys; k++) {
 			uint32_t s = kslot[at++] = store_slot(st, m->keys[k]);
 
-			if (st->mark[s] != r->t + 1 &&
-			    st->mark[s] < ROUND_COLLECTING) {
+			if (st->mark[s] < r->t + 1) {	/* not applied */
 				st->mark[s] = ROUND_COLLECTING + n;
 				slots[n++] = s;
 			}
@@ -249,7 +253,7 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 
 /*
  * --trace: the keys round r applied here, and (once every replica holds
- * them, at once without replicas) that its result may be answered.
+ * them, at once without replicas) that the next round may be answered.
  */
 static void
 round_trace_apply(struct channel *ch, const struct round *r,
@@ -381,6 +385,32 @@ round_sigmod(struct store *st, uint32_t slot, uint32_t id, float w,
 	return 1;
 }
 
+/*
+ * Invariant 6: may round r's pulls be answered?  It is applied here, and
+ * every replica holds every earlier round still kept.
+ */
+static int
+round_answerable(const struct channel *ch, const struct round *r)
+{
+	const struct round *o;
+
+	if (!r->done)
+		return 0;
+	TAILQ_FOREACH(o, &ch->job.rounds, entry)
+		if (o->t < r->t && o->acks > 0)
+			return 0;
+	return 1;
+}
+
+/* Free r once every worker pulled it and its replicas hold it (6). */
+static void
+round_release(struct channel *ch, struct round *r)
+{
+	if (r->acks == 0 && (r->npulls == ch->job.nworkers ||
+	    (r->replay && r->npulls == r->npushes)))
+		round_free(ch, r);
+}
+
 /* Answer worker w's pull for a completed round; free the round when all did. */
 static void
 round_answer(struct channel *ch, struct round *r, struct peer *p)
@@ -434,33 +464,43 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	if (r->answered[p->worker_id])
 		return;		/* again, to a worker that came back */
 	r->answered[p->worker_id] = 1;
-	if (++r->npulls == ch->job.nworkers ||
-	    (r->replay && r->npulls == r->npushes))
-		round_free(ch, r);
+	r->npulls++;
+	round_release(ch, r);
 }
 
 /* Answer the pulls that waited for round r; the last may free r. */
 static void
 round_answer_waiting(struct channel *ch, struct round *r)
 {
-	size_t i, n;
+	size_t i, n = r->nwaiting;
 
-	for (i = 0, n = r->nwaiting; i < n; i++)
+	r->nwaiting = 0;
+	for (i = 0; i < n; i++)
 		round_answer(ch, r, r->waiting[i]);
 }
 
-/* A replica holds round t's result: answer its pulls once all do (6). */
+/*
+ * A replica holds round t's result: once all do, the round may go, and
+ * the later rounds that waited for it are answered (6).
+ */
 int
 round_replicated(struct channel *ch, uint64_t t)
 {
-	struct round *r = round_get(ch, t, 0);
+	struct round *r = round_get(ch, t, 0), *o;
 
 	if (r == NULL || !r->done || r->acks == 0)
 		return -1;
-	if (--r->acks == 0) {
-		round_trace_answerable(ch, r);
-		round_answer_waiting(ch, r);
-	}
+	if (--r->acks > 0)
+		return 0;
+	round_trace_answerable(ch, r);
+	round_release(ch, r);
+	do {
+		TAILQ_FOREACH(o, &ch->job.rounds, entry)
+			if (o->nwaiting > 0 && round_answerable(ch, o))
+				break;
+		if (o != NULL)
+			round_answer_waiting(ch, o);
+	} while (o != NULL);
 	return 0;
 }
 
@@ -542,7 +582,7 @@ round_settled(struct channel *ch, struct round *r, uint32_t id)
 		return 0;
 	for (k = 0; k < m->nkeys; k++)
 		if ((s = ps_keytab_find(&st->keys, m->keys[k])) < 0 ||
-		    st->mark[s] != r->t + 1)
+		    st->mark[s] < r->t + 1)
 			return 0;
 	if (r->has_result)
 		return 1;
@@ -571,7 +611,7 @@ round_complete(struct channel *ch, struct round *r)
 		ckpt_round(ch, r->t);
 	}
 	/* The last answer may free r when every worker was waiting. */
-	if (r->acks == 0)
+	if (round_answerable(ch, r))
 		round_answer_waiting(ch, r);
 }
 
@@ -702,7 +742,7 @@ round_pull(struct channel *ch, struct peer *p, const struct ps_msg *m)
 		    (unsigned long long)m->timestamp);
 	} else {
 		r->theta[id] = theta;
-		if ((r->done && r->acks == 0) || r->settled[id])
+		if (round_answerable(ch, r) || r->settled[id])
 			round_answer(ch, r, p);
 		else
 			r->waiting[r->nwaiting++] = p;

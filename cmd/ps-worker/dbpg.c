@@ -81,7 +81,35 @@
 static struct iter *
 dbpg_slot(struct worker *w, uint64_t t)
 {
-	return &w->dbpg.inflight[t % (w->conf.tau + 1)];
+	return &w->dbpg.inflight[t % w->dbpg.nslots];
+}
+
+/*
+ * The iteration finished last, sent again after the last ring change
+ * (dbpg_ring_changed), in the spare slot after the ring of slots; NULL if
+ * none.
+ */
+static struct iter *
+dbpg_echo(struct worker *w)
+{
+	struct dbpg *db = &w->dbpg;
+
+	return db->echoes > 0 ? &db->inflight[db->nslots] : NULL;
+}
+
+/* Iteration t's state while it may be sent: in flight, or the echo. */
+static struct iter *
+dbpg_sendable(struct worker *w, uint64_t t)
+{
+	struct dbpg *db = &w->dbpg;
+	struct iter *it = dbpg_echo(w);
+
+	if (it != NULL && it->t == t)
+		return it;
+	it = dbpg_slot(w, t);
+	if (t < db->t_done || t >= db->t_next || it->t != t)
+		return NULL;
+	return it;
 }
 
 /* Keep the objective of iteration t (rule 2). */
@@ -161,14 +189,13 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 {
 	struct dbpg *db = &w->dbpg;
 	struct plan *pl = &db->plan;
-	struct iter *it = dbpg_slot(w, t);
+	struct iter *it = dbpg_sendable(w, t);
 	float ufactor = w->conf.filters & FILTER_FP16 ? 1 + 0x1p-10f : 1;
 	size_t lo, k, n = 0;
 	struct ps_dbpg_push push;
 	struct ps_msg m;
 
-	if (t < db->t_done || t >= db->t_next || it->t != t ||
-	    it->block == UINT32_MAX)
+	if (it == NULL || it->block == UINT32_MAX)
 		fatalx(EX_PROTOCOL, "server %zu (%s) asked again for the push "
 		    "of iteration %llu, which is not in flight", s,
 		    w->links[s]->addr, (unsigned long long)t);
@@ -177,9 +204,9 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 		size_t pos = lo + it->actpos[k];
 
 		db->keybuf[n] = pl->keys[pos];
-		db->gubuf[2 * n] = db->gu[2 * pos];
+		db->gubuf[2 * n] = it->gu[2 * it->actpos[k]];
 		/* fp16 rounds to 2^-11 relative: keep the bound an upper one. */
-		db->gubuf[2 * n + 1] = db->gu[2 * pos + 1] * ufactor;
+		db->gubuf[2 * n + 1] = it->gu[2 * it->actpos[k] + 1] * ufactor;
 	}
 	links_msg(w, &m, PS_MSG_PUSH,
 	    w->conf.filters & FILTER_FP16 ? PS_MSG_F_FP16 : 0, t);
@@ -203,12 +230,13 @@ dbpg_selects(struct worker *w, uint64_t t, size_t pos)
 }
 
 /*
- * Pick block b's features that iteration t pushes, grouped by server and
- * ascending within (actpos, actoff); count them when count is set (not
- * again when a ring change makes the iteration pick anew).
+ * Group block b's features that iteration t pushes by server, ascending
+ * within (actpos, actoff).  At the iteration's start (first set) they are
+ * picked and counted; when a ring change sends it again, the same ones go
+ * to their new servers.
  */
 static void
-dbpg_select(struct worker *w, uint64_t t, struct iter *it, int count)
+dbpg_select(struct worker *w, uint64_t t, struct iter *it, int first)
 {
 	struct plan *pl = &w->dbpg.plan;
 	size_t lo = pl->boff[it->block], hi = pl->boff[it->block + 1], s, pos;
@@ -219,16 +247,19 @@ dbpg_select(struct worker *w, uint64_t t, struct iter *it, int count)
 		it->wnew[pos - lo] = w->dbpg.lr.w[pl->feats[pos]];
 		it->slack[pos - lo] = -1;	/* not pushed: left alone */
 		it->drop[pos - lo] = 0;
-		if (count && w->dbpg.lr.active[pl->feats[pos]])
-			w->counts.active++;
-		if (dbpg_selects(w, t, pos))
+		if (first) {
+			if (w->dbpg.lr.active[pl->feats[pos]])
+				w->counts.active++;
+			it->sel[pos - lo] = (uint8_t)dbpg_selects(w, t, pos);
+		}
+		if (it->sel[pos - lo])
 			it->actoff[pl->srv[pos] + 1]++;
 	}
 	for (s = 0; s < pl->nservers; s++)
 		it->actoff[s + 1] += it->actoff[s];
 	/* Fill each server's part, moving its start up; then shift back. */
 	for (pos = lo; pos < hi; pos++) {
-		if (!dbpg_selects(w, t, pos))
+		if (!it->sel[pos - lo])
 			continue;
 		it->actpos[it->actoff[pl->srv[pos]]++] = (uint32_t)(pos - lo);
 		/* Until a reply names it, the weight was filtered out. */
@@ -237,7 +268,7 @@ dbpg_select(struct worker *w, uint64_t t, struct iter *it, int count)
 	for (s = pl->nservers; s > 0; s--)
 		it->actoff[s] = it->actoff[s - 1];
 	it->actoff[0] = 0;
-	if (count) {
+	if (first) {
 		w->counts.block += hi - lo;
 		w->counts.pushed += it->actoff[pl->nservers];
 	}
@@ -271,7 +302,7 @@ dbpg_start(struct worker *w, uint64_t t)
 	log_debug("iteration %llu starts, block %u: iterations below %llu "
 	    "have finished", (unsigned long long)t, b,
 	    (unsigned long long)db->t_done);
-	ps_l1lr_block_grad(&w->dbpg.lr, b, db->gu + 2 * pl->boff[b]);
+	ps_l1lr_block_grad(&w->dbpg.lr, b, it->gu);
 	it->t = t;
 	it->block = b;
 	it->push_loss = w->dbpg.lr.loss;
@@ -286,7 +317,7 @@ dbpg_start(struct worker *w, uint64_t t)
 static void
 dbpg_pull(struct worker *w, uint64_t t, size_t s)
 {
-	struct iter *it = dbpg_slot(w, t);
+	struct iter *it = dbpg_sendable(w, t);
 	struct ps_msg m;
 
 	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_NOKEYS, t);
@@ -299,7 +330,7 @@ dbpg_pull(struct worker *w, uint64_t t, size_t s)
 static void
 dbpg_send(struct worker *w, uint64_t t)
 {
-	struct iter *it = dbpg_slot(w, t);
+	struct iter *it = dbpg_sendable(w, t);
 	size_t s;
 
 	it->pending = w->dbpg.plan.nservers;
@@ -385,6 +416,13 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 	const struct ps_round_result *res = &rep.result;
 	size_t a, z;
 
+	/* An iteration finished here and sent again after a ring change:
+	 * its answer is already applied, this one is the same or settled. */
+	if (m->timestamp < db->t_done && db->echoes > 0) {
+		log_debug("server %u (%s) answered iteration %llu again",
+		    l->index, l->addr, (unsigned long long)m->timestamp);
+		return;
+	}
 	/* No slot before the run began: inflight is NULL, t_next 0. */
 	if (m->timestamp >= db->t_done && m->timestamp < db->t_next)
 		it = dbpg_slot(w, m->timestamp);
@@ -532,23 +570,60 @@ dbpg_final_send(struct worker *w, uint64_t t)
 }
 
 /*
+ * The iteration finished last, if this process ran it: a server may have
+ * answered it before its replicas held it (cmd/ps-server/round.c,
+ * invariant 6), so a ring change sends it again too.  It moves to the
+ * spare slot (its buffers swapped with the spare's), where it stays
+ * sendable (a key cache miss asks for it again) while later iterations
+ * take the ring's slots; NULL if there is none.
+ */
+static struct iter *
+dbpg_keep_last(struct worker *w)
+{
+	struct dbpg *db = &w->dbpg;
+	struct iter *it, *echo = &db->inflight[db->nslots], tmp;
+
+	if (db->t_done == 0 || db->t_done <= db->t_resumed)
+		return NULL;
+	if (db->echoes > 0 && echo->t == db->t_done - 1)
+		return echo;	/* kept at an earlier ring change */
+	it = dbpg_slot(w, db->t_done - 1);
+	if (it->t != db->t_done - 1 || it->block == UINT32_MAX)
+		return NULL;
+	tmp = *echo;
+	*echo = *it;
+	*it = tmp;
+	it->t = UINT64_MAX;
+	return echo;
+}
+
+/*
  * The ring changed (failover.c): send every iteration in flight that is not
  * fully answered again, whole, to every server of the new ring; what some
  * servers answered under the old ring is dropped (the new ring's answers
- * are the same or newer, and say which server holds each key now).
+ * are the same or newer, and say which server holds each key now).  The
+ * iteration finished last goes again as well, with the same keys and
+ * values: a server that lost it with its primary applies it, the others
+ * answer it from what they hold, and this takes none of those answers.
  */
 void
 dbpg_ring_changed(struct worker *w)
 {
 	struct dbpg *db = &w->dbpg;
+	struct iter *kept;
 	uint64_t t;
 	uint32_t k;
 
 	if (db->inflight == NULL)
 		return;		/* still connecting: nothing sent yet */
-	for (k = 0; k <= w->conf.tau; k++)
+	for (k = 0; k <= db->nslots; k++)
 		db->inflight[k].actoff = xreallocarray(db->inflight[k].actoff,
 		    w->dbpg.plan.nservers + 1, sizeof *db->inflight[k].actoff);
+	if ((kept = dbpg_keep_last(w)) != NULL) {
+		db->echoes++;
+		dbpg_select(w, kept->t, kept, 0);
+		dbpg_send(w, kept->t);
+	}
 	for (t = db->t_done; t < db->t_next; t++) {
 		struct iter *it = dbpg_slot(w, t);
 
@@ -625,17 +700,19 @@ dbpg_begin(struct worker *w)
 	size_t maxb;
 	uint32_t b;
 
-	db->gu = xcalloc(2 * (w->ds.nfeat + 1), sizeof *db->gu);
 	if (w->conf.filters & FILTER_SIGMOD)
 		db->drift = xcalloc(w->ds.nfeat + 1, sizeof *db->drift);
-	db->inflight = xcalloc(w->conf.tau + 1, sizeof *db->inflight);
+	db->nslots = (uint32_t)w->conf.tau + 2;
+	db->inflight = xcalloc(db->nslots + 1, sizeof *db->inflight);
 	maxb = dbpg_max_block(&w->dbpg.plan) + 1;
 	db->order = xcalloc(w->dbpg.plan.nblocks, sizeof *db->order);
 	db->keybuf = xcalloc(maxb, sizeof *db->keybuf);
 	db->gubuf = xcalloc(2 * maxb, sizeof *db->gubuf);
-	for (b = 0; b <= w->conf.tau; b++) {
+	for (b = 0; b <= db->nslots; b++) {
 		struct iter *it = &db->inflight[b];
 
+		it->gu = xcalloc(2 * maxb, sizeof *it->gu);
+		it->sel = xcalloc(maxb, sizeof *it->sel);
 		it->wnew = xcalloc(maxb, sizeof *it->wnew);
 		it->slack = xcalloc(maxb, sizeof *it->slack);
 		it->drop = xcalloc(maxb, sizeof *it->drop);
@@ -707,14 +784,15 @@ dbpg_release(struct worker *w)
 	struct dbpg *db = &w->dbpg;
 	plan_release(&w->dbpg.plan);
 	ps_l1lr_release(&w->dbpg.lr);
-	free(db->gu);
 	free(db->drift);
 	free(db->keybuf);
 	free(db->gubuf);
 	free(db->fullpass);
 	free(db->kktpass);
 	free(db->order);
-	for (uint32_t k = 0; db->inflight != NULL && k <= w->conf.tau; k++) {
+	for (uint32_t k = 0; db->inflight != NULL && k <= db->nslots; k++) {
+		free(db->inflight[k].gu);
+		free(db->inflight[k].sel);
 		free(db->inflight[k].wnew);
 		free(db->inflight[k].slack);
 		free(db->inflight[k].drop);

@@ -13,10 +13,11 @@
  *  2. gives each planned feature its new server (plan.c), and regroups the
  *     test set (evaltest.c);
  *  3. sends every iteration that is not fully answered again, whole, to
- *     every server of the new ring (dbpg.c).  The servers answer a push
- *     they already applied from what they hold, and apply each key's
- *     update once (cmd/ps-server/round.c), so nothing acknowledged is
- *     lost and nothing is applied twice.
+ *     every server of the new ring, and the one finished last, which a
+ *     server may have answered before its replicas held it (dbpg.c).  The
+ *     servers answer a push they already applied from what they hold, and
+ *     apply each key's update once (cmd/ps-server/round.c), so nothing
+ *     acknowledged is lost and nothing is applied twice.
  * An sgd worker regroups its mini-batches instead, and sends its
  * unacknowledged pushes and its pulls in flight again (sgdresend.c).
  * A server that goes away is waited for: sends to it are dropped until the

@@ -225,13 +225,22 @@ struct iter {
 	int		 ckpt;		/* the push asks for a checkpoint */
 	uint32_t	*actpos;	/* block positions of the pushed features */
 	size_t		*actoff;	/* [nservers + 1]: each server's part */
+	float		*gu;		/* gradient and curvature by block
+					   position, as pushed */
+	uint8_t		*sel;		/* by block position: pushed */
 };
 
 /* dbpg.c: the Delayed Block Proximal Gradient run. */
 struct dbpg {
 	struct plan	 plan;		/* blocks, their keys, owners */
 	struct ps_l1lr	 lr;		/* margins, loss, gradients */
-	struct iter	*inflight;	/* [tau + 1], by t % (tau + 1) */
+	struct iter	*inflight;	/* [nslots + 1]: by t % nslots the
+					   iterations in flight and the one
+					   finished last; then a spare for
+					   that one, sent again after a ring
+					   change (dbpg_ring_changed) */
+	uint32_t	 nslots;	/* tau + 2 */
+	uint64_t	 echoes;	/* finished iterations sent again */
 	double		*objective;	/* by iteration */
 	size_t		 objcap;
 	uint64_t	 t_next;	/* next iteration to start */
@@ -239,8 +248,6 @@ struct dbpg {
 	uint64_t	 t_printed;	/* iterations < t_printed were reported */
 	uint64_t	 t_resumed;	/* rule 6: the first iteration this
 					   process ran */
-	float		*gu;		/* gradient and curvature by plan
-					   position */
 	float		*drift;		/* by feature: how far the servers'
 					   weight may be from ours (sigmod) */
 	uint64_t	*keybuf;	/* one push's keys */

@@ -9,9 +9,11 @@
  *     (weight, trust radius, gradient sum) to the k servers that follow
  *     the key's segment (ring.h): one REPLICATE per replica server, keys
  *     ascending, stamped with the round's timestamp and the ring version.
- *  2. The round's pulls are answered only when every one of those servers
- *     answered REPLICATE_OK: a weight a worker has seen is held by k + 1
- *     servers, so no acknowledged update is lost to a single failure.
+ *  2. The round's pulls are answered once every one of those servers
+ *     answered REPLICATE_OK for every earlier round (round.c, invariant 6):
+ *     the replicas lag by the round answered last at most, which every
+ *     worker keeps and sends again after a ring change (cmd/ps-worker/
+ *     dbpg.c), so no acknowledged update is lost to a single failure.
  *  3. A replica keeps the copies in its channel's replica store, apart from
  *     the keys it serves; its l1, nnz, answers and saved model are those of
  *     its own keys only.  Each copied key's mark becomes t + 1, so a
