@@ -438,5 +438,5 @@ ephemerals() {
 	cat "$job.err"
 	[ "$PS_WAIT_STATUS" -eq 0 ]
 	versions_increase "$job"/server-*.err
-	same_as_without "$job" -e 0 -m 6000
+	same_as_without "$job" -e 0 -m 2500
 }
