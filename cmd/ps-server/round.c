@@ -194,9 +194,9 @@ rounds_ring_changed(struct channel *ch)
 
 /*
  * Sum every worker's push in worker order, leaving out keys already marked
- * t + 1 or more (invariant 7); return the slots summed, their sums in *gu (g and u
- * of slots[k] at 2k and 2k + 1: the round's scratch, not kept per key), and
- * the summed loss and lowest vote.
+ * t + 1 or more (invariant 7); return the slots summed, their sums in *gu
+ * (g and u of slots[k] at 2k and 2k + 1: the round's scratch, not kept per
+ * key), and the summed loss and lowest vote.
  */
 static uint32_t *
 round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
