@@ -156,6 +156,24 @@ none_alive() {
 	none_alive
 }
 
+@test "a second SIGTERM while ps-train stops its job does not cut the clean-up short" {
+	# timeout(1) sends its TERM both to ps-train and to its process
+	# group: ps-train gets two, the second while it handles the first.
+	train -s 2 -w 2
+	COORD_AUTH=(-a "$JOB/secret")
+	wait_live
+	local pid
+	pid=$(cat "$JOB/ps-train.pid")
+	kill -TERM "$pid"
+	sleep 0.003
+	kill -TERM "$pid"
+	ps_wait_pid "$TRAIN" 20
+	[ "$PS_WAIT_STATUS" -ne 0 ]
+	none_alive
+	[ ! -e "$JOB/coordinator" ]
+	grep -q "^ps-train: job files kept in $JOB\$" "$BATS_TEST_TMPDIR/t.out.err"
+}
+
 @test "a job on 2 servers or more keeps one replica by default, the ones -R asks for else" {
 	local args
 	for args in '-s 2:1' '-s 3:1' '-s 2 -R 0:0' '-s 3 -R 2:2' '-s 1:0' \
