@@ -60,7 +60,11 @@
  *     round already freed is answered at once from the current weights
  *     and the kept result.  A reply to a round below the one the worker
  *     resumes at, whose weights it took when it came back, says so (its
- *     again): the worker then leaves their trust radii alone.  From the
+ *     again) and carries those weights and KKT verdicts: for a key whose
+ *     last round is the resume round or later, its state before that
+ *     round, which the store keeps (the same block may come twice among
+ *     the rounds the worker pushes again, the later one applied here
+ *     already).  The worker leaves their trust radii alone.  From the
  *     rounds from there on it took the state before them
  *     (failover/rejoin.c), and it takes their replies as usual.
  */
@@ -372,6 +376,30 @@ round_reply_weight(struct channel *ch, uint32_t slot, int count)
 	return st->w[slot];
 }
 
+/*
+ * The weight a reply carries for slot as it was before round r, and its
+ * trust radius: the state before the slot's last round when that round
+ * is r or later (the store keeps it for workers that come back,
+ * invariant 9), else the current one.
+ */
+float
+round_reply_weight_before(struct channel *ch, uint32_t slot, uint64_t r,
+    float *trust)
+{
+	const struct store *st = &ch->store;
+	float w, g;
+
+	if (st->wprev == NULL || st->mark[slot] <= r) {
+		*trust = st->trust[slot];
+		return round_reply_weight(ch, slot, 0);
+	}
+	w = st->wprev[slot];
+	g = st->glastprev[slot];
+	*trust = st->trustprev[slot];
+	return ch->job.kkt > 0 && w == 0 && fabsf(g) <= ch->job.kkt ?
+	    -0.0f : w;
+}
+
 /* Significantly-modified filter (4): send w to worker id? Remember it if so. */
 static int
 round_sigmod(struct store *st, uint32_t slot, uint32_t id, float w,
@@ -441,8 +469,13 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 		reply.keys = xcalloc(push->nkeys + 1, sizeof *reply.keys);
 	for (k = 0; k < push->nkeys; k++) {
 		long slot = ps_keytab_find(&st->keys, push->keys[k]);
-		float w = slot < 0 ? 0 :
-		    round_reply_weight(ch, (uint32_t)slot, 1);
+		float w = 0, trust;
+
+		if (slot >= 0 && said.again)
+			w = round_reply_weight_before(ch, (uint32_t)slot,
+			    ch->job.resumed_at[p->worker_id], &trust);
+		else if (slot >= 0)
+			w = round_reply_weight(ch, (uint32_t)slot, 1);
 
 		/* A key never summed here (invariant 9) has weight 0. */
 		if (filter && slot >= 0 &&

@@ -474,6 +474,8 @@ void	rounds_forget_peer(struct channel *ch, const struct peer *p);
 uint64_t rounds_resume_point(struct channel *ch, uint32_t id);
 void	rounds_mark_again(struct channel *ch, uint32_t id, uint64_t below);
 float	round_reply_weight(struct channel *ch, uint32_t slot, int count);
+float	round_reply_weight_before(struct channel *ch, uint32_t slot,
+	    uint64_t r, float *trust);
 void	round_current_reply(const struct channel *ch, const struct ps_msg *m,
 	    uint8_t width, struct ps_msg *reply);
 

@@ -226,29 +226,19 @@ rejoin_hello(struct channel *ch, struct peer *p, const struct ps_hello *hello,
 
 /*
  * Slot s's weight as a reply carries it (-0 for a KKT drop) and trust
- * radius, before round r: its state before its last round if that round
- * is r or later (a round the worker resumes at, or one of the rounds
- * that followed it here: each key is touched once in those).
+ * radius, before round r (round_reply_weight_before: its state before
+ * its last round if that round is r or later, a round the worker resumes
+ * at or one of the rounds that followed it here: each key is touched once
+ * in those).
  */
 static float
 rejoin_state(struct channel *ch, long s, uint64_t r, float *trust)
 {
-	const struct store *st = &ch->store;
-	float w, g;
-
 	if (s < 0) {
 		*trust = PS_TRUST_INIT;
 		return 0;
 	}
-	if (st->wprev == NULL || st->mark[s] <= r) {
-		*trust = st->trust[s];
-		return round_reply_weight(ch, (uint32_t)s, 0);
-	}
-	w = st->wprev[s];
-	g = st->glastprev[s];
-	*trust = st->trustprev[s];
-	return ch->job.kkt > 0 && w == 0 && fabsf(g) <= ch->job.kkt ?
-	    -0.0f : w;
+	return round_reply_weight_before(ch, (uint32_t)s, r, trust);
 }
 
 /*
