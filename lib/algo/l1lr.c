@@ -223,46 +223,66 @@ l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
 	}
 }
 
+/*
+ * Row r of block bl counts as pending (l1lr_gather() filled the scratch):
+ * its entries' radius sum and active count join the row's.
+ */
+static inline void
+l1lr_reserve_row(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
+    size_t r)
+{
+	uint32_t i = bl->rows[r], cnt = 0;
+	double rsum = 0;
+	uint64_t k;
+
+	for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
+		rsum += fabs(bl->val[k]) * lr->bd[bl->pos[k]];
+		cnt += lr->bact[bl->pos[k]];
+	}
+	lr->pendr[i] += rsum;
+	lr->pendk[i] += cnt;
+}
+
 void
 ps_l1lr_reserve(struct ps_l1lr *lr, uint32_t b)
 {
 	struct ps_l1lr_block *bl = &lr->blocks[b];
 	size_t r;
-	uint64_t k;
 
 	if (bl->reserved)
 		return;
 	bl->reserved = 1;
 	l1lr_gather(lr, bl);
-	for (r = 0; r < bl->nrows; r++) {
-		uint32_t i = bl->rows[r], cnt = 0;
-		double rsum = 0;
-
-		for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
-			rsum += fabs(bl->val[k]) * lr->bd[bl->pos[k]];
-			cnt += lr->bact[bl->pos[k]];
-		}
-		lr->pendr[i] += rsum;
-		lr->pendk[i] += cnt;
-	}
+	for (r = 0; r < bl->nrows; r++)
+		l1lr_reserve_row(lr, bl, r);
 }
 
+/*
+ * The gradient sweep reserves the block itself when it is not yet (tau 0:
+ * always), row by row, so that the block's entries are read once for both.
+ */
 void
 ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 {
-	const struct ps_l1lr_block *bl = &lr->blocks[b];
+	struct ps_l1lr_block *bl = &lr->blocks[b];
 	const int8_t *y = lr->ds->y;
 	double *g = lr->bg, *u = lr->bu;
+	int reserve = !bl->reserved;
 	size_t p, r;
 	uint64_t k;
 
-	ps_l1lr_reserve(lr, b);
+	if (reserve) {
+		bl->reserved = 1;
+		l1lr_gather(lr, bl);
+	}
 	for (p = 0; p < bl->nfeat; p++)
 		g[p] = u[p] = 0;
 	for (r = 0; r < bl->nrows; r++) {
 		uint32_t i = bl->rows[r];
 		double e = lr->rowexp[i], c, h, kfac;
 
+		if (reserve)
+			l1lr_reserve_row(lr, bl, r);
 		if (lr->pendk[i] == 0)
 			continue;	/* no active feature of the block here */
 		/* Curvature bound over the moves of every pending feature. */
