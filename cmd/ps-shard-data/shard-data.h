@@ -35,7 +35,9 @@ struct sd_opts {
 /* stats.c: counts over a set of rows. */
 struct sd_stats {
 	uint64_t	 rows, nnz, positives, max_fid;
-	uint64_t	*slot;		/* open-addressing set of ids, 0 = free */
+	uint64_t	*dense;		/* [ndense]: bitmap of the ids < 2^24 */
+	size_t		 ndense;
+	uint64_t	*slot;		/* open-addressing set of larger ids */
 	size_t		 cap, nfeat;
 };
 

@@ -1,14 +1,14 @@
 /*
  * stats.c: the counts ps-shard-data --stats prints, as TSV.
  *
- * Distinct feature ids are kept as the words of a bitmap over the ids, in
- * an open-addressing hash table of (id / 64 + 1, bit mask) pairs: slot[2 i]
- * is pair i's key (0 = free) and slot[2 i + 1] its mask, for i < cap, and
- * slot[2 cap] counts the pairs in use.  The table doubles at half load.
- * The ids of a libsvm file fill a range, so the table holds about
- * max_id / 64 pairs and stays in cache (news20: 60k ids in 1k pairs, where
- * a set of the ids themselves would miss the cache on every insert);
- * scattered ids cost a pair each.
+ * Distinct feature ids below 2^24 are bits of a plain bitmap, grown (by
+ * doubling, up to 2 MiB) to cover the largest seen: the ids of a libsvm
+ * file fill a range, so it stays small and in cache (1M ids: 128 KiB),
+ * and a non-zero costs a shift, a load and a store.  Larger ids go to the
+ * words of a sparse bitmap kept in an open-addressing hash table of
+ * (id / 64 + 1, bit mask) pairs: slot[2 i] is pair i's key (0 = free) and
+ * slot[2 i + 1] its mask, for i < cap, and slot[2 cap] counts the pairs in
+ * use.  The table doubles at half load; scattered ids cost a pair each.
  */
 #include "config.h"
 
@@ -20,6 +20,7 @@
 #include "util/xmalloc.h"
 
 #define INIT_CAP	256		/* pairs, a power of two */
+#define DENSE_WORDS	(1u << 18)	/* the plain bitmap's most words */
 
 void
 sd_stats_init(struct sd_stats *st)
@@ -83,6 +84,22 @@ set_add(struct sd_stats *st, uint64_t id)
 	p[1] |= m;
 }
 
+/* Grow the plain bitmap to hold word w (< DENSE_WORDS), zeroed. */
+static void
+dense_grow(struct sd_stats *st, size_t w)
+{
+	size_t n = st->ndense ? st->ndense : 1024;
+
+	while (n <= w)
+		n *= 2;
+	if (n > DENSE_WORDS)
+		n = DENSE_WORDS;
+	st->dense = xreallocarray(st->dense, n, sizeof *st->dense);
+	memset(st->dense + st->ndense, 0,
+	    (n - st->ndense) * sizeof *st->dense);
+	st->ndense = n;
+}
+
 void
 sd_stats_add(struct sd_stats *st, const struct ps_libsvm_row *row)
 {
@@ -93,8 +110,19 @@ sd_stats_add(struct sd_stats *st, const struct ps_libsvm_row *row)
 	st->positives += row->y > 0;
 	if (row->nnz > 0 && row->fid[row->nnz - 1] > st->max_fid)
 		st->max_fid = row->fid[row->nnz - 1];
-	for (k = 0; k < row->nnz; k++)
-		set_add(st, row->fid[k]);
+	for (k = 0; k < row->nnz; k++) {
+		uint64_t id = row->fid[k], w = id >> 6, m;
+
+		if (w >= DENSE_WORDS) {
+			set_add(st, id);
+			continue;
+		}
+		if (w >= st->ndense)
+			dense_grow(st, (size_t)w);
+		m = UINT64_C(1) << (id & 63);
+		st->nfeat += (st->dense[w] & m) == 0;
+		st->dense[w] |= m;
+	}
 }
 
 void
@@ -116,5 +144,6 @@ void
 sd_stats_release(struct sd_stats *st)
 {
 	free(st->slot);
+	free(st->dense);
 	memset(st, 0, sizeof *st);
 }

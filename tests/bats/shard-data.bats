@@ -154,6 +154,17 @@ bad_input() {
 	assert_line --index 1 "all	8124	112	112	170604	3916	4208"
 }
 
+@test "stats count distinct ids on both sides of 2^24, and up to 2^64 - 1" {
+	# 2^24 - 1 and 2^24 straddle the plain bitmap's end (stats.c); ids
+	# repeat across rows, and far ids share a word or not.
+	printf '%s\n' '+1 1:1 64:1 16777215:1 16777216:1' \
+	    '-1 1:1 16777215:1 16777216:1 16777217:1 1099511627776:1' \
+	    '+1 63:1 64:1 1099511627776:1 18446744073709551615:1' >"$D/ids"
+	run ps-shard-data -s "$D/ids"
+	assert_success
+	assert_line --index 1 "all	3	8	18446744073709551615	13	2	1"
+}
+
 @test "binary shards: per-shard rows add up, no temporaries left" {
 	run ps-shard-data -s -n 4 -o "$D/b" "$(ps_data a9a)"
 	assert_success
