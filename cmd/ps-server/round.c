@@ -94,6 +94,8 @@ round_get(struct channel *ch, uint64_t t, int create)
 	r = xcalloc(1, sizeof *r);
 	r->t = t;
 	r->pushes = xcalloc(job->nworkers, sizeof *r->pushes);
+	r->slots = xcalloc(job->nworkers, sizeof *r->slots);
+	r->nslots = xcalloc(job->nworkers, sizeof *r->nslots);
 	r->resend = xcalloc(job->nworkers, sizeof *r->resend);
 	r->theta = xcalloc(job->nworkers, sizeof *r->theta);
 	r->waiting = xcalloc(job->nworkers, sizeof *r->waiting);
@@ -135,9 +137,13 @@ round_free(struct channel *ch, struct round *r)
 	uint32_t i;
 
 	TAILQ_REMOVE(&ch->job.rounds, r, entry);
-	for (i = 0; i < ch->job.nworkers; i++)
+	for (i = 0; i < ch->job.nworkers; i++) {
 		ps_msg_release(&r->pushes[i]);
+		free(r->slots[i]);
+	}
 	free(r->pushes);
+	free(r->slots);
+	free(r->nslots);
 	free(r->resend);
 	free(r->theta);
 	free(r->waiting);
@@ -200,32 +206,35 @@ rounds_ring_changed(struct channel *ch)
  * Sum every worker's push in worker order, leaving out keys already marked
  * t + 1 or more (invariant 7); return the slots summed, their sums in *gu
  * (g and u of slots[k] at 2k and 2k + 1: the round's scratch, not kept per
- * key), and the summed loss and lowest vote.
+ * key), and the summed loss and lowest vote.  Each push's keys' slots stay
+ * in r->slots, for its reply.
  */
 static uint32_t *
 round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
     double *loss, double *vote)
 {
 	struct store *st = &ch->store;
-	size_t total = 0, n = 0, k, at;
+	size_t total = 0, n = 0, k;
 	uint32_t i, *slots, *kslot;
 	double *sum;
 
 	for (i = 0; i < ch->job.nworkers; i++)
 		total += r->pushes[i].nkeys;
 	slots = xcalloc(total + 1, sizeof *slots);
-	kslot = xcalloc(total + 1, sizeof *kslot);
 	*loss = 0;
 	*vote = INFINITY;
-	for (i = 0, at = 0; i < ch->job.nworkers; i++) {
+	for (i = 0; i < ch->job.nworkers; i++) {
 		const struct ps_msg *m = &r->pushes[i];
 		struct ps_dbpg_push push;
 
 		ps_dbpg_push_decode(m, &push);
 		*loss += push.loss;
 		*vote = fmin(*vote, push.vote);
+		free(r->slots[i]);
+		r->slots[i] = kslot = xcalloc(m->nkeys + 1, sizeof *kslot);
+		r->nslots[i] = m->nkeys;
 		for (k = 0; k < m->nkeys; k++) {
-			uint32_t s = kslot[at++] = store_slot(st, m->keys[k]);
+			uint32_t s = kslot[k] = store_slot(st, m->keys[k]);
 
 			if (st->mark[s] < r->t + 1) {	/* not applied */
 				st->mark[s] = ROUND_COLLECTING + n;
@@ -234,11 +243,11 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 		}
 	}
 	sum = xcalloc(2 * n + 1, sizeof *sum);
-	for (i = 0, at = 0; i < ch->job.nworkers; i++) {
+	for (i = 0; i < ch->job.nworkers; i++) {
 		const struct ps_msg *m = &r->pushes[i];
 
 		for (k = 0; k < m->nkeys; k++) {
-			uint64_t mark = st->mark[kslot[at++]], j;
+			uint64_t mark = st->mark[r->slots[i][k]], j;
 
 			if (mark < ROUND_COLLECTING)
 				continue;	/* applied before */
@@ -249,7 +258,6 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 	}
 	for (k = 0; k < n; k++)
 		st->mark[slots[k]] = r->t + 1;
-	free(kslot);
 	*nslots = n;
 	*gu = sum;
 	return slots;
@@ -439,6 +447,25 @@ round_release(struct channel *ch, struct round *r)
 		round_free(ch, r);
 }
 
+/*
+ * Push key k of worker id's push in round r: its slot here, or -1.  The
+ * slot round_sum() found is taken when it still holds that key (the push
+ * may have been replaced since, invariant 9), saving the hash lookup.
+ */
+static long
+round_key_slot(const struct channel *ch, const struct round *r, uint32_t id,
+    size_t k)
+{
+	const struct ps_keytab *kt = &ch->store.keys;
+	const struct ps_msg *push = &r->pushes[id];
+
+	if (r->slots[id] != NULL && r->nslots[id] == push->nkeys &&
+	    r->slots[id][k] < ps_keytab_count(kt) &&
+	    kt->bykey[r->slots[id][k]] == push->keys[k])
+		return (long)r->slots[id][k];
+	return ps_keytab_find(kt, push->keys[k]);
+}
+
 /* Answer worker w's pull for a completed round; free the round when all did. */
 static void
 round_answer(struct channel *ch, struct round *r, struct peer *p)
@@ -468,7 +495,7 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	if (filter)
 		reply.keys = xcalloc(push->nkeys + 1, sizeof *reply.keys);
 	for (k = 0; k < push->nkeys; k++) {
-		long slot = ps_keytab_find(&st->keys, push->keys[k]);
+		long slot = round_key_slot(ch, r, p->worker_id, k);
 		float w = 0, trust;
 
 		if (slot >= 0 && said.again)
