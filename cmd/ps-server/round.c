@@ -367,6 +367,14 @@ round_apply(struct channel *ch, struct round *r)
 	return acks < 0 ? -1 : 0;
 }
 
+/* KKT drops a weight w whose last gradient sum was g: -0 then (3), else w. */
+static float
+round_kkt_weight(const struct channel *ch, float w, float g)
+{
+	return ch->job.kkt > 0 && w == 0 && fabsf(g) <= ch->job.kkt ?
+	    -0.0f : w;
+}
+
 /*
  * The weight a pull reply carries for slot: -0 when KKT drops it (3),
  * counted in the stats when count is set.
@@ -375,13 +383,11 @@ float
 round_reply_weight(struct channel *ch, uint32_t slot, int count)
 {
 	const struct store *st = &ch->store;
+	float w = round_kkt_weight(ch, st->w[slot], st->glast[slot]);
 
-	if (ch->job.kkt > 0 && st->w[slot] == 0 &&
-	    fabsf(st->glast[slot]) <= ch->job.kkt) {
+	if (w == 0 && signbit(w))
 		ch->srv->stats.kkt_marked += count != 0;
-		return -0.0f;
-	}
-	return st->w[slot];
+	return w;
 }
 
 /*
@@ -395,17 +401,13 @@ round_reply_weight_before(struct channel *ch, uint32_t slot, uint64_t r,
     float *trust)
 {
 	const struct store *st = &ch->store;
-	float w, g;
 
 	if (st->wprev == NULL || st->mark[slot] <= r) {
 		*trust = st->trust[slot];
 		return round_reply_weight(ch, slot, 0);
 	}
-	w = st->wprev[slot];
-	g = st->glastprev[slot];
 	*trust = st->trustprev[slot];
-	return ch->job.kkt > 0 && w == 0 && fabsf(g) <= ch->job.kkt ?
-	    -0.0f : w;
+	return round_kkt_weight(ch, st->wprev[slot], st->glastprev[slot]);
 }
 
 /* Significantly-modified filter (4): send w to worker id? Remember it if so. */
