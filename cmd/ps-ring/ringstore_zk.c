@@ -5,15 +5,22 @@
  * so a coordinator that another one has overtaken fails to save and can
  * never publish (ringstore.h).  Loads and saves end on the event loop
  * (zk.h): a load reads the znode, or creates it with the first version.
+ * A save whose connection dropped (a pause of ZooKeeper shorter than the
+ * session) has an unknown outcome: the znode is read once the session is
+ * back, and the save counts as made if the znode moved one version on
+ * and holds our text, is sent again if it did not move, and fails if
+ * another coordinator moved it.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <zookeeper/zookeeper.h>
 
 #include "ringstore.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 #include "cluster/zk.h"
 
@@ -25,6 +32,8 @@ struct zk_store {
 	int32_t			 zversion;	/* znode version held */
 	uint32_t		 stored;	/* ring version held */
 	uint32_t		 saving;	/* ring version in flight, or 0 */
+	char			*saving_text;	/* its text, while in flight */
+	size_t			 saving_len;
 	struct ps_ring		*loading;	/* the load's, while it runs */
 	char			*empty_text;	/* the load's first version */
 	size_t			 empty_len;
@@ -123,6 +132,32 @@ zk_store_load(struct ring_store *st, struct ps_ring *r,
 	return RING_STORE_LATER;
 }
 
+static void	zk_store_done(void *arg, int rc, int32_t version);
+
+/* Send the save in flight: ZooKeeper's code. */
+static int
+zk_store_send(struct zk_store *zs)
+{
+	return zk_set_async(zs->zk, ZK_RING_NODE, zs->saving_text,
+	    zs->saving_len, zs->zversion, zk_store_done, zs);
+}
+
+/* After a save's connection dropped: did it happen? */
+static void
+zk_store_checked(void *arg, int rc, const char *text, size_t len,
+    int32_t version)
+{
+	struct zk_store *zs = arg;
+
+	if (rc == ZOK && version == zs->zversion &&
+	    (rc = zk_store_send(zs)) == ZOK)
+		return;		/* it did not: sent again */
+	if (rc == ZOK && (version != zs->zversion + 1 ||
+	    len != zs->saving_len || memcmp(text, zs->saving_text, len) != 0))
+		rc = ZBADVERSION;	/* another coordinator's */
+	zk_store_done(zs, rc, version);
+}
+
 /* The set ended, on the loop. */
 static void
 zk_store_done(void *arg, int rc, int32_t version)
@@ -132,7 +167,17 @@ zk_store_done(void *arg, int rc, int32_t version)
 	uint32_t v = zs->saving;
 	char why[256];
 
+	if (zk_unsure(rc)) {
+		log_info("%s: %s while saving ring version %u; reading it "
+		    "back once ZooKeeper answers", st->where,
+		    zk_strerror(rc), v);
+		if ((rc = zk_get_async(zs->zk, ZK_RING_NODE,
+		    zk_store_checked, zs)) == ZOK)
+			return;
+	}
 	zs->saving = 0;
+	free(zs->saving_text);
+	zs->saving_text = NULL;
 	if (rc == ZOK) {
 		zs->zversion = version;
 		zs->stored = v;
@@ -149,8 +194,6 @@ zk_store_save(struct ring_store *st, const struct ps_ring *r, char *err,
     size_t errlen)
 {
 	struct zk_store *zs = st->state;
-	char *text;
-	size_t len;
 	int rc;
 
 	if (zs->saving != 0 || r->version != zs->stored + 1) {
@@ -159,11 +202,10 @@ zk_store_save(struct ring_store *st, const struct ps_ring *r, char *err,
 		    " and saves another" : "", r->version);
 		return -1;
 	}
-	ps_ring_format(r, &text, &len);
-	rc = zk_set_async(zs->zk, ZK_RING_NODE, text, len, zs->zversion,
-	    zk_store_done, zs);
-	free(text);	/* the library copied it into its request */
-	if (rc != ZOK) {
+	ps_ring_format(r, &zs->saving_text, &zs->saving_len);
+	if ((rc = zk_store_send(zs)) != ZOK) {
+		free(zs->saving_text);
+		zs->saving_text = NULL;
 		snprintf(err, errlen, "%s: %s", st->where, zk_strerror(rc));
 		return -1;
 	}
@@ -177,6 +219,7 @@ zk_store_close(struct ring_store *st)
 	struct zk_store *zs = st->state;
 
 	free(zs->empty_text);
+	free(zs->saving_text);
 	free(zs);
 	free(st->where);
 	free(st);

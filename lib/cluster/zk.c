@@ -6,7 +6,11 @@
  * write a record naming it into a pipe (atomic: fewer than PIPE_BUF
  * bytes), and the loop reads the records and runs the callbacks.  A
  * session that stays disconnected for its timeout is taken as lost, as is
- * an expired one.
+ * an expired one.  A read (get, listing, watch) that the library fails
+ * because the connection dropped is sent again once the session is
+ * connected again, so a pause of the ensemble shorter than the session
+ * timeout never reaches the owner's callbacks; writes, whose outcome is
+ * then unknown, are the caller's to resolve.
  */
 #include "config.h"
 
@@ -32,6 +36,9 @@
 
 #define ZK_PATH_MAX	1024
 
+struct zk_note;
+static int	zk_issue(struct zk_note *n);
+
 enum zk_note_kind {
 	NOTE_DONE, NOTE_WATCH, NOTE_CHILDREN, NOTE_DATA, NOTE_CREATED
 };
@@ -54,6 +61,10 @@ struct zk_note {
 	size_t			 len;
 	struct zk_note		*armed;		/* CHILDREN: its watch */
 	void			*arg;
+	char			*path;		/* absolute, to send it again */
+	int			 waiting;	/* a read the connection's loss
+						   failed: sent again once
+						   connected */
 	/*
 	 * NOTE_WATCH: posted once (an exists() on a znode already gone and
 	 * its watch could both post), and kept until zk_close(), since the
@@ -138,6 +149,7 @@ zk_note_free(struct zk_note *n)
 		free(n->names[i]);
 	free(n->names);
 	free(n->data);
+	free(n->path);
 	free(n);
 }
 
@@ -157,6 +169,34 @@ static void
 zk_post(struct zk *zk, struct zk_note *n)
 {
 	zk_post_record(zk, n, 0);
+}
+
+int
+zk_unsure(int rc)
+{
+	return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT;
+}
+
+/* Send a read again; a refusal at once is answered on the loop. */
+static void
+zk_resend(struct zk *zk, struct zk_note *n)
+{
+	n->waiting = 0;
+	n->rc = 0;
+	atomic_store(&n->posted, 0);
+	if ((n->rc = zk_issue(n)) != ZOK)
+		zk_post(zk, n);
+}
+
+/* The session is connected again: send the reads the loss failed. */
+static void
+zk_resend_waiting(struct zk *zk)
+{
+	struct zk_note *n;
+
+	LIST_FOREACH(n, &zk->notes, entry)
+		if (n->waiting)
+			zk_resend(zk, n);
 }
 
 static void
@@ -190,6 +230,7 @@ zk_session_note(struct zk *zk, int state)
 
 	if (state == ZOO_CONNECTED_STATE) {
 		evtimer_del(zk->silence);
+		zk_resend_waiting(zk);
 		zk->back = NULL;
 		if (back != NULL)
 			back(zk->back_arg);
@@ -215,6 +256,15 @@ zk_readable_cb(evutil_socket_t fd, short what, void *arg)
 	while (read(fd, &rec, sizeof rec) == (ssize_t)sizeof rec) {
 		if ((n = rec.note) == NULL) {
 			zk_session_note(zk, rec.state);
+			continue;
+		}
+		/* A read the connection's loss failed: now, or once back. */
+		if (n->kind != NOTE_DONE && n->kind != NOTE_CREATED &&
+		    !n->fired && zk_unsure(n->rc)) {
+			if (zoo_state(zk->zh) == ZOO_CONNECTED_STATE)
+				zk_resend(zk, n);
+			else
+				n->waiting = 1;
 			continue;
 		}
 		if (n->kind == NOTE_WATCH) {
@@ -391,8 +441,16 @@ int
 zk_renew(struct zk *zk, zk_watch_fn back, void *arg, char *err,
     size_t errlen)
 {
+	struct zk_note *n;
+
 	zookeeper_close(zk->zh);	/* expired: nothing is sent */
 	zk->zh = NULL;
+	LIST_FOREACH(n, &zk->notes, entry)
+		if (n->waiting) {	/* the old session's: answered */
+			n->waiting = 0;
+			n->rc = ZSESSIONEXPIRED;
+			zk_post(zk, n);
+		}
 	zk->back = back;
 	zk->back_arg = arg;
 	return zk_init(zk, err, errlen);
@@ -467,6 +525,7 @@ zk_note_for(struct zk *zk, enum zk_note_kind kind, const char *rel,
 	n->kind = kind;
 	n->zk = zk;
 	n->arg = arg;
+	n->path = xstrdup(path);
 	LIST_INSERT_HEAD(&zk->notes, n, entry);
 	return n;
 }
@@ -517,8 +576,10 @@ zk_exists_done(int rc, const struct Stat *st, const void *data)
 {
 	struct zk_note *n = (struct zk_note *)data;
 
-	if (rc != ZOK && !atomic_exchange(&n->posted, 1))
+	if (rc != ZOK && !atomic_exchange(&n->posted, 1)) {
+		n->rc = rc;
 		zk_post(n->zk, n);
+	}
 }
 
 int
@@ -534,9 +595,7 @@ zk_watch(struct zk *zk, const char *rel, zk_watch_fn watch, void *arg,
 		return -1;
 	}
 	n->watch = watch;
-	rc = zoo_awexists(zk->zh, path, zk_node_watcher, n, zk_exists_done,
-	    n);
-	if (rc != ZOK) {
+	if ((rc = zk_issue(n)) != ZOK) {
 		zk_note_free(n);
 		snprintf(err, errlen, "%s: cannot watch %s: %s", zk->where,
 		    path, zerror(rc));
@@ -562,9 +621,7 @@ zk_children_async(struct zk *zk, const char *rel, zk_children_fn done,
 		w->watch = watch;
 		n->armed = w;
 	}
-	rc = zoo_awget_children(zk->zh, path, w != NULL ? zk_node_watcher :
-	    NULL, w, zk_children_done, n);
-	if (rc != ZOK) {
+	if ((rc = zk_issue(n)) != ZOK) {
 		zk_note_free(n);
 		if (w != NULL)
 			zk_note_free(w);
@@ -600,9 +657,24 @@ zk_get_async(struct zk *zk, const char *rel, zk_data_fn done, void *arg)
 	if (n == NULL)
 		return ZBADARGUMENTS;
 	n->data_done = done;
-	if ((rc = zoo_aget(zk->zh, path, 0, zk_data_done, n)) != ZOK)
+	if ((rc = zk_issue(n)) != ZOK)
 		zk_note_free(n);
 	return rc;
+}
+
+/* Send a read (a get, a listing and its watch, or a watch) to the library. */
+static int
+zk_issue(struct zk_note *n)
+{
+	zhandle_t *zh = n->zk->zh;
+
+	if (n->kind == NOTE_DATA)
+		return zoo_aget(zh, n->path, 0, zk_data_done, n);
+	if (n->kind == NOTE_CHILDREN)
+		return zoo_awget_children(zh, n->path, n->armed != NULL ?
+		    zk_node_watcher : NULL, n->armed, zk_children_done, n);
+	return zoo_awexists(zh, n->path, zk_node_watcher, n, zk_exists_done,
+	    n);
 }
 
 /* A library thread: the create ended; keep the name below the root. */

@@ -94,7 +94,11 @@ const char	*zk_connect_check(const char *s);
  * The asynchronous calls: each returns 0 when sent (its callback then
  * runs later, on the loop, exactly once), or ZooKeeper's error code at
  * once.  zk_get_async reads rel; zk_create_async makes it with data and
- * ZooKeeper's flags (ZOO_EPHEMERAL, ZOO_SEQUENCE).
+ * ZooKeeper's flags (ZOO_EPHEMERAL, ZOO_SEQUENCE).  A read (a get, a
+ * listing, a watch's exists) failed by the connection's loss is sent
+ * again once the session is connected again: its callback sees a real
+ * answer, or ZSESSIONEXPIRED after zk_renew.  A create or set so failed
+ * is answered with the error (zk_unsure): the caller finds out.
  */
 int		 zk_get_async(struct zk *zk, const char *rel, zk_data_fn done,
 		    void *arg);
@@ -132,6 +136,11 @@ int		 zk_live_children(struct zk *zk, const char *rel, char *err,
 		    size_t errlen);
 int		 zk_delete_tree(struct zk *zk, const char *rel, size_t *removed,
 		    char *err, size_t errlen);
+/*
+ * Did the connection's loss fail a call (ZCONNECTIONLOSS, a timeout), so
+ * that a write's outcome is unknown?  (Reads are sent again: zk.c.)
+ */
+int		 zk_unsure(int rc);
 /* ZooKeeper's text for an error code. */
 const char	*zk_strerror(int rc);
 

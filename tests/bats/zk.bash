@@ -37,6 +37,7 @@ zk_start() {
 	ZK_PORT=$(zk_free_port)
 	cat >"$dir/zoo.cfg" <<-EOF
 	tickTime=100
+	maxSessionTimeout=8000
 	initLimit=10
 	syncLimit=5
 	dataDir=$dir/data
