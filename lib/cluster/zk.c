@@ -9,8 +9,11 @@
  * an expired one.  A read (get, listing, watch) that the library fails
  * because the connection dropped is sent again once the session is
  * connected again, so a pause of the ensemble shorter than the session
- * timeout never reaches the owner's callbacks; writes, whose outcome is
- * then unknown, are the caller's to resolve.
+ * timeout never reaches the owner's callbacks; so is a create that is
+ * not sequential (if the first got through, the second finds the znode:
+ * ZNODEEXISTS, which every caller of such a create takes as made).  Sets
+ * and sequential creates, whose outcome is then unknown, are the caller's
+ * to resolve.
  */
 #include "config.h"
 
@@ -62,6 +65,9 @@ struct zk_note {
 	struct zk_note		*armed;		/* CHILDREN: its watch */
 	void			*arg;
 	char			*path;		/* absolute, to send it again */
+	char			*payload;	/* CREATED: the data, to send it */
+	int			 plen;		/* again (-1: none), and the */
+	int			 flags;		/* ZooKeeper flags */
 	int			 waiting;	/* a read the connection's loss
 						   failed: sent again once
 						   connected */
@@ -150,6 +156,7 @@ zk_note_free(struct zk_note *n)
 	free(n->names);
 	free(n->data);
 	free(n->path);
+	free(n->payload);
 	free(n);
 }
 
@@ -258,9 +265,11 @@ zk_readable_cb(evutil_socket_t fd, short what, void *arg)
 			zk_session_note(zk, rec.state);
 			continue;
 		}
-		/* A read the connection's loss failed: now, or once back. */
-		if (n->kind != NOTE_DONE && n->kind != NOTE_CREATED &&
-		    !n->fired && zk_unsure(n->rc)) {
+		/* A read or plain create the connection's loss failed: now,
+		   or once back. */
+		if (n->kind != NOTE_DONE && !(n->kind == NOTE_CREATED &&
+		    (n->flags & ZOO_SEQUENCE)) && !n->fired &&
+		    zk_unsure(n->rc)) {
 			if (zoo_state(zk->zh) == ZOO_CONNECTED_STATE)
 				zk_resend(zk, n);
 			else
@@ -662,21 +671,6 @@ zk_get_async(struct zk *zk, const char *rel, zk_data_fn done, void *arg)
 	return rc;
 }
 
-/* Send a read (a get, a listing and its watch, or a watch) to the library. */
-static int
-zk_issue(struct zk_note *n)
-{
-	zhandle_t *zh = n->zk->zh;
-
-	if (n->kind == NOTE_DATA)
-		return zoo_aget(zh, n->path, 0, zk_data_done, n);
-	if (n->kind == NOTE_CHILDREN)
-		return zoo_awget_children(zh, n->path, n->armed != NULL ?
-		    zk_node_watcher : NULL, n->armed, zk_children_done, n);
-	return zoo_awexists(zh, n->path, zk_node_watcher, n, zk_exists_done,
-	    n);
-}
-
 /* A library thread: the create ended; keep the name below the root. */
 static void
 zk_created_done(int rc, const char *name, const void *data)
@@ -691,6 +685,27 @@ zk_created_done(int rc, const char *name, const void *data)
 	zk_post(n->zk, n);
 }
 
+/*
+ * Send a call that may be sent again (a get, a listing and its watch, a
+ * watch, a create) to the library.
+ */
+static int
+zk_issue(struct zk_note *n)
+{
+	zhandle_t *zh = n->zk->zh;
+
+	if (n->kind == NOTE_CREATED)
+		return zoo_acreate(zh, n->path, n->payload, n->plen,
+		    n->zk->acl, n->flags, zk_created_done, n);
+	if (n->kind == NOTE_DATA)
+		return zoo_aget(zh, n->path, 0, zk_data_done, n);
+	if (n->kind == NOTE_CHILDREN)
+		return zoo_awget_children(zh, n->path, n->armed != NULL ?
+		    zk_node_watcher : NULL, n->armed, zk_children_done, n);
+	return zoo_awexists(zh, n->path, zk_node_watcher, n, zk_exists_done,
+	    n);
+}
+
 int
 zk_create_async(struct zk *zk, const char *rel, const char *data,
     size_t len, int flags, zk_created_fn done, void *arg)
@@ -702,9 +717,14 @@ zk_create_async(struct zk *zk, const char *rel, const char *data,
 	if (n == NULL)
 		return ZBADARGUMENTS;
 	n->created = done;
-	rc = zoo_acreate(zk->zh, path, data, data != NULL ? (int)len : -1,
-	    zk->acl, flags, zk_created_done, n);
-	if (rc != ZOK)
+	n->flags = flags;
+	n->plen = -1;
+	if (data != NULL) {
+		n->payload = xmalloc(len > 0 ? len : 1);
+		memcpy(n->payload, data, len);
+		n->plen = (int)len;
+	}
+	if ((rc = zk_issue(n)) != ZOK)
 		zk_note_free(n);
 	return rc;
 }

@@ -97,8 +97,10 @@ const char	*zk_connect_check(const char *s);
  * ZooKeeper's flags (ZOO_EPHEMERAL, ZOO_SEQUENCE).  A read (a get, a
  * listing, a watch's exists) failed by the connection's loss is sent
  * again once the session is connected again: its callback sees a real
- * answer, or ZSESSIONEXPIRED after zk_renew.  A create or set so failed
- * is answered with the error (zk_unsure): the caller finds out.
+ * answer, or ZSESSIONEXPIRED after zk_renew; so is a create without
+ * ZOO_SEQUENCE (ZNODEEXISTS if the first got through).  A set or a
+ * sequential create so failed is answered with the error (zk_unsure):
+ * the caller finds out.
  */
 int		 zk_get_async(struct zk *zk, const char *rel, zk_data_fn done,
 		    void *arg);
