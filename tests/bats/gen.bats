@@ -150,6 +150,25 @@ pairs() {
 	assert_output "1 2 2 1.000000"
 }
 
+@test "ps-objective -d: the dual value of the scaled sigmoids and the gap, by hand" {
+	printf 'solver_type L1R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 3\nbias -1\nw\n1 \n-2 \n0 \n' \
+	    >"$BATS_TEST_TMPDIR/m"
+	printf '1 1:1\n-1 2:0.5 4:7\n' >"$BATS_TEST_TMPDIR/x"
+	# Both rows have y m = 1, so a = 1 / (1 + e); the largest gradient
+	# sum is feature 4's, 7 a: with lambda 0.5 every a is scaled to
+	# 0.5 / 7; with lambda 3 none is.  D = sum H(a), H the entropy.
+	for l in 0.5 3; do
+		run "$OBJ" -d -l "$l" "$BATS_TEST_TMPDIR/m" "$BATS_TEST_TMPDIR/x"
+		assert_success
+		assert_line --index 0 "objective	loss	l1	nnz	rows	accuracy	dual	dual_gap	rel_dual_gap"
+		run awk -F'\t' -v l="$l" 'function h(a) { return -a * log(a) - (1 - a) * log(1 - a) }
+		    NR == 2 { a = 1 / (1 + exp(1)); if (7 * a > l) a = l / 7
+			d = $7 - 2 * h(a); g = $8 - ($1 - $7)
+			print (d < 1e-12 && d > -1e-12), (g < 1e-5 * $8 && g > -1e-5 * $8), ($8 > 0) }' <<<"$output"
+		assert_output "1 1 1"
+	done
+}
+
 @test "ps-objective: bad data names file:line and exits 65; missing file 66" {
 	printf 'solver_type L1R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 1\nbias -1\nw\n1\n' \
 	    >"$BATS_TEST_TMPDIR/m"
