@@ -7,9 +7,10 @@
  * (zk.h): a load reads the znode, or creates it with the first version.
  * A save whose connection dropped (a pause of ZooKeeper shorter than the
  * session) has an unknown outcome: the znode is read once the session is
- * back, and the save counts as made if the znode moved one version on
- * and holds our text, is sent again if it did not move, and fails if
- * another coordinator moved it.
+ * back, after a sync (the server it reconnects to may not have applied
+ * the write yet), and the save counts as made if the znode moved one
+ * version on and holds our text, is sent again if it did not move, and
+ * fails if another coordinator moved it.
  */
 #include "config.h"
 
@@ -171,7 +172,7 @@ zk_store_done(void *arg, int rc, int32_t version)
 		log_info("%s: %s while saving ring version %u; reading it "
 		    "back once ZooKeeper answers", st->where,
 		    zk_strerror(rc), v);
-		if ((rc = zk_get_async(zs->zk, ZK_RING_NODE,
+		if ((rc = zk_get_latest_async(zs->zk, ZK_RING_NODE,
 		    zk_store_checked, zs)) == ZOK)
 			return;
 	}

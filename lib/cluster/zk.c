@@ -65,6 +65,7 @@ struct zk_note {
 	struct zk_note		*armed;		/* CHILDREN: its watch */
 	void			*arg;
 	char			*path;		/* absolute, to send it again */
+	int			 synced;	/* DATA: a sync goes first */
 	char			*payload;	/* CREATED: the data, to send it */
 	int			 plen;		/* again (-1: none), and the */
 	int			 flags;		/* ZooKeeper flags */
@@ -656,8 +657,10 @@ zk_data_done(int rc, const char *value, int len, const struct Stat *st,
 	zk_post(n->zk, n);
 }
 
-int
-zk_get_async(struct zk *zk, const char *rel, zk_data_fn done, void *arg)
+/* A read, after a sync when synced (zk_get_latest_async). */
+static int
+zk_get(struct zk *zk, const char *rel, int synced, zk_data_fn done,
+    void *arg)
 {
 	char path[ZK_PATH_MAX];
 	struct zk_note *n = zk_note_for(zk, NOTE_DATA, rel, path, arg);
@@ -666,9 +669,29 @@ zk_get_async(struct zk *zk, const char *rel, zk_data_fn done, void *arg)
 	if (n == NULL)
 		return ZBADARGUMENTS;
 	n->data_done = done;
+	n->synced = synced;
 	if ((rc = zk_issue(n)) != ZOK)
 		zk_note_free(n);
 	return rc;
+}
+
+int
+zk_get_async(struct zk *zk, const char *rel, zk_data_fn done, void *arg)
+{
+	return zk_get(zk, rel, 0, done, arg);
+}
+
+int
+zk_get_latest_async(struct zk *zk, const char *rel, zk_data_fn done,
+    void *arg)
+{
+	return zk_get(zk, rel, 1, done, arg);
+}
+
+/* A sync's end: the read sent after it on the session says the rest. */
+static void
+zk_sync_done(int rc, const char *value, const void *data)
+{
 }
 
 /* A library thread: the create ended; keep the name below the root. */
@@ -693,10 +716,14 @@ static int
 zk_issue(struct zk_note *n)
 {
 	zhandle_t *zh = n->zk->zh;
+	int rc;
 
 	if (n->kind == NOTE_CREATED)
 		return zoo_acreate(zh, n->path, n->payload, n->plen,
 		    n->zk->acl, n->flags, zk_created_done, n);
+	if (n->kind == NOTE_DATA && n->synced &&
+	    (rc = zoo_async(zh, n->path, zk_sync_done, NULL)) != ZOK)
+		return rc;
 	if (n->kind == NOTE_DATA)
 		return zoo_aget(zh, n->path, 0, zk_data_done, n);
 	if (n->kind == NOTE_CHILDREN)

@@ -104,6 +104,14 @@ const char	*zk_connect_check(const char *s);
  */
 int		 zk_get_async(struct zk *zk, const char *rel, zk_data_fn done,
 		    void *arg);
+/*
+ * zk_get_async after a sync: the answer holds every write the ensemble's
+ * leader had committed when it was sent, a write whose answer a lost
+ * connection took included (the server a session reconnects to may lag
+ * behind the one that took that write).
+ */
+int		 zk_get_latest_async(struct zk *zk, const char *rel,
+		    zk_data_fn done, void *arg);
 int		 zk_create_async(struct zk *zk, const char *rel,
 		    const char *data, size_t len, int flags,
 		    zk_created_fn done, void *arg);
