@@ -39,9 +39,6 @@
 
 #define ZK_PATH_MAX	1024
 
-struct zk_note;
-static int	zk_issue(struct zk_note *n);
-
 enum zk_note_kind {
 	NOTE_DONE, NOTE_WATCH, NOTE_CHILDREN, NOTE_DATA, NOTE_CREATED
 };
@@ -69,8 +66,8 @@ struct zk_note {
 	char			*payload;	/* CREATED: the data, to send it */
 	int			 plen;		/* again (-1: none), and the */
 	int			 flags;		/* ZooKeeper flags */
-	int			 waiting;	/* a read the connection's loss
-						   failed: sent again once
+	int			 waiting;	/* failed by the connection's
+						   loss: sent again once
 						   connected */
 	/*
 	 * NOTE_WATCH: posted once (an exists() on a znode already gone and
@@ -83,6 +80,8 @@ struct zk_note {
 	LIST_ENTRY(zk_note)	 entry;		/* zk->notes */
 };
 LIST_HEAD(zk_note_list, zk_note);
+
+static int	zk_issue(struct zk_note *n);
 
 /* A pipe record: a note answered, or (note NULL) a session state. */
 struct zk_record {
@@ -185,18 +184,36 @@ zk_unsure(int rc)
 	return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT;
 }
 
-/* Send a read again; a refusal at once is answered on the loop. */
+/*
+ * May the note be sent again after rc?  A read or a plain create that
+ * the connection's loss failed (a watch that fired is answered).
+ */
+static int
+zk_resendable(const struct zk_note *n)
+{
+	return zk_unsure(n->rc) && !n->fired && n->kind != NOTE_DONE &&
+	    !(n->kind == NOTE_CREATED && (n->flags & ZOO_SEQUENCE));
+}
+
+/*
+ * Send a note again; a refusal at once is answered on the loop.  Its rc
+ * is cleared first: once sent, a library thread may fill it in.
+ */
 static void
 zk_resend(struct zk *zk, struct zk_note *n)
 {
+	int rc;
+
 	n->waiting = 0;
 	n->rc = 0;
 	atomic_store(&n->posted, 0);
-	if ((n->rc = zk_issue(n)) != ZOK)
+	if ((rc = zk_issue(n)) != ZOK) {
+		n->rc = rc;
 		zk_post(zk, n);
+	}
 }
 
-/* The session is connected again: send the reads the loss failed. */
+/* The session is connected again: send what the loss failed. */
 static void
 zk_resend_waiting(struct zk *zk)
 {
@@ -266,11 +283,8 @@ zk_readable_cb(evutil_socket_t fd, short what, void *arg)
 			zk_session_note(zk, rec.state);
 			continue;
 		}
-		/* A read or plain create the connection's loss failed: now,
-		   or once back. */
-		if (n->kind != NOTE_DONE && !(n->kind == NOTE_CREATED &&
-		    (n->flags & ZOO_SEQUENCE)) && !n->fired &&
-		    zk_unsure(n->rc)) {
+		/* Sent again now, or once the session is back. */
+		if (zk_resendable(n)) {
 			if (zoo_state(zk->zh) == ZOO_CONNECTED_STATE)
 				zk_resend(zk, n);
 			else
