@@ -174,6 +174,15 @@ none_alive() {
 	grep -q "^ps-train: job files kept in $JOB\$" "$BATS_TEST_TMPDIR/t.out.err"
 }
 
+# A trap runs under the redirections of the compound command it comes in:
+# a TERM inside "{ read -r v <F; } 2>/dev/null" lost both ps-train's
+# "terminated" and its clean-up's messages (one CI run in many).
+@test "no compound command in the scripts sends stderr away, where a signal's messages would go" {
+	run grep -nE '^[^#]*(^|[[:space:];])(\}|done|fi|esac)[[:space:]]*2>' \
+	    "$PSKIT_SRCDIR/scripts/ps-train" "$PSKIT_SRCDIR/scripts/ps-retrain"
+	assert_output ''
+}
+
 @test "a job on 2 servers or more keeps one replica by default, the ones -R asks for else" {
 	local args
 	for args in '-s 2:1' '-s 3:1' '-s 2 -R 0:0' '-s 3 -R 2:2' '-s 1:0' \
