@@ -233,8 +233,9 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 		free(r->slots[i]);
 		r->slots[i] = kslot = xcalloc(m->nkeys + 1, sizeof *kslot);
 		r->nslots[i] = m->nkeys;
+		store_slots(st, m->keys, m->nkeys, kslot);
 		for (k = 0; k < m->nkeys; k++) {
-			uint32_t s = kslot[k] = store_slot(st, m->keys[k]);
+			uint32_t s = kslot[k];
 
 			if (st->mark[s] < r->t + 1) {	/* not applied */
 				st->mark[s] = ROUND_COLLECTING + n;

@@ -375,6 +375,8 @@ struct server {
 void	store_init(struct store *st);
 void	store_release(struct store *st);
 uint32_t store_slot(struct store *st, uint64_t key);
+void	store_slots(struct store *st, const uint64_t *keys, size_t n,
+	    uint32_t *slots);
 float	store_get(const struct store *st, uint64_t key);
 void	store_set(struct store *st, uint32_t slot, float w);
 void	store_copy_key(struct store *dst, const struct store *src,

@@ -102,6 +102,18 @@ store_new_slot(struct store *st, uint32_t s)
 		st->z[s] = st->n[s] = 0;
 }
 
+/* slots[k] = store_slot(st, keys[k]) for each k, the lookups overlapped. */
+void
+store_slots(struct store *st, const uint64_t *keys, size_t n,
+    uint32_t *slots)
+{
+	size_t s = ps_keytab_count(&st->keys);
+
+	ps_keytab_insert_many(&st->keys, keys, n, slots);
+	for (; s < ps_keytab_count(&st->keys); s++)
+		store_new_slot(st, (uint32_t)s);
+}
+
 /* Slot of key, creating the key with weight 0 on first touch. */
 uint32_t
 store_slot(struct store *st, uint64_t key)

@@ -57,6 +57,31 @@ ring_point_cmp(const void *a, const void *b)
 	return (x->server > y->server) - (x->server < y->server);
 }
 
+/*
+ * Set each point's distance to the next point clockwise of another server,
+ * walking back twice around the ring (the second lap wraps the distances
+ * of the points before the last run); npoints when every point is one
+ * server's.  The replica walk jumps over a run of one server's points.
+ */
+static void
+ring_link_others(struct ps_ring *r)
+{
+	size_t n = r->npoints, i, k;
+
+	for (i = 0; i < n; i++)
+		r->points[i].other = (uint32_t)n;
+	if (n < 2)
+		return;
+	for (k = 2 * n; k-- > 0;) {
+		size_t p = k % n, q = (p + 1) % n;
+
+		if (r->points[q].server != r->points[p].server)
+			r->points[p].other = 1;
+		else if (r->points[q].other < n)
+			r->points[p].other = r->points[q].other + 1;
+	}
+}
+
 /* Place vnodes points per server and sort them, replacing any old ones. */
 static void
 ring_place(struct ps_ring *r)
@@ -76,6 +101,7 @@ ring_place(struct ps_ring *r)
 		}
 	}
 	qsort(r->points, r->npoints, sizeof *r->points, ring_point_cmp);
+	ring_link_others(r);
 }
 
 /*
@@ -570,21 +596,28 @@ ps_ring_copy(struct ps_ring *dst, const struct ps_ring *src)
 		    src->npoints * sizeof *dst->points);
 }
 
-/* Binary search for the first point with pos >= pos, wrapping to 0. */
+/*
+ * The first point with pos >= pos, wrapping to 0: a binary search whose
+ * step is a conditional move, not a branch.  Servers run it for every key
+ * of every push and replica (owner checks, replica groups), where the
+ * branch of a plain search mispredicts half the time.
+ */
 size_t
 ps_ring_point_at(const struct ps_ring *r, uint64_t pos)
 {
-	size_t lo = 0, hi = r->npoints;
+	const struct ps_ring_point *base = r->points;
+	size_t n = r->npoints, at;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (n == 0)
+		return 0;
+	while (n > 1) {
+		size_t half = n / 2;
 
-		if (r->points[mid].pos < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base = base[half].pos < pos ? base + half : base;
+		n -= half;
 	}
-	return lo == r->npoints ? 0 : lo;
+	at = (size_t)(base - r->points) + (base->pos < pos);
+	return at == r->npoints ? 0 : at;
 }
 
 /* Primary server index of fid. */
@@ -594,24 +627,36 @@ ps_ring_lookup(const struct ps_ring *r, uint64_t fid)
 	return r->points[ps_ring_point_at(r, ps_key_mix(fid))].server;
 }
 
-/* Walk clockwise from point p collecting distinct servers. */
+/*
+ * Walk clockwise from point p collecting distinct servers, jumping over
+ * each run of one server's points (its first point's server is taken or
+ * already held): the servers come in the order a step-by-step walk meets
+ * them.
+ */
 size_t
 ps_ring_point_replicas(const struct ps_ring *r, size_t p, size_t *out,
     size_t max)
 {
-	size_t want = (size_t)r->replicas + 1, n = 0, step, j;
+	size_t want = (size_t)r->replicas + 1, n = 0, dist = 0, j;
 
 	if (want > r->nservers)
 		want = r->nservers;
 	if (want > max)
 		want = max;
-	for (step = 0; step < r->npoints && n < want; step++) {
-		uint32_t s = r->points[(p + step) % r->npoints].server;
-
-		for (j = 0; j < n && out[j] != s; j++)
+	if (want == 0 || r->npoints == 0)
+		return 0;
+	out[n++] = r->points[p].server;
+	while (n < want) {
+		dist += r->points[p].other;
+		if (dist >= r->npoints)
+			break;
+		p += r->points[p].other;
+		if (p >= r->npoints)
+			p -= r->npoints;
+		for (j = 0; j < n && out[j] != r->points[p].server; j++)
 			;
 		if (j == n)
-			out[n++] = s;
+			out[n++] = r->points[p].server;
 	}
 	return n;
 }

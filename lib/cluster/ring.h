@@ -54,6 +54,9 @@ struct ps_ring {
 	struct ps_ring_point {
 		uint64_t	 pos;
 		uint32_t	 server;	/* index into servers */
+		uint32_t	 other;		/* how many points clockwise the
+						   next point of another server
+						   is (npoints: none) */
 	}		*points;	/* sorted by pos */
 };
 

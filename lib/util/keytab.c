@@ -11,6 +11,9 @@
 #include "util/xmalloc.h"
 
 #define KEYTAB_MIN_BUCKETS	1024
+/* How many keys ahead insert_many asks for a bucket, then for its key. */
+#define KEYTAB_AHEAD_BUCKET	16
+#define KEYTAB_AHEAD_KEY	8
 
 void
 ps_keytab_init(struct ps_keytab *t)
@@ -90,4 +93,24 @@ ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created)
 		t->buckets[b] = (uint32_t)++t->count;
 	*created = 1;
 	return (uint32_t)(t->count - 1);
+}
+
+void
+ps_keytab_insert_many(struct ps_keytab *t, const uint64_t *keys, size_t n,
+    uint32_t *slots)
+{
+	size_t k, b;
+	int created;
+
+	for (k = 0; k < n; k++) {
+		if (k + KEYTAB_AHEAD_BUCKET < n)
+			__builtin_prefetch(&t->buckets[ps_key_mix(
+			    keys[k + KEYTAB_AHEAD_BUCKET]) & t->mask]);
+		if (k + KEYTAB_AHEAD_KEY < n) {
+			b = ps_key_mix(keys[k + KEYTAB_AHEAD_KEY]) & t->mask;
+			if (t->buckets[b] != 0)
+				__builtin_prefetch(&t->bykey[t->buckets[b] - 1]);
+		}
+		slots[k] = ps_keytab_insert(t, keys[k], &created);
+	}
 }

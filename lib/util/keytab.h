@@ -31,6 +31,15 @@ void	ps_keytab_release(struct ps_keytab *t);
 long	ps_keytab_find(const struct ps_keytab *t, uint64_t key);
 /* Slot of key, inserting it if absent; *created tells which. */
 uint32_t ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created);
+/*
+ * slots[k] = the slot of keys[k], inserting the absent ones in order (new
+ * slots are those from the count before the call).  The same as a loop of
+ * ps_keytab_insert(), but it asks the memory for the buckets and keys of
+ * the lookups a few keys ahead, so that their cache misses overlap: a
+ * server looks up every key of every push and replica this way.
+ */
+void	ps_keytab_insert_many(struct ps_keytab *t, const uint64_t *keys,
+	    size_t n, uint32_t *slots);
 static inline size_t
 ps_keytab_count(const struct ps_keytab *t)
 {

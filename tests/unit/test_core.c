@@ -179,6 +179,41 @@ test_keytab(void **state)
 	ps_keytab_release(&t);
 }
 
+/*
+ * insert_many gives the slots a loop of inserts would: old keys, new ones
+ * (the table grows during the call), and a key twice in one list.
+ */
+static void
+test_keytab_insert_many(void **state)
+{
+	struct ps_keytab t, u;
+	uint64_t keys[5000];
+	uint32_t slots[5000];
+	size_t k;
+	int created;
+
+	ps_keytab_init(&t);
+	ps_keytab_init(&u);
+	for (k = 0; k < 300; k++) {
+		ps_keytab_insert(&t, k * 31 + 5, &created);
+		ps_keytab_insert(&u, k * 31 + 5, &created);
+	}
+	for (k = 0; k < 5000; k++)
+		keys[k] = (k % 7 == 0 ? k / 7 : k * 104729) * 31 + 5;
+	keys[4999] = keys[10];
+	ps_keytab_insert_many(&t, keys, 5000, slots);
+	for (k = 0; k < 5000; k++)
+		assert_int_equal(slots[k], ps_keytab_insert(&u, keys[k],
+		    &created));
+	assert_int_equal(ps_keytab_count(&t), ps_keytab_count(&u));
+	for (k = 0; k < ps_keytab_count(&t); k++)
+		assert_true(t.bykey[k] == u.bykey[k]);
+	ps_keytab_insert_many(&t, keys, 0, slots);
+	assert_int_equal(ps_keytab_count(&t), ps_keytab_count(&u));
+	ps_keytab_release(&t);
+	ps_keytab_release(&u);
+}
+
 static void
 test_auc(void **state)
 {
@@ -291,6 +326,7 @@ main(void)
 		cmocka_unit_test(test_prox_momentum),
 		cmocka_unit_test(test_keyhash_bijection),
 		cmocka_unit_test(test_keytab),
+		cmocka_unit_test(test_keytab_insert_many),
 		cmocka_unit_test(test_auc),
 		cmocka_unit_test(test_logistic),
 		cmocka_unit_test(test_radix_sort),

@@ -145,6 +145,87 @@ test_replicas_distinct_clockwise(void **state)
 	ps_ring_release(&r);
 }
 
+/* Replicas by a step-by-step walk from point p: distinct servers, in order. */
+static size_t
+replicas_walk(const struct ps_ring *r, size_t p, size_t *out, size_t want)
+{
+	size_t n = 0, step, j;
+
+	for (step = 0; step < r->npoints && n < want; step++) {
+		uint32_t s = r->points[(p + step) % r->npoints].server;
+
+		for (j = 0; j < n && out[j] != s; j++)
+			;
+		if (j == n)
+			out[n++] = s;
+	}
+	return n;
+}
+
+/* Every point, its position, the one after and a fid's, on one ring. */
+static void
+check_ring_walks(const struct ps_ring *r)
+{
+	size_t out[8], want[8], n, m, p, i, max;
+	uint64_t fid;
+
+	for (p = 0; p < r->npoints; p++) {
+		assert_int_equal(ps_ring_point_at(r, r->points[p].pos),
+		    p > 0 && r->points[p - 1].pos == r->points[p].pos ?
+		    p - 1 : p);
+		if (r->points[p].pos != UINT64_MAX)
+			assert_int_equal(ps_ring_point_at(r,
+			    r->points[p].pos + 1), (p + 1) % r->npoints);
+		for (max = 1; max <= 8; max++) {
+			n = ps_ring_point_replicas(r, p, out, max);
+			m = replicas_walk(r, p, want, max < r->replicas + 1 ?
+			    max : r->replicas + 1);
+			assert_int_equal(n, m);
+			for (i = 0; i < n; i++)
+				assert_int_equal(out[i], want[i]);
+		}
+	}
+	assert_int_equal(ps_ring_point_at(r, 0), 0);
+	assert_int_equal(ps_ring_point_at(r, UINT64_MAX),
+	    r->points[r->npoints - 1].pos == UINT64_MAX ? r->npoints - 1 : 0);
+	for (fid = 1; fid < 3000; fid++)
+		assert_int_equal(ps_ring_lookup(r, fid), lookup_linear(r, fid));
+}
+
+/*
+ * The search (a conditional-move binary search) and the replica walk (which
+ * jumps over runs of one server's points) agree with the plain definitions
+ * on rings of 1 to 5 servers, 1 to 64 points each, 0 to 4 replicas, and
+ * after servers leave and join.
+ */
+static void
+test_walks_match_definitions(void **state)
+{
+	static const uint32_t vnodes[] = { 1, 2, 3, 7, 64 };
+	struct ps_ring r;
+	char err[256];
+	size_t n, v;
+	uint32_t k;
+
+	for (n = 1; n <= 5; n++)
+		for (v = 0; v < sizeof vnodes / sizeof *vnodes; v++)
+			for (k = 0; k < n && k <= 4; k++) {
+				assert_int_equal(ps_ring_build(&r, addrs, n,
+				    vnodes[v], k, err, sizeof err), 0);
+				check_ring_walks(&r);
+				if (n > 1) {
+					assert_int_equal(ps_ring_remove(&r,
+					    addrs[0], err, sizeof err), 0);
+					check_ring_walks(&r);
+					assert_int_equal(ps_ring_add(&r,
+					    "127.0.0.1:7999", err, sizeof err),
+					    0);
+					check_ring_walks(&r);
+				}
+				ps_ring_release(&r);
+			}
+}
+
 static void
 test_build_rejects(void **state)
 {
@@ -500,6 +581,7 @@ main(void)
 		cmocka_unit_test(test_build_places_points),
 		cmocka_unit_test(test_lookup_matches_linear_scan),
 		cmocka_unit_test(test_replicas_distinct_clockwise),
+		cmocka_unit_test(test_walks_match_definitions),
 		cmocka_unit_test(test_build_rejects),
 		cmocka_unit_test(test_save_load_round_trip),
 		cmocka_unit_test(test_load_accepts_comments_and_any_order),

@@ -498,6 +498,7 @@ replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m,
     const struct ps_replicate *rep)
 {
 	struct store *st = &ch->replica;
+	uint32_t *slots;
 	size_t k;
 
 	if (rep->kind == PS_REPLICATE_PUSH || rep->kind == PS_REPLICATE_FLOOR)
@@ -507,13 +508,14 @@ replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m,
 		handoff_apply(ch, m, rep);
 		return;
 	}
+	slots = xcalloc(m->nkeys + 1, sizeof *slots);
+	store_slots(st, m->keys, m->nkeys, slots);
 	for (k = 0; k < m->nkeys; k++) {
-		uint32_t s = store_slot(st, m->keys[k]);
-
-		replica_set_key(st, s, m, k, rep->online);
+		replica_set_key(st, slots[k], m, k, rep->online);
 		if (!rep->online)
-			st->mark[s] = m->timestamp + 1;
+			st->mark[slots[k]] = m->timestamp + 1;
 	}
+	free(slots);
 	if (!rep->online)
 		ps_trace_event(srv->trace, m->keys, m->nkeys,
 		    "%s\t%u\t%llu\t%s", rep->kind == PS_REPLICATE_ROUND ?
