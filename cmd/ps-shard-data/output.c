@@ -4,7 +4,9 @@
  * Every output is written to a temporary (atomicfile.h) and renamed only
  * once all of them are complete, so an error anywhere leaves no output
  * behind.  Binary shards collect their rows in a dataset builder and are
- * written at the end (the header needs the shard's sorted feature list);
+ * written at the end (the header needs the shard's sorted feature list),
+ * two at a time: a second thread writes every other one, as each is
+ * independent of the others (its own builder, temporary and buffers);
  * libsvm shards are written as the rows come.
  */
 #include "config.h"
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include "data/shard.h"
@@ -195,6 +198,50 @@ write_bin(struct sd_out *out)
 	return 0;
 }
 
+/* Outputs first, first + 2, ... of a set, written by one thread. */
+struct sd_writer {
+	struct sd_outputs	*os;
+	size_t			 first;
+	size_t			 failed;	/* the output that failed, or n */
+	int			 rc;
+};
+
+static int
+write_every_other(void *arg)
+{
+	struct sd_writer *wr = arg;
+	size_t k;
+
+	wr->failed = wr->os->n;
+	for (k = wr->first; k < wr->os->n; k += 2)
+		if ((wr->rc = write_bin(&wr->os->out[k])) != 0) {
+			wr->failed = k;
+			break;
+		}
+	return 0;
+}
+
+/*
+ * Write every binary output, the odd ones in a second thread (in this one
+ * when it cannot start); the exit status of the first that failed, or 0.
+ */
+static int
+write_all_bin(struct sd_outputs *os)
+{
+	struct sd_writer even = { os, 0, 0, 0 }, odd = { os, 1, 0, 0 };
+	thrd_t helper;
+	int threaded;
+
+	threaded = os->n > 1 &&
+	    thrd_create(&helper, write_every_other, &odd) == thrd_success;
+	write_every_other(&even);
+	if (threaded)
+		thrd_join(helper, NULL);
+	else
+		write_every_other(&odd);
+	return even.failed < odd.failed ? even.rc : odd.rc;
+}
+
 int
 sd_outputs_commit(struct sd_outputs *os)
 {
@@ -202,11 +249,10 @@ sd_outputs_commit(struct sd_outputs *os)
 	size_t k, j;
 	int rc;
 
-	for (k = 0; k < os->n && os->o->format == SD_BIN; k++)
-		if ((rc = write_bin(&os->out[k])) != 0) {
-			sd_outputs_free(os);
-			return rc;
-		}
+	if (os->o->format == SD_BIN && (rc = write_all_bin(os)) != 0) {
+		sd_outputs_free(os);
+		return rc;
+	}
 	for (k = 0; k < os->n; k++) {
 		rc = ps_atomic_commit(os->out[k].af, err, sizeof err);
 		os->out[k].af = NULL;
