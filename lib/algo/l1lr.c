@@ -139,22 +139,15 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	memset(lr, 0, sizeof *lr);
 }
 
-/* Row i's loss log(1 + exp(-y_i m_i)) from its cached e = exp(-|m_i|). */
-static inline double
-l1lr_row_loss(const struct ps_l1lr *lr, size_t i)
-{
-	double z = lr->ds->y[i] * lr->margin[i];
-
-	return log1p(lr->rowexp[i]) + (z < 0 ? -z : 0);
-}
-
 /*
  * The change of the total loss as rows' margins move, without a log per
  * row: each row's loss is log(1 + e) plus a linear part, so the change of
  * the log parts over up to PS_L1LR_CHUNK rows is the log of a ratio of two
  * products of factors in (1, 2], which cannot overflow.  Rounding costs
- * about 1e-14 per chunk, and ps_l1lr_loss() recomputes the sum exactly
- * once a pass.
+ * about 1e-14 per chunk, and ps_l1lr_loss() recomputes the sum from the
+ * margins once a pass, the log parts the same way (a log per chunk, not a
+ * log1p per row: a row's share is then exact to 1e-16 absolute, not
+ * relative, far below what a pass changes).
  */
 #define PS_L1LR_CHUNK	64
 struct l1lr_delta {
@@ -187,14 +180,23 @@ l1lr_row_move(struct ps_l1lr *lr, size_t i, double dm, struct l1lr_delta *dl)
 double
 ps_l1lr_loss(struct ps_l1lr *lr)
 {
-	double sum = 0;
+	double lin = 0, logs = 0, prod = 1;
+	unsigned n = 0;
 	size_t i;
 
 	for (i = 0; i < lr->ds->nrows; i++) {
-		lr->rowexp[i] = exp(-fabs(lr->margin[i]));
-		sum += l1lr_row_loss(lr, i);
+		double z = lr->ds->y[i] * lr->margin[i];
+
+		lr->rowexp[i] = exp(-fabs(z));
+		lin += z < 0 ? -z : 0;
+		prod *= 1 + lr->rowexp[i];
+		if (++n == PS_L1LR_CHUNK) {
+			logs += log(prod);
+			prod = 1;
+			n = 0;
+		}
 	}
-	lr->loss = sum;
+	lr->loss = lin + logs + log(prod);
 	return lr->loss;
 }
 
