@@ -18,66 +18,93 @@
 #include "algo/prox.h"
 #include "util/xmalloc.h"
 
-/* Count, then fill, every block's entries from the shard's rows. */
+/* Where a local feature sits: its block and its position in the block. */
+struct l1lr_where {
+	uint32_t	 blk, pos;
+};
+
+/*
+ * Count, then fill, every block's entries from the shard's rows.  One
+ * lookup of (block, position) a non-zero, and the fill's cursors and
+ * arrays kept in per-block locals: the fill is a scatter to as many
+ * streams as blocks, and a worker's start waits for it.
+ */
 static void
 l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 {
 	const struct ps_dataset *ds = lr->ds;
-	uint32_t *blk = xcalloc(ds->nfeat + 1, sizeof *blk);
-	uint32_t *pos = xcalloc(ds->nfeat + 1, sizeof *pos);
-	uint32_t *last = xcalloc(lr->nblocks, sizeof *last);
-	uint64_t *nent = xcalloc(lr->nblocks, sizeof *nent), k;
-	size_t b, i, p;
+	size_t nb = lr->nblocks, b, i, p;
+	struct l1lr_where *where = xcalloc(ds->nfeat + 1, sizeof *where);
+	uint32_t *last = xcalloc(nb, sizeof *last), **rows, **pos;
+	uint64_t *nent = xcalloc(nb, sizeof *nent), **rowptr, *at, k;
+	size_t *nrows = xcalloc(nb, sizeof *nrows);
+	float **val;
 
-	for (b = 0; b < lr->nblocks; b++) {
+	for (b = 0; b < nb; b++) {
 		struct ps_l1lr_block *bl = &lr->blocks[b];
 
 		bl->nfeat = boff[b + 1] - boff[b];
 		bl->feats = feats + boff[b];
 		for (p = 0; p < bl->nfeat; p++) {
-			blk[bl->feats[p]] = (uint32_t)b;
-			pos[bl->feats[p]] = (uint32_t)p;
+			where[bl->feats[p]].blk = (uint32_t)b;
+			where[bl->feats[p]].pos = (uint32_t)p;
 		}
 	}
 	/* Pass 1: rows and entries per block (last[] holds row + 1). */
 	for (i = 0; i < ds->nrows; i++)
 		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
-			b = blk[ds->col[k]];
+			b = where[ds->col[k]].blk;
 			nent[b]++;
 			if (last[b] != i + 1) {
 				last[b] = (uint32_t)(i + 1);
-				lr->blocks[b].nrows++;
+				nrows[b]++;
 			}
 		}
-	for (b = 0; b < lr->nblocks; b++) {
+	rows = xcalloc(nb, sizeof *rows);
+	pos = xcalloc(nb, sizeof *pos);
+	rowptr = xcalloc(nb, sizeof *rowptr);
+	val = xcalloc(nb, sizeof *val);
+	at = xcalloc(nb, sizeof *at);
+	for (b = 0; b < nb; b++) {
 		struct ps_l1lr_block *bl = &lr->blocks[b];
 
-		bl->rows = xcalloc(bl->nrows + 1, sizeof *bl->rows);
-		bl->rowptr = xcalloc(bl->nrows + 1, sizeof *bl->rowptr);
-		bl->pos = xcalloc(nent[b] + 1, sizeof *bl->pos);
-		bl->val = xcalloc(nent[b] + 1, sizeof *bl->val);
-		bl->nrows = 0;
+		/* Filled whole below (xmalloc: no zeros to write first). */
+		bl->rows = rows[b] = xmalloc((nrows[b] + 1) * sizeof *bl->rows);
+		bl->rowptr = rowptr[b] = xmalloc((nrows[b] + 1) *
+		    sizeof *bl->rowptr);
+		bl->pos = pos[b] = xmalloc((nent[b] + 1) * sizeof *bl->pos);
+		bl->val = val[b] = xmalloc((nent[b] + 1) * sizeof *bl->val);
+		rows[b][nrows[b]] = pos[b][nent[b]] = 0;
+		val[b][nent[b]] = 0;
+		bl->nrows = nrows[b];
+		nrows[b] = 0;
 		last[b] = 0;
 	}
 	/* Pass 2: fill; a block's rows come in ascending order. */
 	for (i = 0; i < ds->nrows; i++)
 		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
-			struct ps_l1lr_block *bl = &lr->blocks[blk[ds->col[k]]];
-			uint64_t at = bl->rowptr[bl->nrows];
+			struct l1lr_where w = where[ds->col[k]];
 
-			if (last[blk[ds->col[k]]] != i + 1) {
-				last[blk[ds->col[k]]] = (uint32_t)(i + 1);
-				bl->rows[bl->nrows++] = (uint32_t)i;
-				bl->rowptr[bl->nrows] = at;
+			b = w.blk;
+			if (last[b] != i + 1) {
+				last[b] = (uint32_t)(i + 1);
+				rows[b][nrows[b]] = (uint32_t)i;
+				rowptr[b][nrows[b]++] = at[b];
 			}
-			bl->pos[at] = pos[ds->col[k]];
-			bl->val[at] = ds->val[k];
-			bl->rowptr[bl->nrows] = at + 1;
+			pos[b][at[b]] = w.pos;
+			val[b][at[b]++] = ds->val[k];
 		}
-	free(blk);
-	free(pos);
+	for (b = 0; b < nb; b++)
+		rowptr[b][nrows[b]] = at[b];
+	free(where);
 	free(last);
 	free(nent);
+	free(nrows);
+	free(rows);
+	free(pos);
+	free(rowptr);
+	free(val);
+	free(at);
 }
 
 void
