@@ -70,19 +70,20 @@ ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
 
 	if (b->nrows == b->cap_rows) {
 		b->cap_rows *= 2;
-		b->y = xreallocarray(b->y, b->cap_rows, 1);
-		b->rowptr = xreallocarray(b->rowptr, b->cap_rows + 1,
-		    sizeof *b->rowptr);
+		b->y = xgrow(b->y, b->nrows, b->cap_rows, 1);
+		b->rowptr = xgrow(b->rowptr, (b->nrows + 1) * sizeof *b->rowptr,
+		    b->cap_rows + 1, sizeof *b->rowptr);
 	}
 	if (b->nnz + n > b->cap_nnz) {
 		b->cap_nnz = (b->nnz + n) * 2 + 1024;
 		if (b->gid != NULL)
-			b->gid = xreallocarray(b->gid, b->cap_nnz,
-			    sizeof *b->gid);
+			b->gid = xgrow(b->gid, b->nnz * sizeof *b->gid,
+			    b->cap_nnz, sizeof *b->gid);
 		else
-			b->gid32 = xreallocarray(b->gid32, b->cap_nnz,
-			    sizeof *b->gid32);
-		b->val = xreallocarray(b->val, b->cap_nnz, sizeof *b->val);
+			b->gid32 = xgrow(b->gid32, b->nnz * sizeof *b->gid32,
+			    b->cap_nnz, sizeof *b->gid32);
+		b->val = xgrow(b->val, b->nnz * sizeof *b->val, b->cap_nnz,
+		    sizeof *b->val);
 	}
 	if (n > 0) {
 		if (fid[n - 1] > b->max_fid)

@@ -134,3 +134,19 @@ xasprintf(const char *fmt, ...)
 	va_end(ap2);
 	return s;
 }
+
+void *
+xgrow(void *ptr, size_t used, size_t nmemb, size_t size)
+{
+	void *p;
+
+	if (size != 0 && nmemb > SIZE_MAX / size)
+		fatalx(EX_SOFTWARE, "grow %zu x %zu overflows", nmemb, size);
+	if (nmemb * size < HUGE_MIN)
+		return xreallocarray(ptr, nmemb, size);
+	p = xmalloc(nmemb * size);
+	if (used > 0)
+		memcpy(p, ptr, used);
+	free(ptr);
+	return p;
+}

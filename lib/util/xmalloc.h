@@ -13,6 +13,13 @@
 void	*xmalloc(size_t size);
 void	*xcalloc(size_t nmemb, size_t size);
 void	*xreallocarray(void *ptr, size_t nmemb, size_t size);
+/*
+ * xreallocarray for an array that grows as it fills, whose first used
+ * bytes matter: a large one moves to a new xmalloc block (huge pages, see
+ * xmalloc.c), copying them, where realloc would keep a block that gets
+ * only some; the rest is not set.
+ */
+void	*xgrow(void *ptr, size_t used, size_t nmemb, size_t size);
 char	*xstrdup(const char *s);
 /* asprintf that cannot fail. */
 char	*xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
