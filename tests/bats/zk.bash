@@ -12,11 +12,17 @@
 
 ZK_CLASSPATH=/etc/zookeeper/conf:/usr/share/java/zookeeper.jar
 
-# zk_free_port: a loopback TCP port nobody listens on.
+# zk_free_port: a loopback TCP port nobody listens on, below the kernel's
+# range of ephemeral ports (the first of ip_local_port_range, 32768 by
+# default): one inside it may be taken as the source port of a connection
+# before the server that is to listen there starts, as an ensemble's
+# servers connect to each other while they come up.
 zk_free_port() {
-	local port
+	local port lo=32768
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	[ "$lo" -gt 12000 ] || lo=32768
 	while :; do
-		port=$((20000 + RANDOM % 30000))
+		port=$((10000 + RANDOM % (lo - 10000)))
 		ss -Htln "sport = :$port" | grep -q . || { echo "$port"; return; }
 	done
 }
@@ -79,7 +85,7 @@ zk_java() {
 }
 
 zk_ensemble() {
-	local dir=$1 i j ports=() peers= mode n=0
+	local dir=$1 i j ports=() peers= mode n
 	for i in 1 2 3; do
 		ports[$i]="$(zk_free_port) $(zk_free_port) $(zk_free_port)"
 	done
@@ -102,8 +108,19 @@ zk_ensemble() {
 		ZK_EPIDS="$ZK_EPIDS $ZK_LAST"
 		ZK_ENSEMBLE="$ZK_ENSEMBLE${ZK_ENSEMBLE:+,}127.0.0.1:$1"
 	done
-	# Until one leads and both others follow (60 s at most).
-	until [ "$n" -ge 1200 ]; do
+	# Until one leads and both others follow: 60 s at most, however long
+	# each look takes (up to 2 s at a server that does not answer), and
+	# no longer once one of them exited (ZooKeeper's own log says nothing
+	# here: it has no logger binding).
+	n=$((SECONDS + 60))
+	while [ "$SECONDS" -lt "$n" ]; do
+		for j in $ZK_EPIDS; do
+			kill -0 "$j" 2>/dev/null || {
+				echo "a ZooKeeper server of the ensemble exited" \
+				    "(ports: ${ports[*]})" >&2
+				return 1
+			}
+		done
 		mode=
 		for j in $(echo "$ZK_ENSEMBLE" | tr ',' ' '); do
 			mode="$mode $(echo srvr | timeout 2 nc -q1 127.0.0.1 \
@@ -112,9 +129,8 @@ zk_ensemble() {
 		case $mode in *leader*follower*follower* | *follower*leader*follower* | \
 		    *follower*follower*leader*) return 0 ;; esac
 		sleep 0.05
-		n=$((n + 1))
 	done
-	echo "the ZooKeeper ensemble did not form:$mode" >&2
+	echo "the ZooKeeper ensemble did not form in 60 s:$mode" >&2
 	return 1
 }
 
