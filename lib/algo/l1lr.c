@@ -24,10 +24,11 @@ struct l1lr_where {
 };
 
 /*
- * Count, then fill, every block's entries from the shard's rows.  One
- * lookup of (block, position) a non-zero, and the fill's cursors and
- * arrays kept in per-block locals: the fill is a scatter to as many
- * streams as blocks, and a worker's start waits for it.
+ * Count, then fill, every block's entries from the shard's rows.  The
+ * fill keeps its cursors in locals (at, nrows), not in the arrays it
+ * fills, so those need no zeros first: xmalloc gives them whole huge
+ * pages, which is what makes a worker's start on a large shard quicker
+ * (tests/bench/README); one lookup of (block, position) a non-zero.
  */
 static void
 l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)

@@ -85,7 +85,7 @@ zk_java() {
 }
 
 zk_ensemble() {
-	local dir=$1 i j ports=() peers= mode n
+	local dir=$1 i j ports=() peers= mode deadline
 	for i in 1 2 3; do
 		ports[$i]="$(zk_free_port) $(zk_free_port) $(zk_free_port)"
 	done
@@ -112,8 +112,8 @@ zk_ensemble() {
 	# each look takes (up to 2 s at a server that does not answer), and
 	# no longer once one of them exited (ZooKeeper's own log says nothing
 	# here: it has no logger binding).
-	n=$((SECONDS + 60))
-	while [ "$SECONDS" -lt "$n" ]; do
+	deadline=$((SECONDS + 60))
+	while [ "$SECONDS" -lt "$deadline" ]; do
 		for j in $ZK_EPIDS; do
 			kill -0 "$j" 2>/dev/null || {
 				echo "a ZooKeeper server of the ensemble exited" \
