@@ -82,8 +82,28 @@ out_replaceable(const struct sd_opts *o, const char *path)
 	return ok;
 }
 
+/*
+ * Row and non-zero counts to make room for in each output, from the
+ * inputs' size: a libsvm non-zero takes at least 4 bytes of text ("7:1 "),
+ * most take 5 or more, and rows are rarely under 32 bytes; too little
+ * room only means the arrays grow as before.
+ */
+#define BYTES_A_NNZ	5
+#define BYTES_A_ROW	32
+#define ROOM_MAX	((uint64_t)1 << 28)
+
+static void
+out_reserve(struct ps_dataset_builder *b, uint64_t bytes, size_t n)
+{
+	uint64_t rows = bytes / BYTES_A_ROW / n, nnz = bytes / BYTES_A_NNZ / n;
+
+	ps_dataset_builder_reserve(b, (size_t)(rows < ROOM_MAX ? rows :
+	    ROOM_MAX), (size_t)(nnz < ROOM_MAX ? nnz : ROOM_MAX));
+}
+
 int
-sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o)
+sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
+    uint64_t bytes)
 {
 	struct sd_out *out;
 	char err[1024];
@@ -106,8 +126,10 @@ sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o)
 		out = &os->out[k];
 		if (o->stats)
 			sd_stats_init(&out->st);
-		if (o->format == SD_BIN)
+		if (o->format == SD_BIN) {
 			ps_dataset_builder_init(&out->b);
+			out_reserve(&out->b, bytes, (size_t)o->nshards);
+		}
 		if ((out->af = ps_atomic_open(out->path, err, sizeof err)) ==
 		    NULL) {
 			warnx("%s", err);

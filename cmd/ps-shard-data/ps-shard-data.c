@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
@@ -251,6 +253,21 @@ read_input(const char *path, const struct sd_opts *o, struct sd_outputs *os,
 	return status;
 }
 
+/* The size of the inputs that are regular files (0 for standard input). */
+static uint64_t
+inputs_size(char **files, int nfiles)
+{
+	uint64_t bytes = 0;
+	struct stat st;
+	int i;
+
+	for (i = 0; i < nfiles; i++)
+		if (strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			bytes += (uint64_t)st.st_size;
+	return bytes;
+}
+
 /* Read all inputs and write the outputs; 0 or an exit status. */
 static int
 run(const struct sd_opts *o, char **files, int nfiles, struct sd_stats *all)
@@ -260,7 +277,8 @@ run(const struct sd_opts *o, char **files, int nfiles, struct sd_stats *all)
 	int i, status = 0;
 
 	memset(&os, 0, sizeof os);
-	if (o->prefix != NULL && (status = sd_outputs_open(&os, o)) != 0)
+	if (o->prefix != NULL &&
+	    (status = sd_outputs_open(&os, o, inputs_size(files, nfiles))) != 0)
 		return status;
 	memset(&pg, 0, sizeof pg);
 	pg.on = !o->quiet && isatty(STDERR_FILENO);

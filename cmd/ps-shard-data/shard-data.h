@@ -63,8 +63,12 @@ struct sd_outputs {
 	uint64_t		 nextrow;	/* round-robin counter */
 };
 
-/* Create every output's temporary; an exit status (0 or EX_CANTCREAT). */
-int	sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o);
+/*
+ * Create every output's temporary; an exit status (0 or EX_CANTCREAT).
+ * bytes: the inputs' size, if known (else 0), to size the shards' arrays.
+ */
+int	sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
+	    uint64_t bytes);
 /* Route one row to its output; 0 or EX_IOERR. */
 int	sd_outputs_add(struct sd_outputs *os, const struct ps_libsvm_row *row);
 /* Finish, fsync and rename every output; 0 or EX_IOERR (nothing left). */

@@ -48,6 +48,13 @@ struct ps_dataset_builder {
 
 /* Start empty. */
 void	ps_dataset_builder_init(struct ps_dataset_builder *b);
+/*
+ * Make room for about rows rows and nnz non-zeros at once (an estimate:
+ * more still fit, growing as before), so that a builder whose size is
+ * known roughly does not copy its arrays as it grows.  Call it empty.
+ */
+void	ps_dataset_builder_reserve(struct ps_dataset_builder *b, size_t rows,
+	    size_t nnz);
 /* Append a row; fid must be strictly ascending (as a libsvm row is). */
 void	ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
 	    const uint64_t *fid, const float *val, size_t n);

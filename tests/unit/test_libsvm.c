@@ -485,6 +485,74 @@ test_builder_sparse_ids(void **state)
 	ps_dataset_builder_release(&bl);
 }
 
+/* Add row r (of a made-up set) to b: r % 7 ids, one past 2^32 at row 90. */
+static void
+builder_row(struct ps_dataset_builder *b, size_t r)
+{
+	uint64_t fid[8];
+	float val[8];
+	size_t k, n = r % 7;
+
+	for (k = 0; k < n; k++) {
+		fid[k] = (r * 31 + k * 1009) % 5000 + k * 5000;
+		val[k] = (float)(r + k) / 8;
+	}
+	if (r == 90 && n > 0)
+		fid[n - 1] = (UINT64_C(1) << 33) + r;
+	ps_dataset_builder_add(b, r % 3 ? 1 : -1, fid, val, n);
+}
+
+/* A builder that reserved room builds the same set as one that grew. */
+static void
+test_builder_reserve(void **state)
+{
+	struct ps_dataset_builder grown, roomy;
+	struct ps_dataset a, b;
+	char err[128];
+	/* Row 90 widens the ids: within the room, then past it. */
+	size_t r, n, rows[] = { 80, 200 }, from[] = { 88, 0 };
+
+	for (n = 0; n < 2; n++) {
+		ps_dataset_builder_init(&grown);
+		ps_dataset_builder_init(&roomy);
+		ps_dataset_builder_reserve(&roomy, 50, 100);	/* too small */
+		for (r = 0; r < rows[n] * 20; r++) {
+			builder_row(&grown, r % rows[n] + from[n]);
+			builder_row(&roomy, r % rows[n] + from[n]);
+		}
+		assert_int_equal(ps_dataset_builder_finish(&grown, &a, err,
+		    sizeof err), 0);
+		assert_int_equal(ps_dataset_builder_finish(&roomy, &b, err,
+		    sizeof err), 0);
+		assert_int_equal(a.nrows, b.nrows);
+		assert_int_equal(a.nfeat, b.nfeat);
+		assert_int_equal(a.rowptr[a.nrows], b.rowptr[b.nrows]);
+		assert_memory_equal(a.y, b.y, a.nrows);
+		assert_memory_equal(a.rowptr, b.rowptr,
+		    (a.nrows + 1) * sizeof *a.rowptr);
+		assert_memory_equal(a.fids, b.fids, a.nfeat * sizeof *a.fids);
+		assert_memory_equal(a.col, b.col,
+		    a.rowptr[a.nrows] * sizeof *a.col);
+		assert_memory_equal(a.val, b.val,
+		    a.rowptr[a.nrows] * sizeof *a.val);
+		ps_dataset_release(&a);
+		ps_dataset_release(&b);
+		ps_dataset_builder_release(&grown);
+		ps_dataset_builder_release(&roomy);
+	}
+	/* Room for a million entries: whole huge pages, filled in part. */
+	ps_dataset_builder_init(&roomy);
+	ps_dataset_builder_reserve(&roomy, 300000, 1000000);
+	assert_true(roomy.cap_nnz >= 1000000 && roomy.cap_rows >= 300000);
+	for (r = 0; r < 1000; r++)
+		builder_row(&roomy, r);
+	assert_int_equal(ps_dataset_builder_finish(&roomy, &a, err,
+	    sizeof err), 0);
+	assert_int_equal(a.nrows, 1000);
+	ps_dataset_release(&a);
+	ps_dataset_builder_release(&roomy);
+}
+
 int
 main(void)
 {
@@ -501,6 +569,7 @@ main(void)
 		cmocka_unit_test(test_reader_maxline),
 		cmocka_unit_test(test_reader_rounding),
 		cmocka_unit_test(test_builder_sparse_ids),
+		cmocka_unit_test(test_builder_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
