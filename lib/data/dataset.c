@@ -50,29 +50,18 @@ ps_dataset_builder_init(struct ps_dataset_builder *b)
 }
 
 /*
- * Entries to allocate for about n of size bytes: a block of 512 KiB or
- * more is made a whole number of 2 MiB long, so that xmalloc gives it huge
- * pages (xmalloc.c): a builder fills its arrays once, and on a VM a fault
- * per 4 KiB page was half of what sharding a9a cost.
+ * The room is whole huge pages (xhuge_room): a builder fills its arrays
+ * once, and on a VM a fault per 4 KiB page was half of what sharding a9a
+ * cost.
  */
-static size_t
-builder_room(size_t n, size_t size)
-{
-	size_t huge = (size_t)2 << 20, bytes = n * size;
-
-	if (bytes >= huge / 4)
-		bytes = (bytes + huge - 1) / huge * huge;
-	return bytes / size;
-}
-
 void
 ps_dataset_builder_reserve(struct ps_dataset_builder *b, size_t rows,
     size_t nnz)
 {
-	if (b->nrows != 0 || b->nnz != 0 || b->gid != NULL)
+	if (b->nrows != 0 || b->nnz != 0)
 		return;
 	if (rows > b->cap_rows) {
-		b->cap_rows = builder_room(rows, sizeof *b->rowptr) - 1;
+		b->cap_rows = xhuge_room(rows + 1, sizeof *b->rowptr) - 1;
 		free(b->y);
 		free(b->rowptr);
 		b->y = xmalloc(b->cap_rows);
@@ -80,7 +69,7 @@ ps_dataset_builder_reserve(struct ps_dataset_builder *b, size_t rows,
 		b->rowptr[0] = 0;
 	}
 	if (nnz > b->cap_nnz) {
-		b->cap_nnz = builder_room(nnz, sizeof *b->val);
+		b->cap_nnz = xhuge_room(nnz, sizeof *b->val);
 		free(b->gid32);
 		free(b->val);
 		b->gid32 = xmalloc(b->cap_nnz * sizeof *b->gid32);

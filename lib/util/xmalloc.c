@@ -150,3 +150,16 @@ xgrow(void *ptr, size_t used, size_t nmemb, size_t size)
 	free(ptr);
 	return p;
 }
+
+size_t
+xhuge_room(size_t nmemb, size_t size)
+{
+	size_t bytes;
+
+	if (size == 0 || nmemb > (SIZE_MAX - HUGE_MIN) / size)
+		return nmemb;
+	bytes = nmemb * size;
+	if (bytes < HUGE_MIN / 4)
+		return nmemb;
+	return (bytes + HUGE_MIN - 1) / HUGE_MIN * HUGE_MIN / size;
+}

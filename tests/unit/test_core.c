@@ -20,6 +20,7 @@
 #include "util/keyhash.h"
 #include "util/keytab.h"
 #include "util/radix.h"
+#include "util/xmalloc.h"
 
 /* The KKT violation: the smallest subgradient's size, 0 at an optimum. */
 static void
@@ -315,6 +316,22 @@ test_radix_sort(void **state)
 	free(many);
 }
 
+/* xhuge_room: whole huge pages for large arrays, the count otherwise. */
+static void
+test_xhuge_room(void **state)
+{
+	size_t mib = (size_t)1 << 20;
+
+	assert_int_equal(xhuge_room(1000, 4), 1000);
+	assert_int_equal(xhuge_room(mib / 2 / 4 - 1, 4), mib / 2 / 4 - 1);
+	assert_int_equal(xhuge_room(mib / 2 / 4, 4), 2 * mib / 4);
+	assert_int_equal(xhuge_room(2 * mib / 8, 8), 2 * mib / 8);
+	assert_int_equal(xhuge_room(2 * mib / 8 + 1, 8), 4 * mib / 8);
+	assert_int_equal(xhuge_room(3 * mib / 12, 12), 4 * mib / 12);
+	assert_int_equal(xhuge_room(SIZE_MAX / 4, 8), SIZE_MAX / 4);
+	assert_int_equal(xhuge_room(7, 0), 7);
+}
+
 int
 main(void)
 {
@@ -330,6 +347,7 @@ main(void)
 		cmocka_unit_test(test_auc),
 		cmocka_unit_test(test_logistic),
 		cmocka_unit_test(test_radix_sort),
+		cmocka_unit_test(test_xhuge_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
