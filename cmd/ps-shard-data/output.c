@@ -198,25 +198,26 @@ sd_outputs_add(struct sd_outputs *os, const struct ps_libsvm_row *row)
 	return 0;
 }
 
-/* Write a binary output's rows to its temporary. */
+/*
+ * Write a binary output's rows to its temporary; an exit status, and on
+ * failure the message in err (not shown: two threads write at once).
+ */
 static int
-write_bin(struct sd_out *out)
+write_bin(struct sd_out *out, char *err, size_t errlen)
 {
 	struct ps_dataset ds;
-	char err[1024];
+	char why[512];
 	int rc;
 
-	if (ps_dataset_builder_finish(&out->b, &ds, err, sizeof err) != 0) {
-		warnx("%s: %s", out->path, err);
+	if (ps_dataset_builder_finish(&out->b, &ds, why, sizeof why) != 0) {
+		snprintf(err, errlen, "%s: %s", out->path, why);
 		return EX_DATAERR;
 	}
-	rc = ps_shard_write_fp(out->af->fp, out->path, &ds, err, sizeof err);
+	rc = ps_shard_write_fp(out->af->fp, out->path, &ds, err, errlen);
 	ps_dataset_release(&ds);
 	ps_dataset_builder_release(&out->b);
-	if (rc != 0) {
-		warnx("%s", err);
+	if (rc != 0)
 		return rc == PS_SHARD_EIO ? EX_IOERR : EX_DATAERR;
-	}
 	return 0;
 }
 
@@ -226,6 +227,7 @@ struct sd_writer {
 	size_t			 first;
 	size_t			 failed;	/* the output that failed, or n */
 	int			 rc;
+	char			 err[1024];	/* why it failed */
 };
 
 static int
@@ -236,7 +238,8 @@ write_every_other(void *arg)
 
 	wr->failed = wr->os->n;
 	for (k = wr->first; k < wr->os->n; k += 2)
-		if ((wr->rc = write_bin(&wr->os->out[k])) != 0) {
+		if ((wr->rc = write_bin(&wr->os->out[k], wr->err,
+		    sizeof wr->err)) != 0) {
 			wr->failed = k;
 			break;
 		}
@@ -245,12 +248,14 @@ write_every_other(void *arg)
 
 /*
  * Write every binary output, the odd ones in a second thread (in this one
- * when it cannot start); the exit status of the first that failed, or 0.
+ * when it cannot start); the exit status of the first that failed, or 0,
+ * and only its message is shown, as when they were written in turn.
  */
 static int
 write_all_bin(struct sd_outputs *os)
 {
-	struct sd_writer even = { os, 0, 0, 0 }, odd = { os, 1, 0, 0 };
+	struct sd_writer even = { .os = os, .first = 0 };
+	struct sd_writer odd = { .os = os, .first = 1 }, *first;
 	thrd_t helper;
 	int threaded;
 
@@ -261,7 +266,10 @@ write_all_bin(struct sd_outputs *os)
 		thrd_join(helper, NULL);
 	else
 		write_every_other(&odd);
-	return even.failed < odd.failed ? even.rc : odd.rc;
+	first = even.failed < odd.failed ? &even : &odd;
+	if (first->rc != 0)
+		warnx("%s", first->err);
+	return first->rc;
 }
 
 int
