@@ -76,6 +76,31 @@ quick() {
 	assert_line "ps-train: unrecognized option '--bogus'"
 }
 
+@test "options parse as getopt would: bundles, --opt=value, a unique prefix, after the file" {
+	quick ps-train -qm0 "$SAMPLE"
+	assert_failure 64
+	assert_output "ps-train: bad -m '0': a whole number from 1"
+	quick ps-train "$SAMPLE" --max-i=0
+	assert_failure 64
+	assert_output "ps-train: bad -m '0': a whole number from 1"
+	quick ps-train --t 1 "$SAMPLE"
+	assert_failure 64
+	assert_line --index 0 "ps-train: option '--t' is ambiguous; possibilities: '--tau' '--test' '--tsv' '--trace'"
+	quick ps-train --quiet=yes "$SAMPLE"
+	assert_failure 64
+	assert_line --index 0 "ps-train: option '--quiet' doesn't allow an argument"
+	quick ps-train "$SAMPLE" -m
+	assert_failure 64
+	assert_line --index 0 "ps-train: option requires an argument -- 'm'"
+	quick ps-train -x "$SAMPLE"
+	assert_failure 64
+	assert_line --index 0 "ps-train: invalid option -- 'x'"
+	quick ps-train -- -m 2 "$SAMPLE"
+	assert_failure 64
+	assert_line --index 0 "ps-train: expected one training file, got 3"
+	[ -z "$(ls -A)" ]
+}
+
 @test "each bad value is one line naming the option, exit 64, before any work" {
 	local args
 	for args in '-l -1' '-l abc' '-e abc' '-m 0' '-b 0' '-s 0' \
