@@ -66,6 +66,13 @@ publish_check(struct coord *co)
 		    mb->acked < co->ring.version) ||
 		    mb->state == MEMBER_UNKNOWN))
 			return;
+	if (co->ring.nservers < co->hold_servers) {
+		co->publishing = 0;
+		log_info("ring version %u: %zu of the %u servers; workers wait",
+		    co->ring.version, co->ring.nservers, co->hold_servers);
+		return;
+	}
+	co->hold_servers = 0;
 	if (co->recovering)
 		log_info("ring version %u: every server of it is back (%.0f "
 		    "ms)", co->ring.version,

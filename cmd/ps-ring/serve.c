@@ -67,6 +67,20 @@ serve_signal_cb(evutil_socket_t sig, short what, void *arg)
 
 static void	serve_listen(struct coord *co);
 
+/* -r: the listening line for the launcher too (lifeline.h). */
+static void
+serve_ready(struct coord *co)
+{
+	char line[sizeof co->bound + 16];
+
+	if (co->ready_fd < 0)
+		return;
+	snprintf(line, sizeof line, "listening %s\n", co->bound);
+	if (ps_ready_note(co->ready_fd, line) != 0)
+		log_warn("-r: descriptor %d", co->ready_fd);
+	co->ready_fd = -1;
+}
+
 /* The ring is loaded (rc: what the store's load says); exit on failure. */
 static void
 serve_loaded(struct coord *co, int rc, const char *err)
@@ -119,9 +133,10 @@ static void
 serve_args(struct coord *co, int argc, char **argv, struct serve_opts *o)
 {
 	const char *secret = NULL, *why;
+	char err[128];
 	int ch;
 
-	while ((ch = getopt(argc, argv, "+a:hk:Ll:s:t:v:Z:")) != -1) {
+	while ((ch = getopt(argc, argv, "+a:hk:Ll:n:r:s:t:v:Z:")) != -1) {
 		switch (ch) {
 		case 'a':
 			secret = optarg;
@@ -137,6 +152,18 @@ serve_args(struct coord *co, int argc, char **argv, struct serve_opts *o)
 			break;
 		case 'l':
 			o->listen = optarg;
+			break;
+		case 'n':
+			co->hold_servers = parse_count(optarg, "servers", 1,
+			    PS_RING_MAX_SERVERS);
+			break;
+		case 'r':
+			co->ready_fd = (int)parse_count(optarg,
+			    "ready descriptor", 0, 65535);
+			if (ps_ready_check(co->ready_fd, err, sizeof err) != 0) {
+				warnx("-r: %s", err);
+				usage(EX_USAGE);
+			}
 			break;
 		case 's':
 			o->zk_session_ms = parse_count(optarg,
@@ -238,6 +265,7 @@ serve_listen(struct coord *co)
 	printf("listening %s\n", co->bound);
 	if (fflush(stdout) != 0)
 		fatal(EX_IOERR, "stdout");
+	serve_ready(co);
 	log_info("listening on %s, timeout %.0f ms%s", co->bound,
 	    co->timeout * 1e3, co->have_secret ?
 	    ", clients must authenticate" : "");
@@ -283,6 +311,7 @@ cmd_serve(int argc, char **argv)
 	co.timeout = PS_COORD_TIMEOUT_MS / 1e3;
 	co.vnodes = 64;
 	co.listen_fd = -1;
+	co.ready_fd = -1;
 	TAILQ_INIT(&co.clients);
 	TAILQ_INIT(&co.members);
 	serve_args(&co, argc, argv, &o);

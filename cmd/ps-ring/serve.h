@@ -74,6 +74,12 @@ struct coord {
 	struct ps_secret	 secret;	/* -a: every client proves it */
 	int			 have_secret;
 	int			 lifeline;	/* -L: stdin's EOF ends us */
+	int			 ready_fd;	/* -r: the listening line goes
+						   there too, then it is
+						   closed; -1: none */
+	uint32_t		 hold_servers;	/* -n: workers get no ring
+						   until one names this many
+						   servers (once; 0: none) */
 	double			 started;
 	double			 grace_from;	/* start, or waking (members.c) */
 	double			 last_tick;

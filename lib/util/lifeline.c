@@ -1,6 +1,7 @@
 /*
  * lifeline.c: the end of file on a daemon's standard input that says its
- * launcher is gone (lifeline.h).
+ * launcher is gone, and the note that tells the launcher it is ready
+ * (lifeline.h).
  */
 #include "config.h"
 
@@ -109,4 +110,41 @@ ps_lifeline_free(struct ps_lifeline *ll)
 	if (ll->ev != NULL)
 		event_free(ll->ev);
 	free(ll);
+}
+
+int
+ps_ready_check(int fd, char *err, size_t errlen)
+{
+	if (fd <= STDERR_FILENO) {
+		snprintf(err, errlen, "descriptor %d: not above standard error",
+		    fd);
+		return -1;
+	}
+	if (fcntl(fd, F_GETFD) == -1) {
+		snprintf(err, errlen, "descriptor %d: %s", fd, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+ps_ready_note(int fd, const char *line)
+{
+	size_t len = strlen(line), done = 0;
+	ssize_t n;
+	int saved;
+
+	while (done < len) {
+		n = write(fd, line + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return close(fd);
 }

@@ -7,6 +7,12 @@
  * loop.  Where Linux offers it, the daemon also asks for SIGTERM when its
  * parent dies (PR_SET_PDEATHSIG), which works without the pipe when the
  * launcher is the parent.
+ *
+ * The other way, a daemon tells its launcher it is ready (s6's
+ * notification-fd): the launcher gives it a descriptor, the write end of a
+ * FIFO that it reads, and the daemon writes its "listening ADDR" line
+ * there once it listens, then closes it.  The launcher's read returns at
+ * once, without polling, or at end of file when the daemon died first.
  */
 #ifndef PSKIT_LIFELINE_H
 #define PSKIT_LIFELINE_H
@@ -30,5 +36,12 @@ struct ps_lifeline *ps_lifeline_watch(struct event_base *base, int fd,
 		    ps_lifeline_cb *cb, void *arg, char *err, size_t errlen);
 /* Stop watching and free; NULL is ignored. */
 void		 ps_lifeline_free(struct ps_lifeline *ll);
+/*
+ * Whether fd may take the readiness note: an open descriptor above
+ * standard error.  0, or -1 with a message in err.
+ */
+int		 ps_ready_check(int fd, char *err, size_t errlen);
+/* Write line to fd whole, then close fd.  0, or -1 with errno set. */
+int		 ps_ready_note(int fd, const char *line);
 
 #endif

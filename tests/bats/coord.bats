@@ -75,6 +75,40 @@ wait_count() {
 	assert_line --regexp "^\{\"type\":\"server\",\"id\":0,\"addr\":\"$ADDR_0\",\"state\":\"live\",\"segments\":8,\"keys\":0,.*\"ring_version\":2\}$"
 }
 
+@test "-r writes the listening line to a FIFO and closes it; -n holds the workers' ring until it names every server" {
+	local reader
+	mkfifo "$BATS_TEST_TMPDIR/ready"
+	# (The reader first: opening a FIFO to write waits for one.)
+	timeout 10 cat "$BATS_TEST_TMPDIR/ready" >"$BATS_TEST_TMPDIR/ready.out" &
+	reader=$!
+	ps_start_daemon "$BATS_TEST_TMPDIR/coord.out" ps-ring serve -r 7 -n 2 \
+	    "$RING" 7>"$BATS_TEST_TMPDIR/ready"
+	COORD_PID=$PS_LAST_PID
+	# One line, then the end of file: the coordinator closed it.
+	wait "$reader"
+	run cat "$BATS_TEST_TMPDIR/ready.out"
+	assert_output --regexp '^listening 127\.0\.0\.1:[0-9]+$'
+	COORD=${output#listening }
+	grep -qx "$output" "$BATS_TEST_TMPDIR/coord.out"
+	start_cserver 0
+	wait_status '$1 == "ring" && $2 == 1 && $4 == 1 && $5 == 1'
+	# Version 1 names one server of two: the workers' ring stays version 0.
+	[ "$(ring_field 3)" = 0 ]
+	grep -q 'ring version 1: 1 of the 2 servers; workers wait' "$BATS_TEST_TMPDIR/coord.out.err"
+	start_cserver 1
+	wait_status '$1 == "ring" && $2 == 2 && $3 == 2'
+	# Once: a version with fewer servers goes to the workers as usual.
+	kill -9 "$PID_1"
+	wait_status '$1 == "ring" && $2 == 3 && $3 == 3 && $4 == 1'
+	# A descriptor that is not open, or standard output, is a usage error.
+	run ps-ring serve -r 9 "$BATS_TEST_TMPDIR/other"
+	assert_failure 64
+	assert_line --index 0 --partial '-r: descriptor 9: '
+	run ps-ring serve -r 1 "$BATS_TEST_TMPDIR/other"
+	assert_failure 64
+	[ ! -e "$BATS_TEST_TMPDIR/other" ]
+}
+
 @test "a job on the coordinator's ring trains to the objective of the same ring from its file" {
 	a9a=$(ps_data a9a) || skip "no a9a"
 	ps-shard-data -q -n 2 -o "$BATS_TEST_TMPDIR/train" "$a9a"
