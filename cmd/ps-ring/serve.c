@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <err.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -133,13 +134,15 @@ static void
 serve_args(struct coord *co, int argc, char **argv, struct serve_opts *o)
 {
 	const char *secret = NULL, *why;
-	char err[128];
-	int ch;
+	char err[PATH_MAX + 128];
+	int ch, make = 0;
 
-	while ((ch = getopt(argc, argv, "+a:hk:Ll:n:r:s:t:v:Z:")) != -1) {
+	while ((ch = getopt(argc, argv, "+A:a:hk:Ll:n:r:s:t:v:Z:")) != -1) {
 		switch (ch) {
+		case 'A':
 		case 'a':
 			secret = optarg;
+			make = ch == 'A';
 			break;
 		case 'L':
 			co->lifeline = 1;
@@ -192,6 +195,8 @@ serve_args(struct coord *co, int argc, char **argv, struct serve_opts *o)
 	if (argc - optind != (o->zk_connect == NULL))
 		usage(EX_USAGE);
 	o->ringfile = argv[optind];
+	if (make && ps_secret_make(secret, err, sizeof err) != 0)
+		errx(EX_CANTCREAT, "-A: %s", err);
 	serve_secret(co, o->listen, secret);
 }
 

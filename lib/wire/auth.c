@@ -120,6 +120,42 @@ out:
 	return r;
 }
 
+int
+ps_secret_make(const char *path, char *err, size_t errlen)
+{
+	uint8_t raw[PS_AUTH_NONCE_LEN];
+	char hex[2 * PS_AUTH_NONCE_LEN + 1];
+	size_t i;
+	int fd, r = -1;
+
+	if (ps_auth_nonce(raw) != 0) {
+		snprintf(err, errlen, "cannot make secret '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < sizeof raw; i++)
+		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+	hex[2 * sizeof raw] = '\n';
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) < 0) {
+		snprintf(err, errlen, "cannot make secret '%s': %s", path,
+		    strerror(errno));
+		goto out;
+	}
+	r = write(fd, hex, sizeof hex) == (ssize_t)sizeof hex ? 0 : -1;
+	if (close(fd) != 0)
+		r = -1;
+	if (r != 0) {
+		snprintf(err, errlen, "cannot write secret '%s': %s", path,
+		    strerror(errno));
+		unlink(path);
+	}
+out:
+	ps_wipe(raw, sizeof raw);
+	ps_wipe(hex, sizeof hex);
+	return r;
+}
+
 void
 ps_secret_release(struct ps_secret *s)
 {

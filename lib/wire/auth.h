@@ -50,6 +50,12 @@ struct ps_secret {
  */
 int	ps_secret_load(const char *path, struct ps_secret *s, char *err,
 	    size_t errlen);
+/*
+ * Make a new secret in path: 32 random bytes as 64 hex digits and a
+ * newline, in a file created with mode 0600 (an existing path is refused,
+ * never replaced).  0, or -1 with the reason in err.
+ */
+int	ps_secret_make(const char *path, char *err, size_t errlen);
 /* Wipe the secret. */
 void	ps_secret_release(struct ps_secret *s);
 

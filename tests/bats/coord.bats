@@ -383,6 +383,23 @@ wait_count() {
 	! grep -q 'authentication failed' "$BATS_TEST_TMPDIR/coord.out.err"
 }
 
+@test "-A makes a new secret of mode 0600 that nodes given it with -a use; an existing file is refused and kept" {
+	local secret="$BATS_TEST_TMPDIR/made"
+	COORD_AUTH=(-a "$secret")
+	start_coord -A "$secret"
+	[ "$(stat -c %a "$secret")" = 600 ]
+	grep -Eqx '[0-9a-f]{64}' "$secret"
+	run ps-ring status -a "$secret" -C "$COORD"
+	assert_success
+	assert_line --index 0 "$(printf 'ring\t0\t0\t0\t0\t0')"
+	# Another coordinator refuses to make it again, and leaves it be.
+	cp "$secret" "$BATS_TEST_TMPDIR/before"
+	run ps-ring serve -A "$secret" "$BATS_TEST_TMPDIR/other"
+	assert_failure 73
+	assert_output --partial "-A: cannot make secret '$secret': File exists"
+	cmp "$secret" "$BATS_TEST_TMPDIR/before"
+}
+
 @test "a wrong secret is refused: the node or client exits 77, the coordinator logs why" {
 	secrets
 	start_coord -a "$SECRET"
