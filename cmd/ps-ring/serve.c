@@ -6,8 +6,8 @@
 #include "config.h"
 
 #include <err.h>
-#include <limits.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -126,6 +126,7 @@ ps_secret_make(const char *path, char *err, size_t errlen)
 	uint8_t raw[PS_AUTH_NONCE_LEN];
 	char hex[2 * PS_AUTH_NONCE_LEN + 1];
 	size_t i;
+	ssize_t n;
 	int fd, r = -1;
 
 	if (ps_auth_nonce(raw) != 0) {
@@ -142,7 +143,10 @@ ps_secret_make(const char *path, char *err, size_t errlen)
 		    strerror(errno));
 		goto out;
 	}
-	r = write(fd, hex, sizeof hex) == (ssize_t)sizeof hex ? 0 : -1;
+	n = write(fd, hex, sizeof hex);
+	if (n >= 0 && n != (ssize_t)sizeof hex)
+		errno = ENOSPC;		/* a short write: the disk is full */
+	r = n == (ssize_t)sizeof hex ? 0 : -1;
 	if (close(fd) != 0)
 		r = -1;
 	if (r != 0) {

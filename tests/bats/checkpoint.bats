@@ -112,6 +112,27 @@ abs_gap() {
 	ps-ckpt diff -q "$BATS_FILE_TMPDIR/clean.ck" "$BATS_FILE_TMPDIR/clean.model"
 }
 
+@test "SIGUSR1 while ps-train starts (sharding, the coordinator's line) does not end the job" {
+	local i=0
+	train early -c "$BATS_TEST_TMPDIR/ck"
+	# (Its handler is set before it writes ps-train.pid.)
+	until [ -s "$BATS_TEST_TMPDIR/early/ps-train.pid" ]; do
+		[ "$i" -lt 200 ] || return 1
+		sleep 0.005
+		i=$((i + 1))
+	done
+	# Until the workers run (their first line).
+	for i in $(seq 400); do
+		[ ! -s "$BATS_TEST_TMPDIR/early/worker-0.tsv" ] || break
+		kill -USR1 "$TRAIN_SH" 2>/dev/null || break
+		sleep 0.005
+	done
+	ps_wait_pid "$TRAIN" 300
+	cat "$BATS_TEST_TMPDIR/early.out.err"
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	grep -q '^objective' "$BATS_TEST_TMPDIR/early.out.err"
+}
+
 @test "SIGUSR1 to ps-train and ps-ring checkpoint each write a checkpoint of the running job" {
 	train req -c "$BATS_TEST_TMPDIR/ck"
 	wait_lines req 50
