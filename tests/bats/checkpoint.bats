@@ -133,6 +133,26 @@ abs_gap() {
 	grep -q '^objective' "$BATS_TEST_TMPDIR/early.out.err"
 }
 
+@test "SIGUSR1 all through a job, to its end, does not end the job or lose its model" {
+	local i=0
+	train flood -c "$BATS_TEST_TMPDIR/ck"
+	until [ -s "$BATS_TEST_TMPDIR/flood/ps-train.pid" ]; do
+		[ "$i" -lt 200 ] || return 1
+		sleep 0.005
+		i=$((i + 1))
+	done
+	# Every 20 ms until ps-train is gone: the waits for each daemon
+	# (the servers saving their parts last) are cut short again and again.
+	while kill -USR1 "$TRAIN_SH" 2>/dev/null; do
+		sleep 0.02
+	done
+	ps_wait_pid "$TRAIN" 300
+	cat "$BATS_TEST_TMPDIR/flood.out.err"
+	[ "$PS_WAIT_STATUS" -eq 0 ]
+	grep -q '^objective' "$BATS_TEST_TMPDIR/flood.out.err"
+	ps-ckpt verify "$BATS_TEST_TMPDIR/flood.model"
+}
+
 @test "SIGUSR1 to ps-train and ps-ring checkpoint each write a checkpoint of the running job" {
 	train req -c "$BATS_TEST_TMPDIR/ck"
 	wait_lines req 50
