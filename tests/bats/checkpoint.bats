@@ -44,6 +44,18 @@ train() {
 	done
 }
 
+# train_usr1_ready RUN [OPTION...]: train, then wait until ps-train set its
+# SIGUSR1 handler (it does before it writes ps-train.pid).
+train_usr1_ready() {
+	local i=0
+	train "$@"
+	until [ -s "$BATS_TEST_TMPDIR/$1/ps-train.pid" ]; do
+		[ "$i" -lt 200 ] || return 1
+		sleep 0.005
+		i=$((i + 1))
+	done
+}
+
 # wait_lines RUN N: until worker 0 of RUN printed N lines.
 wait_lines() {
 	local tsv="$BATS_TEST_TMPDIR/$1/worker-0.tsv" i=0
@@ -113,14 +125,8 @@ abs_gap() {
 }
 
 @test "SIGUSR1 while ps-train starts (sharding, the coordinator's line) does not end the job" {
-	local i=0
-	train early -c "$BATS_TEST_TMPDIR/ck"
-	# (Its handler is set before it writes ps-train.pid.)
-	until [ -s "$BATS_TEST_TMPDIR/early/ps-train.pid" ]; do
-		[ "$i" -lt 200 ] || return 1
-		sleep 0.005
-		i=$((i + 1))
-	done
+	local i
+	train_usr1_ready early -c "$BATS_TEST_TMPDIR/ck"
 	# Until the workers run (their first line).
 	for i in $(seq 400); do
 		[ ! -s "$BATS_TEST_TMPDIR/early/worker-0.tsv" ] || break
@@ -134,13 +140,7 @@ abs_gap() {
 }
 
 @test "SIGUSR1 all through a job, to its end, does not end the job or lose its model" {
-	local i=0
-	train flood -c "$BATS_TEST_TMPDIR/ck"
-	until [ -s "$BATS_TEST_TMPDIR/flood/ps-train.pid" ]; do
-		[ "$i" -lt 200 ] || return 1
-		sleep 0.005
-		i=$((i + 1))
-	done
+	train_usr1_ready flood -c "$BATS_TEST_TMPDIR/ck"
 	# Every 20 ms until ps-train is gone: the waits for each daemon
 	# (the servers saving their parts last) are cut short again and again.
 	while kill -USR1 "$TRAIN_SH" 2>/dev/null; do
