@@ -18,6 +18,18 @@
 #include "algo/prox.h"
 #include "util/xmalloc.h"
 
+/*
+ * How a block is reserved.  A block reserved while no other is (always
+ * under tau 0) is the only pending one: its rows' radius sums and counts
+ * are then the pending ones, so the gradient sweep uses them where it
+ * computes them and neither it nor the apply touches pendr and pendk
+ * (SOLO).  A block reserved beside others adds them there (SHARED), and a
+ * SOLO one does too as soon as another is reserved (l1lr_unsolo).
+ */
+#define L1LR_RESERVED_NOT	0
+#define L1LR_RESERVED_SHARED	1
+#define L1LR_RESERVED_SOLO	2
+
 /* Where a local feature sits: its block and its position in the block. */
 struct l1lr_where {
 	uint32_t	 blk, pos;
@@ -234,7 +246,8 @@ ps_l1lr_restart(struct ps_l1lr *lr)
 	uint32_t b;
 
 	for (b = 0; b < lr->nblocks; b++)
-		lr->blocks[b].reserved = 0;
+		lr->blocks[b].reserved = L1LR_RESERVED_NOT;
+	lr->nreserved = 0;
 	memset(lr->pendk, 0, lr->ds->nrows * sizeof *lr->pendk);
 	memset(lr->pendr, 0, lr->ds->nrows * sizeof *lr->pendr);
 	ps_l1lr_margins(lr->ds, lr->w, lr->margin);
@@ -254,83 +267,186 @@ l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
 }
 
 /*
- * Row r of block bl counts as pending (l1lr_gather() filled the scratch):
- * its entries' radius sum and active count join the row's.
+ * Row r of block bl (l1lr_gather() filled the scratch): its entries'
+ * radius sum into *rsum, and how many are active.
  */
+static inline uint32_t
+l1lr_row_radius(const struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
+    size_t r, double *rsum)
+{
+	uint32_t cnt = 0;
+	double sum = 0;
+	uint64_t k;
+
+	for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
+		sum += fabs(bl->val[k]) * lr->bd[bl->pos[k]];
+		cnt += lr->bact[bl->pos[k]];
+	}
+	*rsum = sum;
+	return cnt;
+}
+
+/* Row r of block bl counts as pending: its radius sum and count join. */
 static inline void
 l1lr_reserve_row(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
     size_t r)
 {
-	uint32_t i = bl->rows[r], cnt = 0;
-	double rsum = 0;
-	uint64_t k;
+	uint32_t i = bl->rows[r];
+	double rsum;
 
-	for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
-		rsum += fabs(bl->val[k]) * lr->bd[bl->pos[k]];
-		cnt += lr->bact[bl->pos[k]];
-	}
+	lr->pendk[i] += l1lr_row_radius(lr, bl, r, &rsum);
 	lr->pendr[i] += rsum;
-	lr->pendk[i] += cnt;
+}
+
+/* Block bl's features join pendr and pendk (the scratch is refilled). */
+static void
+l1lr_reserve_shared(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
+{
+	size_t r;
+
+	bl->reserved = L1LR_RESERVED_SHARED;
+	l1lr_gather(lr, bl);
+	for (r = 0; r < bl->nrows; r++)
+		l1lr_reserve_row(lr, bl, r);
+}
+
+/* A block is to be reserved beside a SOLO one: that one becomes SHARED. */
+static void
+l1lr_unsolo(struct ps_l1lr *lr)
+{
+	uint32_t b;
+
+	for (b = 0; b < lr->nblocks; b++)
+		if (lr->blocks[b].reserved == L1LR_RESERVED_SOLO)
+			l1lr_reserve_shared(lr, &lr->blocks[b]);
 }
 
 void
 ps_l1lr_reserve(struct ps_l1lr *lr, uint32_t b)
 {
 	struct ps_l1lr_block *bl = &lr->blocks[b];
-	size_t r;
 
-	if (bl->reserved)
+	if (bl->reserved != L1LR_RESERVED_NOT)
 		return;
-	bl->reserved = 1;
+	if (lr->nreserved == 1)
+		l1lr_unsolo(lr);
+	lr->nreserved++;
+	l1lr_reserve_shared(lr, bl);
+}
+
+/*
+ * Row r's share of block bl's gradient and curvature bound, with cnt
+ * pending features (beta weighs them in k_i) of radius sum rsum (r_i).
+ */
+static inline void
+l1lr_grad_row(const struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
+    size_t r, uint32_t cnt, double rsum, double *g, double *u)
+{
+	uint32_t i = bl->rows[r];
+	double y = lr->ds->y[i], e = lr->rowexp[i], c, h, kfac;
+	uint64_t k;
+
+	/* Curvature bound over the moves of every pending feature. */
+	kfac = 1 + lr->beta * ((double)cnt - 1);
+	h = ps_logistic_curv_bound_e(e, rsum > 0 ? rsum : 0) * kfac;
+	/* Loss slope: -y sigma(-y m), from e = exp(-|m|). */
+	c = -y * (y * lr->margin[i] > 0 ? e : 1) / (1 + e);
+	for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
+		double x = bl->val[k];
+
+		g[bl->pos[k]] += x * c;
+		u[bl->pos[k]] += x * x * h;
+	}
+}
+
+/* The gradient sweep reserves block bl, SOLO when no other block is. */
+static void
+l1lr_reserve_begin(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
+{
+	if (lr->nreserved == 1)
+		l1lr_unsolo(lr);
+	bl->reserved = lr->nreserved == 0 ? L1LR_RESERVED_SOLO :
+	    L1LR_RESERVED_SHARED;
+	lr->nreserved++;
 	l1lr_gather(lr, bl);
-	for (r = 0; r < bl->nrows; r++)
-		l1lr_reserve_row(lr, bl, r);
 }
 
 /*
  * The gradient sweep reserves the block itself when it is not yet (tau 0:
- * always), row by row, so that the block's entries are read once for both.
+ * always, SOLO), row by row, so that the block's entries are read once
+ * for both.
  */
 void
 ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 {
 	struct ps_l1lr_block *bl = &lr->blocks[b];
-	const int8_t *y = lr->ds->y;
 	double *g = lr->bg, *u = lr->bu;
-	int reserve = !bl->reserved;
+	int fresh = bl->reserved == L1LR_RESERVED_NOT, solo;
 	size_t p, r;
-	uint64_t k;
 
-	if (reserve) {
-		bl->reserved = 1;
+	if (fresh)
+		l1lr_reserve_begin(lr, bl);
+	else if (bl->reserved == L1LR_RESERVED_SOLO)
 		l1lr_gather(lr, bl);
-	}
+	solo = bl->reserved == L1LR_RESERVED_SOLO;
 	for (p = 0; p < bl->nfeat; p++)
 		g[p] = u[p] = 0;
 	for (r = 0; r < bl->nrows; r++) {
-		uint32_t i = bl->rows[r];
-		double e = lr->rowexp[i], c, h, kfac;
+		uint32_t i = bl->rows[r], cnt;
+		double rsum;
 
-		if (reserve)
-			l1lr_reserve_row(lr, bl, r);
-		if (lr->pendk[i] == 0)
-			continue;	/* no active feature of the block here */
-		/* Curvature bound over the moves of every pending feature. */
-		kfac = 1 + lr->beta * ((double)lr->pendk[i] - 1);
-		h = ps_logistic_curv_bound_e(e,
-		    lr->pendr[i] > 0 ? lr->pendr[i] : 0) * kfac;
-		/* Loss slope: -y sigma(-y m), from e = exp(-|m|). */
-		c = -y[i] * (y[i] * lr->margin[i] > 0 ? e : 1) / (1 + e);
-		for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
-			double x = bl->val[k];
-
-			g[bl->pos[k]] += x * c;
-			u[bl->pos[k]] += x * x * h;
+		if (solo) {
+			cnt = l1lr_row_radius(lr, bl, r, &rsum);
+		} else {
+			if (fresh)
+				l1lr_reserve_row(lr, bl, r);
+			cnt = lr->pendk[i];
+			rsum = lr->pendr[i];
 		}
+		if (cnt != 0)	/* else no active feature of the block here */
+			l1lr_grad_row(lr, bl, r, cnt, rsum, g, u);
 	}
 	for (p = 0; p < bl->nfeat; p++) {
 		gu[2 * p] = (float)g[p];
 		gu[2 * p + 1] = (float)u[p];
+	}
+}
+
+/*
+ * Apply's sweep over block bl's rows: each moves by its entries' weight
+ * changes d; a SHARED block's radius sums (radii dl) and active counts
+ * (act) leave pendr and pendk.
+ */
+static void
+l1lr_apply_rows(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
+    int solo, struct l1lr_delta *delta)
+{
+	const double *d = lr->bg, *dl = lr->bd;
+	const uint8_t *act = lr->bact;
+	size_t r;
+	uint64_t k;
+
+	for (r = 0; r < bl->nrows; r++) {
+		uint32_t i = bl->rows[r], cnt = 0;
+		uint64_t lo = bl->rowptr[r], hi = bl->rowptr[r + 1];
+		double rsum = 0, dm = 0;
+
+		if (solo) {	/* pendr, pendk untouched; cnt 0: dm 0 */
+			for (k = lo; k < hi; k++)
+				dm += bl->val[k] * d[bl->pos[k]];
+		} else {
+			for (k = lo; k < hi; k++) {
+				rsum += fabs(bl->val[k]) * dl[bl->pos[k]];
+				dm += bl->val[k] * d[bl->pos[k]];
+				cnt += act[bl->pos[k]];
+			}
+			if (cnt == 0)
+				continue;
+			lr->pendr[i] -= rsum;
+			lr->pendk[i] -= cnt;
+		}
+		if (dm != 0)
+			l1lr_row_move(lr, i, dm, delta);
 	}
 }
 
@@ -342,10 +458,12 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 	double *d = lr->bg, *dl = lr->bd;
 	uint8_t *act = lr->bact;
 	struct l1lr_delta delta = { 0, 0, 1, 1, 0 };
-	size_t p, r, changed = 0;
-	uint64_t k;
+	int solo = bl->reserved == L1LR_RESERVED_SOLO;
+	size_t p, changed = 0;
 
-	bl->reserved = 0;
+	if (bl->reserved != L1LR_RESERVED_NOT)
+		lr->nreserved--;
+	bl->reserved = L1LR_RESERVED_NOT;
 	for (p = 0; p < bl->nfeat; p++) {
 		uint32_t j = bl->feats[p];
 
@@ -361,24 +479,7 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 		lr->w[j] = wnew[p];
 		changed += d[p] != 0;
 	}
-	for (r = 0; r < bl->nrows; r++) {
-		uint32_t i = bl->rows[r];
-		uint64_t lo = bl->rowptr[r], hi = bl->rowptr[r + 1];
-		double rsum = 0, dm = 0;
-		uint32_t cnt = 0;
-
-		for (k = lo; k < hi; k++) {
-			rsum += fabs(bl->val[k]) * dl[bl->pos[k]];
-			dm += bl->val[k] * d[bl->pos[k]];
-			cnt += act[bl->pos[k]];
-		}
-		if (cnt == 0)
-			continue;
-		lr->pendr[i] -= rsum;
-		lr->pendk[i] -= cnt;
-		if (dm != 0)
-			l1lr_row_move(lr, i, dm, &delta);
-	}
+	l1lr_apply_rows(lr, bl, solo, &delta);
 	lr->loss += delta.lin + delta.logs + log(delta.pnew / delta.pold);
 	return changed;
 }

@@ -45,7 +45,8 @@ struct ps_l1lr_block {
 	uint64_t	*rowptr;	/* [nrows + 1] into pos and val */
 	uint32_t	*pos;		/* position of each entry's feature in feats */
 	float		*val;		/* value of each entry */
-	int		 reserved;	/* its features count as pending */
+	int		 reserved;	/* its features count as pending: one
+					   of the L1LR_RESERVED_* in l1lr.c */
 };
 
 struct ps_l1lr {
@@ -59,6 +60,7 @@ struct ps_l1lr {
 	float		*trust;		/* nfeat: trust radius delta_j */
 	uint8_t		*active;	/* nfeat: in the KKT active set */
 	double		 beta;		/* weight of the row-count factor k_i */
+	uint32_t	 nreserved;	/* blocks reserved, not yet applied */
 	/* Pending features per row: their count and radius sum (r_i, k_i). */
 	uint32_t	*pendk;		/* nrows */
 	double		*pendr;		/* nrows */

@@ -1,8 +1,8 @@
 /*
  * test_l1lr.c: unit tests of the worker-side l1-LR computations on a small
  * random data set: the block gradient against finite differences, the
- * curvature bound as a true majoriser inside the trust region, and margin
- * and loss bookkeeping after an update.
+ * curvature bound as a true majoriser inside the trust region, margin
+ * and loss bookkeeping after an update, and reservations in either order.
  */
 #include "config.h"
 
@@ -158,12 +158,61 @@ test_majoriser(void **state)
 	free_data(&ds);
 }
 
+/*
+ * A block whose gradient sweep reserved it alone (tau 0) and another
+ * reserved beside it afterwards: the second block's gradient, and the
+ * pending sums once both are applied, are those of reserving both first.
+ */
+static void
+test_reserve_order(void **state)
+{
+	struct ps_dataset ds;
+	struct ps_l1lr solo, both;
+	uint32_t feats[NFEAT];
+	float gs[2 * NFEAT], gb[2 * NFEAT], wnew[NFEAT];
+	size_t j, boff[4] = { 0, 4, 8, NFEAT };
+
+	make_data(&ds, 3);
+	for (j = 0; j < NFEAT; j++) {
+		feats[j] = (uint32_t)j;
+		wnew[j] = (float)(0.05 * ((int)j - 6));
+	}
+	ps_l1lr_init(&solo, &ds, 1, 3, boff, feats);
+	ps_l1lr_init(&both, &ds, 1, 3, boff, feats);
+	ps_l1lr_block_grad(&solo, 0, gs);	/* reserved alone */
+	ps_l1lr_reserve(&solo, 1);
+	ps_l1lr_reserve(&both, 0);
+	ps_l1lr_reserve(&both, 1);
+	ps_l1lr_block_grad(&both, 0, gb);
+	ps_l1lr_block_grad(&solo, 1, gs);
+	ps_l1lr_block_grad(&both, 1, gb);
+	assert_memory_equal(gs, gb, 8 * sizeof *gs);
+	ps_l1lr_apply(&solo, 0, wnew, NULL);
+	ps_l1lr_apply(&both, 0, wnew, NULL);
+	ps_l1lr_apply(&solo, 1, wnew + 4, NULL);
+	ps_l1lr_apply(&both, 1, wnew + 4, NULL);
+	for (j = 0; j < NROWS; j++) {
+		assert_true(solo.pendk[j] == 0 && fabs(solo.pendr[j]) < 1e-12);
+		assert_true(solo.margin[j] == both.margin[j]);
+	}
+	/* Block 2, alone again: the pending sums stay untouched. */
+	ps_l1lr_block_grad(&solo, 2, gs);
+	ps_l1lr_apply(&solo, 2, wnew + 8, NULL);
+	for (j = 0; j < NROWS; j++)
+		assert_true(solo.pendk[j] == 0 && solo.pendr[j] == both.pendr[j]);
+	assert_true(solo.nreserved == 0 && both.nreserved == 0);
+	ps_l1lr_release(&solo);
+	ps_l1lr_release(&both);
+	free_data(&ds);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gradient),
 		cmocka_unit_test(test_majoriser),
+		cmocka_unit_test(test_reserve_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
