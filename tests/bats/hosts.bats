@@ -268,6 +268,9 @@ cut_server_host() {
 @test "with -Z on three hosts: the daemons follow the leader through ZooKeeper, also when it is killed; the same answer" {
 	[ -f /usr/share/java/zookeeper.jar ] || skip "no ZooKeeper: scripts/deps --tests"
 	hosts 3
+	# Long enough to outlast the leader's 2 s session on a fast machine:
+	# the workers must be there to register with the standby.
+	LONG=(-e 0 -m 20000)
 	zk_start "$BATS_TEST_TMPDIR/zk" "$BRIDGE_IP"
 	train_bg -Z "$BRIDGE_IP:$ZK_PORT/pskit/hosts" "${LONG[@]}"
 	running_at 100
