@@ -163,7 +163,7 @@ conn_keys_in(struct ps_conn *c, struct ps_msg *m, size_t wire_len)
 		e = ps_keycache_find(&c->recv_lists, m->keysig, m->nkeys);
 		if (e != NULL) {
 			m->keys = xcalloc(m->nkeys, sizeof *m->keys);
-			memcpy(m->keys, e->keys, m->nkeys * sizeof *m->keys);
+			ps_keycache_keys(e, m->keys);
 			c->stats.keysig_hits++;
 		} else {
 			c->stats.keysig_misses++;

@@ -10,6 +10,7 @@
 #include "util/keyhash.h"
 #include "util/xmalloc.h"
 #include "wire/keycache.h"
+#include "wire/varint.h"
 
 uint64_t
 ps_keysig(const uint64_t *keys, uint32_t n)
@@ -36,7 +37,7 @@ ps_keycache_release(struct ps_keycache *kc)
 	size_t i;
 
 	for (i = 0; i < kc->count; i++)
-		free(kc->ent[(kc->head + i) % kc->cap].keys);
+		free(kc->ent[(kc->head + i) % kc->cap].packed);
 	free(kc->ent);
 	memset(kc, 0, sizeof *kc);
 }
@@ -68,7 +69,7 @@ keycache_pop(struct ps_keycache *kc)
 	struct ps_keycache_entry *e = keycache_at(kc, 0);
 
 	kc->nkeys -= e->n;
-	free(e->keys);
+	free(e->packed);
 	memset(e, 0, sizeof *e);
 	kc->head = (kc->head + 1) % kc->cap;
 	kc->count--;
@@ -89,6 +90,43 @@ keycache_grow(struct ps_keycache *kc)
 	kc->head = 0;
 }
 
+/* The n keys as delta varints (keycache.h), in a buffer of just that size. */
+static uint8_t *
+keycache_pack(const uint64_t *keys, uint32_t n)
+{
+	uint64_t prev = 0;
+	size_t len = 0, at = 0;
+	uint32_t i;
+	uint8_t *p;
+
+	for (i = 0; i < n; prev = keys[i++])
+		len += ps_varint_len(keys[i] - prev);
+	p = xmalloc(len + 1);
+	for (i = 0, prev = 0; i < n; prev = keys[i++])
+		at += ps_varint_put(p + at, keys[i] - prev);
+	return p;
+}
+
+void
+ps_keycache_keys(const struct ps_keycache_entry *e, uint64_t *keys)
+{
+	const uint8_t *p = e->packed;
+	uint64_t key = 0;
+	uint32_t i;
+
+	for (i = 0; i < e->n; i++) {
+		uint64_t d = 0;
+		unsigned shift = 0;
+
+		while (*p & 0x80) {
+			d |= (uint64_t)(*p++ & 0x7f) << shift;
+			shift += 7;
+		}
+		d |= (uint64_t)*p++ << shift;
+		keys[i] = key += d;
+	}
+}
+
 void
 ps_keycache_put(struct ps_keycache *kc, uint64_t sig, const uint64_t *keys,
     uint32_t n)
@@ -104,11 +142,7 @@ ps_keycache_put(struct ps_keycache *kc, uint64_t sig, const uint64_t *keys,
 	e = keycache_at(kc, kc->count);
 	e->sig = sig;
 	e->n = n;
-	e->keys = NULL;
-	if (kc->keep_lists) {
-		e->keys = xcalloc(n, sizeof *e->keys);
-		memcpy(e->keys, keys, (size_t)n * sizeof *keys);
-	}
+	e->packed = kc->keep_lists ? keycache_pack(keys, n) : NULL;
 	kc->count++;
 	kc->nkeys += n;
 }
@@ -124,7 +158,7 @@ ps_keycache_forget(struct ps_keycache *kc, uint64_t sig)
 	if (i == kc->count)
 		return;
 	kc->nkeys -= keycache_at(kc, i)->n;
-	free(keycache_at(kc, i)->keys);
+	free(keycache_at(kc, i)->packed);
 	for (j = i; j + 1 < kc->count; j++)
 		*keycache_at(kc, j) = *keycache_at(kc, j + 1);
 	memset(keycache_at(kc, kc->count - 1), 0, sizeof(struct ps_keycache_entry));

@@ -16,6 +16,10 @@
  *
  * Lookups scan the entries from the newest: a cache holds one list per
  * (block, server) pair, some hundreds, so this costs less than decoding.
+ * The receiver keeps each list as the wire does (varint.h): the first key,
+ * then each one's difference from the one before (modulo 2^64, so any
+ * order is kept exactly), a byte or two a key instead of eight for the
+ * ascending lists of dbpg; ps_keycache_keys() unpacks one.
  */
 #ifndef PS_KEYCACHE_H
 #define PS_KEYCACHE_H
@@ -31,7 +35,8 @@
 struct ps_keycache_entry {
 	uint64_t	 sig;
 	uint32_t	 n;
-	uint64_t	*keys;		/* owned copy; NULL on the sending side */
+	uint8_t		*packed;	/* the n keys as delta varints, owned;
+					   NULL on the sending side */
 };
 
 struct ps_keycache {
@@ -56,7 +61,10 @@ void		ps_keycache_release(struct ps_keycache *kc);
 /* The entry for sig with n keys, or NULL. */
 const struct ps_keycache_entry *ps_keycache_find(const struct ps_keycache *kc,
 		    uint64_t sig, uint32_t n);
-/* Remember the list (copied when keep_lists), evicting the oldest ones. */
+/* The n keys of a receiving side's entry e into keys. */
+void		ps_keycache_keys(const struct ps_keycache_entry *e,
+		    uint64_t *keys);
+/* Remember the list (packed when keep_lists), evicting the oldest ones. */
 void		ps_keycache_put(struct ps_keycache *kc, uint64_t sig,
 		    const uint64_t *keys, uint32_t n);
 /* Forget sig (after the receiver said it lost it); absent is fine. */

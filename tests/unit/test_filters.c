@@ -88,12 +88,33 @@ test_keysig(void **state)
 	assert_true(ps_keysig(a, 40) != ps_keysig(a, 39));
 }
 
+/* Lists come back exactly, in any order and with keys of any size. */
+static void
+test_keycache_pack(void **state)
+{
+	struct ps_keycache kc;
+	uint64_t keys[24], got[24];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 24; i++)
+		keys[i] = (uint64_t)i * 0x0123456789abcdefULL;	/* wraps */
+	keys[0] = UINT64_MAX;
+	keys[1] = 0;
+	keys[2] = 1;
+	ps_keycache_init(&kc, 100, 1);
+	ps_keycache_put(&kc, ps_keysig(keys, 24), keys, 24);
+	ps_keycache_keys(ps_keycache_find(&kc, ps_keysig(keys, 24), 24), got);
+	assert_memory_equal(got, keys, sizeof keys);
+	ps_keycache_release(&kc);
+}
+
 static void
 test_keycache_budget(void **state)
 {
 	struct ps_keycache kc;
 	const struct ps_keycache_entry *e;
-	uint64_t keys[3][20];
+	uint64_t keys[3][20], got[20];
 	int i, j;
 
 	(void)state;
@@ -107,7 +128,8 @@ test_keycache_budget(void **state)
 	assert_null(ps_keycache_find(&kc, ps_keysig(keys[0], 20), 20));
 	e = ps_keycache_find(&kc, ps_keysig(keys[2], 20), 20);
 	assert_non_null(e);
-	assert_memory_equal(e->keys, keys[2], sizeof keys[2]);
+	ps_keycache_keys(e, got);
+	assert_memory_equal(got, keys[2], sizeof keys[2]);
 	/* The count is part of the lookup. */
 	assert_null(ps_keycache_find(&kc, ps_keysig(keys[2], 20), 19));
 	ps_keycache_forget(&kc, ps_keysig(keys[1], 20));
@@ -155,6 +177,7 @@ main(void)
 		cmocka_unit_test(test_half_rounding),
 		cmocka_unit_test(test_half_error),
 		cmocka_unit_test(test_keysig),
+		cmocka_unit_test(test_keycache_pack),
 		cmocka_unit_test(test_keycache_budget),
 		cmocka_unit_test(test_keycache_churn),
 	};
