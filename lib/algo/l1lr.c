@@ -23,7 +23,8 @@
  * under tau 0) is the only pending one: its rows' radius sums and counts
  * are then the pending ones, so the gradient sweep uses them where it
  * computes them and neither it nor the apply touches pendr and pendk
- * (SOLO).  A block reserved beside others adds them there (SHARED), and a
+ * (SOLO; a sweep over a block reserved SOLO beforehand gathers its radii
+ * again).  A block reserved beside others adds them there (SHARED), and a
  * SOLO one does too as soon as another is reserved (l1lr_unsolo).
  */
 #define L1LR_RESERVED_NOT	0
@@ -298,14 +299,12 @@ l1lr_reserve_row(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
 	lr->pendr[i] += rsum;
 }
 
-/* Block bl's features join pendr and pendk (the scratch is refilled). */
+/* Block bl's rows' radius sums and counts join pendr and pendk. */
 static void
-l1lr_reserve_shared(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
+l1lr_reserve_rows(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
 {
 	size_t r;
 
-	bl->reserved = L1LR_RESERVED_SHARED;
-	l1lr_gather(lr, bl);
 	for (r = 0; r < bl->nrows; r++)
 		l1lr_reserve_row(lr, bl, r);
 }
@@ -314,11 +313,33 @@ l1lr_reserve_shared(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
 static void
 l1lr_unsolo(struct ps_l1lr *lr)
 {
+	struct ps_l1lr_block *bl;
 	uint32_t b;
 
-	for (b = 0; b < lr->nblocks; b++)
-		if (lr->blocks[b].reserved == L1LR_RESERVED_SOLO)
-			l1lr_reserve_shared(lr, &lr->blocks[b]);
+	for (b = 0; b < lr->nblocks; b++) {
+		bl = &lr->blocks[b];
+		if (bl->reserved == L1LR_RESERVED_SOLO) {
+			bl->reserved = L1LR_RESERVED_SHARED;
+			l1lr_gather(lr, bl);
+			l1lr_reserve_rows(lr, bl);
+		}
+	}
+}
+
+/*
+ * Block bl becomes reserved, SOLO when no other block is, and the scratch
+ * holds its radii and active flags (a SHARED one's rows are the caller's
+ * to add).
+ */
+static void
+l1lr_reserve_begin(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
+{
+	if (lr->nreserved == 1)
+		l1lr_unsolo(lr);
+	bl->reserved = lr->nreserved == 0 ? L1LR_RESERVED_SOLO :
+	    L1LR_RESERVED_SHARED;
+	lr->nreserved++;
+	l1lr_gather(lr, bl);
 }
 
 void
@@ -328,10 +349,9 @@ ps_l1lr_reserve(struct ps_l1lr *lr, uint32_t b)
 
 	if (bl->reserved != L1LR_RESERVED_NOT)
 		return;
-	if (lr->nreserved == 1)
-		l1lr_unsolo(lr);
-	lr->nreserved++;
-	l1lr_reserve_shared(lr, bl);
+	l1lr_reserve_begin(lr, bl);
+	if (bl->reserved == L1LR_RESERVED_SHARED)
+		l1lr_reserve_rows(lr, bl);
 }
 
 /*
@@ -357,18 +377,6 @@ l1lr_grad_row(const struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
 		g[bl->pos[k]] += x * c;
 		u[bl->pos[k]] += x * x * h;
 	}
-}
-
-/* The gradient sweep reserves block bl, SOLO when no other block is. */
-static void
-l1lr_reserve_begin(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
-{
-	if (lr->nreserved == 1)
-		l1lr_unsolo(lr);
-	bl->reserved = lr->nreserved == 0 ? L1LR_RESERVED_SOLO :
-	    L1LR_RESERVED_SHARED;
-	lr->nreserved++;
-	l1lr_gather(lr, bl);
 }
 
 /*
