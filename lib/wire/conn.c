@@ -163,7 +163,14 @@ conn_keys_in(struct ps_conn *c, struct ps_msg *m, size_t wire_len)
 		e = ps_keycache_find(&c->recv_lists, m->keysig, m->nkeys);
 		if (e != NULL) {
 			m->keys = xcalloc(m->nkeys, sizeof *m->keys);
-			ps_keycache_keys(e, m->keys);
+			if (ps_keycache_keys(e, m->keys) != 0) {
+				free(m->keys);	/* taken for a miss */
+				m->keys = NULL;
+				ps_keycache_forget(&c->recv_lists, m->keysig);
+				e = NULL;
+			}
+		}
+		if (e != NULL) {
 			c->stats.keysig_hits++;
 		} else {
 			c->stats.keysig_misses++;

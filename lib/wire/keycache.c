@@ -90,41 +90,37 @@ keycache_grow(struct ps_keycache *kc)
 	kc->head = 0;
 }
 
-/* The n keys as delta varints (keycache.h), in a buffer of just that size. */
-static uint8_t *
-keycache_pack(const uint64_t *keys, uint32_t n)
+/* The n keys as delta varints (keycache.h) into e->packed, just that size. */
+static void
+keycache_pack(struct ps_keycache_entry *e, const uint64_t *keys, uint32_t n)
 {
 	uint64_t prev = 0;
 	size_t len = 0, at = 0;
 	uint32_t i;
-	uint8_t *p;
 
 	for (i = 0; i < n; prev = keys[i++])
 		len += ps_varint_len(keys[i] - prev);
-	p = xmalloc(len + 1);
+	e->packed = xmalloc(len + 1);
+	e->packed_len = len;
 	for (i = 0, prev = 0; i < n; prev = keys[i++])
-		at += ps_varint_put(p + at, keys[i] - prev);
-	return p;
+		at += ps_varint_put(e->packed + at, keys[i] - prev);
 }
 
-void
+int
 ps_keycache_keys(const struct ps_keycache_entry *e, uint64_t *keys)
 {
-	const uint8_t *p = e->packed;
-	uint64_t key = 0;
+	const uint8_t *p = e->packed, *end = e->packed + e->packed_len;
+	uint64_t key = 0, d;
 	uint32_t i;
+	int r;
 
 	for (i = 0; i < e->n; i++) {
-		uint64_t d = 0;
-		unsigned shift = 0;
-
-		while (*p & 0x80) {
-			d |= (uint64_t)(*p++ & 0x7f) << shift;
-			shift += 7;
-		}
-		d |= (uint64_t)*p++ << shift;
+		if ((r = ps_varint_get(p, end, &d)) <= 0)
+			return -1;
+		p += r;
 		keys[i] = key += d;
 	}
+	return 0;
 }
 
 void
@@ -142,7 +138,10 @@ ps_keycache_put(struct ps_keycache *kc, uint64_t sig, const uint64_t *keys,
 	e = keycache_at(kc, kc->count);
 	e->sig = sig;
 	e->n = n;
-	e->packed = kc->keep_lists ? keycache_pack(keys, n) : NULL;
+	e->packed = NULL;
+	e->packed_len = 0;
+	if (kc->keep_lists)
+		keycache_pack(e, keys, n);
 	kc->count++;
 	kc->nkeys += n;
 }

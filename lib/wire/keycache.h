@@ -37,6 +37,7 @@ struct ps_keycache_entry {
 	uint32_t	 n;
 	uint8_t		*packed;	/* the n keys as delta varints, owned;
 					   NULL on the sending side */
+	size_t		 packed_len;	/* bytes in packed */
 };
 
 struct ps_keycache {
@@ -61,8 +62,8 @@ void		ps_keycache_release(struct ps_keycache *kc);
 /* The entry for sig with n keys, or NULL. */
 const struct ps_keycache_entry *ps_keycache_find(const struct ps_keycache *kc,
 		    uint64_t sig, uint32_t n);
-/* The n keys of a receiving side's entry e into keys. */
-void		ps_keycache_keys(const struct ps_keycache_entry *e,
+/* The n keys of a receiving side's entry e into keys; -1 if damaged. */
+int		ps_keycache_keys(const struct ps_keycache_entry *e,
 		    uint64_t *keys);
 /* Remember the list (packed when keep_lists), evicting the oldest ones. */
 void		ps_keycache_put(struct ps_keycache *kc, uint64_t sig,
