@@ -273,9 +273,11 @@ ephemerals() {
 	start_zserver 1
 	COORD=$COORD_A
 	wait_status '$1 == "ring" && $3 == 2'
+	# 20000 iterations: on a fast machine 5000 ended before the standby
+	# led, and a worker gone cannot name it.
 	for k in 0 1; do
 		ps_start_daemon "$BATS_TEST_TMPDIR/c$k.tsv" timeout 120 \
-		    ps-worker -v -Z "$ZPATH" -i $k -n 2 -b 14 -m 5000 -e 0 \
+		    ps-worker -v -Z "$ZPATH" -i $k -n 2 -b 14 -m 20000 -e 0 \
 		    "$BATS_TEST_TMPDIR/train-$k.pss"
 		eval "w$k=$PS_LAST_PID"
 	done
