@@ -34,6 +34,8 @@ server_defaults(struct server *srv)
 	if (srv->max_buffered > mem / 4)
 		srv->max_buffered = (size_t)(mem / 4);
 	srv->max_keys = mem / 2 / SERVER_KEY_BYTES;
+	if (srv->max_keys > SERVER_KEYS_MAX)
+		srv->max_keys = SERVER_KEYS_MAX;
 	srv->momentum = 0.8;
 }
 

@@ -78,7 +78,8 @@ usage(int status)
 	    "                          together hold more in unfinished frames and\n"
 	    "                          cached keys (default: 1 GiB, at most 1/4 of RAM)\n"
 	    "      --max-keys n        end a job whose push would make a channel hold\n"
-	    "                          more keys (default: 1/2 of RAM at 84 bytes a key)\n"
+	    "                          more keys, at most 2^30 (default: 1/2 of RAM at\n"
+	    "                          80 bytes a key)\n"
 	    "      --momentum m        extrapolate each weight's proximal step by up to\n"
 	    "                          m times its last move, restarting when the\n"
 	    "                          gradient turns (0 to 0.99; default 0.8; 0: the\n"
@@ -266,7 +267,7 @@ server_parse_args(struct server *srv, int argc, char **argv,
 			break;
 		case OPT_MAX_KEYS:
 			srv->max_keys = (uint64_t)server_parse_num(optarg,
-			    "key limit", 1, 1L << 40);
+			    "key limit", 1, SERVER_KEYS_MAX);
 			break;
 		case OPT_MOMENTUM:
 			if (ps_parsenum_double_in(optarg, 0, 0.99,

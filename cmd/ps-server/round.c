@@ -198,9 +198,11 @@ rounds_ring_changed(struct channel *ch)
 
 /*
  * While round_sum collects, a slot's mark is ROUND_COLLECTING plus its
- * place in the round's sums: above every round's mark (t + 1 <= 2^63).
+ * place in the round's sums: above every round's mark (t + 1 <= 2^31 - 1,
+ * PS_ROUND_MAX), and a round sums fewer than 2^31 keys (a channel holds
+ * at most SERVER_KEYS_MAX).
  */
-#define ROUND_COLLECTING	(UINT64_C(3) << 62)
+#define ROUND_COLLECTING	(UINT32_C(1) << 31)
 
 /*
  * Sum every worker's push in worker order, leaving out keys already marked
@@ -238,7 +240,7 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 			uint32_t s = kslot[k];
 
 			if (st->mark[s] < r->t + 1) {	/* not applied */
-				st->mark[s] = ROUND_COLLECTING + n;
+				st->mark[s] = ROUND_COLLECTING + (uint32_t)n;
 				slots[n++] = s;
 			}
 		}
@@ -248,7 +250,7 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 		const struct ps_msg *m = &r->pushes[i];
 
 		for (k = 0; k < m->nkeys; k++) {
-			uint64_t mark = st->mark[r->slots[i][k]], j;
+			uint32_t mark = st->mark[r->slots[i][k]], j;
 
 			if (mark < ROUND_COLLECTING)
 				continue;	/* applied before */
@@ -258,7 +260,7 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 		}
 	}
 	for (k = 0; k < n; k++)
-		st->mark[slots[k]] = r->t + 1;
+		st->mark[slots[k]] = store_round_mark(r->t);
 	*nslots = n;
 	*gu = sum;
 	return slots;
@@ -751,6 +753,12 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 	struct round *r;
 	char err[256];
 
+	if (m->timestamp > PS_ROUND_MAX) {
+		peer_fail(p, "push for round %llu, past the last a job may "
+		    "have (%llu)", (unsigned long long)m->timestamp,
+		    (unsigned long long)PS_ROUND_MAX);
+		return;
+	}
 	if (store_room(&ch->store, m->keys, m->nkeys, srv->max_keys, err,
 	    sizeof err) != 0) {
 		job_abort(ch, err);

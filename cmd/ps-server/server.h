@@ -104,7 +104,8 @@ struct store {
 	struct ps_keytab	 keys;
 	float			*w;		/* weight */
 	float			*trust;		/* trust radius (prox.h) */
-	uint64_t		*mark;		/* last round (t + 1) that touched the slot */
+	uint32_t		*mark;		/* last round (t + 1) that touched
+						   the slot (store_round_mark()) */
 	float			*glast;		/* gradient sum of the slot's last round */
 	float			*xprox;		/* the step's result behind w, which */
 	uint8_t			*streak;	/* momentum extrapolates (prox.h, 4) */
@@ -248,13 +249,16 @@ struct job {
  */
 #define SERVER_CHANNELS_MAX	16
 /*
- * What a key costs a server, roughly: store.c's arrays (25 bytes), the key
- * table (8 and about 7), two workers' cached key lists (16) and the rest;
- * peak RSS over keys held measured 70-75 on 1M generated rows (105 before
- * a round's sums left the per-key arrays for the round's own, 84-86
- * before the trust radius became a float).
+ * What a key costs a server, roughly: store.c's arrays (21 bytes, 12 more
+ * when workers may rejoin), the key table (8 and about 7), two workers'
+ * cached key lists (2-4 bytes a key each) and a round's frames; peak RSS
+ * over keys held measured 77 on 1M generated rows with an 8-byte mark
+ * (tests/bench/README).
  */
-#define SERVER_KEY_BYTES	84
+#define SERVER_KEY_BYTES	80
+/* The most keys a channel may hold (--max-keys): round.c's sums number
+ * them in 31 bits, and a round's other pushes may add as many again. */
+#define SERVER_KEYS_MAX		(UINT64_C(1) << 30)
 #define SERVER_EARLY_MAX	65536
 
 struct channel {
@@ -388,6 +392,22 @@ int	store_save(const struct store *st, const struct job *job,
 void	store_sent_reset(struct store *st, uint32_t nworkers);
 void	store_sent_forget(struct store *st, uint32_t worker);
 void	store_keep_prev(struct store *st);
+
+/*
+ * A slot's mark for round t, and back: t <= PS_ROUND_MAX, or UINT64_MAX
+ * for none (how a copy of a key that no round touched is stamped).
+ */
+static inline uint32_t
+store_round_mark(uint64_t t)
+{
+	return t == UINT64_MAX ? 0 : (uint32_t)(t + 1);
+}
+
+static inline uint64_t
+store_mark_round(uint32_t mark)
+{
+	return mark == 0 ? UINT64_MAX : (uint64_t)mark - 1;
+}
 void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
 void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);

@@ -337,8 +337,8 @@ store_save(const struct store *st, const struct job *job, uint64_t iteration,
 static int
 store_mark_cmp(const void *a, const void *b, void *arg)
 {
-	const uint64_t *mark = arg;
-	uint64_t x = mark[*(const uint32_t *)a], y = mark[*(const uint32_t *)b];
+	const uint32_t *mark = arg;
+	uint32_t x = mark[*(const uint32_t *)a], y = mark[*(const uint32_t *)b];
 
 	return (x > y) - (x < y);
 }

@@ -23,6 +23,7 @@
 #include "util/usage.h"
 #include "util/xmalloc.h"
 #include "wire/crash.h"
+#include "wire/msg_round.h"
 #include "worker.h"
 
 /* sgd defaults, as strings for usage() and numbers for main(). */
@@ -81,7 +82,8 @@ usage(int status)
 	    "                         first pass's, is at most x and the pass changes the\n"
 	    "                         objective by at most x/100 relatively, or by at\n"
 	    "                         most x/1000 (default 1e-3; 0: only -m stops)\n"
-	    "  -m, --max-iter n       stop after n iterations (default 100000)\n"
+	    "  -m, --max-iter n       stop after n iterations, at most 2147483646\n"
+	    "                         (default 100000)\n"
 	    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
 	    "                         skip[=p] keycache lz4 fp16, or all or none\n"
 	    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
@@ -299,7 +301,10 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 		case 'h': usage(0); break;
 		case 'i': c->id = (uint32_t)parse_num("worker id", optarg, 0, 65535); break;
 		case 'l': c->lambda = parse_num("lambda", optarg, 0, 1e12); break;
-		case 'm': c->max_iter = (uint64_t)parse_num("iteration limit", optarg, 1, 1e15); break;
+		case 'm':
+			c->max_iter = (uint64_t)parse_num("iteration limit",
+			    optarg, 1, (double)PS_ROUND_MAX);
+			break;
 		case 'n': c->nworkers = (uint32_t)parse_num("worker count", optarg, 1, 65536); break;
 		case 'r': c->ring_path = optarg; break;
 		case 'S': c->seed = (uint64_t)parse_num("seed", optarg, 0, 1e18); break;

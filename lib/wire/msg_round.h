@@ -39,6 +39,14 @@
 
 #include "wire/wire.h"
 
+/*
+ * The highest round a dbpg job may have: a server keeps each key's last
+ * round, plus one, in 31 bits (cmd/ps-server/server.h, struct store), and
+ * refuses a push or a copy stamped later; ps-worker's -m stays within it
+ * (its final round is numbered -m).  At a round a millisecond, 24 days.
+ */
+#define PS_ROUND_MAX	UINT64_C(2147483646)
+
 /* Scalars each message carries at most (for the receivers' rules). */
 #define PS_DBPG_PUSH_NAUX	3
 #define PS_ROUND_PULL_NAUX	1

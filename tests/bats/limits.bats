@@ -212,6 +212,34 @@ half_frame() {
 	assert_output --partial $'STAT keys 2\r'
 }
 
+# The HELLO of worker 0 of a one-worker dbpg job on a lone server.
+DBPG_HELLO='HELLO,nokeys aux=0,1,0,1,0,1'
+
+@test "a push or a copy stamped past the last round a job may have is refused, naming the round; the last is taken" {
+	start_server
+	run "$FRAMETOOL" "$ADDR" script <<-EOF
+	$DBPG_HELLO
+	PUSH ts=2147483647 aux=0.5 keys=3 vals=1,1
+	EOF
+	assert_line 'ERROR sender=0 nkeys=0 naux=0 push for round 2147483647, past the last a job may have (2147483646)'
+	run "$FRAMETOOL" "$ADDR" script <<-EOF
+	REPLICATE ts=2147483647 keys=3 vals=0.5,1,0.25,0.5,2
+	EOF
+	assert_line --partial 'replicate refused: round 2147483647, past the last'
+	# Round 2147483646 is the last one: its one push completes it, and
+	# the step (prox.h) moves the weight by its trust radius, 1.
+	run "$FRAMETOOL" -n 2 "$ADDR" script <<-EOF
+	$DBPG_HELLO
+	PUSH ts=2147483646 aux=0.5 keys=3 vals=-3,1
+	PULL,nokeys ts=2147483646 keys=-1
+	EOF
+	assert_success
+	assert_line 'PULL_REPLY sender=0 nkeys=1 naux=9 vals=1'
+	run ps-worker -m 2147483647 x.pss
+	assert_failure 64
+	assert_output --partial "bad iteration limit '2147483647'"
+}
+
 @test "--max-buffered and --max-keys outside their ranges are usage errors" {
 	run ps-server --max-buffered 1000
 	assert_failure 64
@@ -219,4 +247,7 @@ half_frame() {
 	run ps-server --max-keys 0
 	assert_failure 64
 	assert_output --partial "bad key limit '0'"
+	run ps-server --max-keys 1073741825
+	assert_failure 64
+	assert_output --partial "bad key limit '1073741825' (expected 1 to 1073741824)"
 }

@@ -79,10 +79,10 @@ quick() {
 @test "options parse as getopt would: bundles, --opt=value, a unique prefix, after the file" {
 	quick ps-train -qm0 "$SAMPLE"
 	assert_failure 64
-	assert_output "ps-train: bad -m '0': a whole number from 1"
+	assert_output "ps-train: bad -m '0': a whole number from 1 to 2147483646"
 	quick ps-train "$SAMPLE" --max-i=0
 	assert_failure 64
-	assert_output "ps-train: bad -m '0': a whole number from 1"
+	assert_output "ps-train: bad -m '0': a whole number from 1 to 2147483646"
 	quick ps-train --t 1 "$SAMPLE"
 	assert_failure 64
 	assert_line --index 0 "ps-train: option '--t' is ambiguous; possibilities: '--tau' '--test' '--tsv' '--trace'"

@@ -43,7 +43,8 @@ handoff_to(struct channel *ch, const struct store *st, size_t q,
 		for (j = i + 1; j < n && j - i < HANDOFF_CHUNK &&
 		    st->mark[slots[j]] == st->mark[slots[i]]; j++)
 			continue;
-		frames = replica_send_store(ch, st, q, st->mark[slots[i]] - 1,
+		frames = replica_send_store(ch, st, q,
+		    store_mark_round(st->mark[slots[i]]),
 		    PS_REPLICATE_HANDOFF, slots + i, j - i);
 		if (frames < 0) {
 			log_warnx("channel %u: cannot hand %zu keys over to %s",
@@ -141,12 +142,12 @@ handoff_apply(struct channel *ch, const struct ps_msg *m,
 		}
 		have = ps_keytab_find(&st->keys, m->keys[k]);
 		if (!rep->online && have >= 0 &&
-		    st->mark[have] >= m->timestamp + 1)
+		    st->mark[have] >= store_round_mark(m->timestamp))
 			continue;
 		s = store_slot(st, m->keys[k]);
 		replica_set_key(st, s, m, k, rep->online);
 		if (!rep->online)
-			st->mark[s] = m->timestamp + 1;
+			st->mark[s] = store_round_mark(m->timestamp);
 		took[n] = m->keys[k];
 		slots[n++] = s;
 	}

@@ -375,7 +375,7 @@ replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots, size_t n)
 void
 replica_resync(struct channel *ch)
 {
-	const uint64_t *mark = ch->store.mark;
+	const uint32_t *mark = ch->store.mark;
 	size_t n = ps_keytab_count(&ch->store.keys), i, j;
 	uint32_t *slots = xcalloc(n + 1, sizeof *slots);
 	struct ps_replicate rep = { .kind = PS_REPLICATE_RESYNC,
@@ -387,8 +387,8 @@ replica_resync(struct channel *ch)
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && mark[slots[j]] == mark[slots[i]]; j++)
 			continue;
-		if (replica_send_slots(ch, mark[slots[i]] - 1, &rep,
-		    slots + i, j - i) < 0) {
+		if (replica_send_slots(ch, store_mark_round(mark[slots[i]]),
+		    &rep, slots + i, j - i) < 0) {
 			log_warnx("channel %u: a replica cannot be reached; "
 			    "its copies are not restored", ch->id);
 			break;
@@ -513,7 +513,7 @@ replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m,
 	for (k = 0; k < m->nkeys; k++) {
 		replica_set_key(st, slots[k], m, k, rep->online);
 		if (!rep->online)
-			st->mark[slots[k]] = m->timestamp + 1;
+			st->mark[slots[k]] = store_round_mark(m->timestamp);
 	}
 	free(slots);
 	if (!rep->online)
@@ -588,6 +588,13 @@ replica_apply(struct server *srv, struct peer *p, struct ps_msg *m)
 	}
 	if (ps_replicate_decode(m, &rep) != 0) {
 		peer_fail(p, "replicate refused: bad scalars");
+		return;
+	}
+	if (!rep.online && m->timestamp > PS_ROUND_MAX &&
+	    m->timestamp != UINT64_MAX) {
+		peer_fail(p, "replicate refused: round %llu, past the last a "
+		    "job may have (%llu)", (unsigned long long)m->timestamp,
+		    (unsigned long long)PS_ROUND_MAX);
 		return;
 	}
 	if (replica_other_ring(srv, p, m, &rep))
