@@ -437,6 +437,9 @@ main(int argc, char **argv)
 	event_free(sigterm);
 	event_free(sigint);
 	event_free(sigusr1);
+	/* A checkpoint request now has nothing to do, and by default it
+	 * would kill the server on its way out (ps-train forwards them). */
+	signal(SIGUSR1, SIG_IGN);
 	ps_lifeline_free(lifeline);
 	event_base_free(srv.base);
 	if (srv.have_ring)
