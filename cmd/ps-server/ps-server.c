@@ -410,17 +410,19 @@ main(int argc, char **argv)
 	if (ps_listen(srv.base, listen, peer_accept_cb, &srv, &srv.listener,
 	    srv.bound, sizeof srv.bound, err, sizeof err) != 0)
 		fatalx(EX_UNAVAILABLE, "%s", err);
-	printf("listening %s\n", srv.bound);
-	fflush(stdout);
-	ps_trace_event(srv.trace, NULL, 0, "start\t%s", srv.bound);
-	log_info("listening on %s%s", srv.bound, srv.have_secret ?
-	    ", peers must authenticate" : "");
+	/* Before "listening": a launcher may signal the server once it read
+	 * that line, and SIGUSR1's default action would kill it. */
 	sigterm = evsignal_new(srv.base, SIGTERM, server_signal_cb, &srv);
 	sigint = evsignal_new(srv.base, SIGINT, server_signal_cb, &srv);
 	sigusr1 = evsignal_new(srv.base, SIGUSR1, server_save_cb, &srv);
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
 	event_add(sigusr1, NULL);
+	printf("listening %s\n", srv.bound);
+	fflush(stdout);
+	ps_trace_event(srv.trace, NULL, 0, "start\t%s", srv.bound);
+	log_info("listening on %s%s", srv.bound, srv.have_secret ?
+	    ", peers must authenticate" : "");
 	if (srv.coord_addr != NULL)
 		coordlink_start(&srv);
 	event_base_dispatch(srv.base);

@@ -252,12 +252,14 @@ struct job {
  * What a key costs a server, roughly: store.c's arrays (21 bytes, 12 more
  * when workers may rejoin), the key table (8 and about 7), two workers'
  * cached key lists (2-4 bytes a key each) and a round's frames; peak RSS
- * over keys held measured 77 on 1M generated rows with an 8-byte mark
- * (tests/bench/README).
+ * over keys held measured about 75 on 1M generated rows (79 with an 8-byte
+ * mark; tests/bench/README).
  */
 #define SERVER_KEY_BYTES	80
-/* The most keys a channel may hold (--max-keys): round.c's sums number
- * them in 31 bits, and a round's other pushes may add as many again. */
+/*
+ * The most keys a channel may hold (--max-keys): round.c's sums number
+ * them in 31 bits, and a round's other pushes may add as many again.
+ */
 #define SERVER_KEYS_MAX		(UINT64_C(1) << 30)
 #define SERVER_EARLY_MAX	65536
 
@@ -392,6 +394,12 @@ int	store_save(const struct store *st, const struct job *job,
 void	store_sent_reset(struct store *st, uint32_t nworkers);
 void	store_sent_forget(struct store *st, uint32_t worker);
 void	store_keep_prev(struct store *st);
+void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
+void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
+void	store_online_end(struct store *st);
+void	store_online_state(struct store *st, int optimizer, double epochs);
+int	store_room(const struct store *st, const uint64_t *keys, size_t n,
+	    uint64_t max_keys, char *err, size_t errlen);
 
 /*
  * A slot's mark for round t, and back: t <= PS_ROUND_MAX, or UINT64_MAX
@@ -408,12 +416,6 @@ store_mark_round(uint32_t mark)
 {
 	return mark == 0 ? UINT64_MAX : (uint64_t)mark - 1;
 }
-void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
-void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
-void	store_online_end(struct store *st);
-void	store_online_state(struct store *st, int optimizer, double epochs);
-int	store_room(const struct store *st, const uint64_t *keys, size_t n,
-	    uint64_t max_keys, char *err, size_t errlen);
 
 /* startmodel.c */
 void	startmodel_load(struct server *srv, const char *path);
