@@ -2,7 +2,9 @@
  * test_l1lr.c: unit tests of the worker-side l1-LR computations on a small
  * random data set: the block gradient against finite differences, the
  * curvature bound as a true majoriser inside the trust region, margin
- * and loss bookkeeping after an update, and reservations in either order.
+ * and loss bookkeeping after an update, and reservations in either order;
+ * and the proximal Newton method's gradient, Hessian diagonal and sweeps
+ * (newton.h), which must reach the optimum's KKT conditions.
  */
 #include "config.h"
 
@@ -17,6 +19,8 @@
 #include <cmocka.h>
 
 #include "algo/l1lr.h"
+#include "algo/newton.h"
+#include "algo/prox.h"
 #include "util/xmalloc.h"
 
 #define NROWS	60
@@ -206,6 +210,83 @@ test_reserve_order(void **state)
 	free_data(&ds);
 }
 
+/* ps_newton_grad: g against finite differences, h against its formula. */
+static void
+test_newton_grad(void **state)
+{
+	struct ps_dataset ds;
+	struct ps_newton nt;
+	double w[NFEAT], margin[NROWS], gh[2 * NFEAT], hd = 1e-6, loss;
+	float wf[NFEAT];
+	size_t i, j;
+	uint64_t k;
+
+	make_data(&ds, 3);
+	for (j = 0; j < NFEAT; j++) {
+		wf[j] = (float)(0.2 * ((int)j - 6));
+		w[j] = wf[j];
+	}
+	ps_l1lr_margins(&ds, wf, margin);
+	ps_newton_init(&nt, &ds);
+	loss = ps_newton_grad(&nt, margin, gh);
+	assert_true(fabs(loss - loss_at(&ds, w)) < 1e-9 * loss);
+	for (j = 0; j < NFEAT; j++) {
+		double fd, h = 0;
+
+		w[j] += hd;
+		fd = loss_at(&ds, w);
+		w[j] -= 2 * hd;
+		fd = (fd - loss_at(&ds, w)) / (2 * hd);
+		w[j] += hd;
+		assert_true(fabs(fd - gh[2 * j]) < 1e-5 * (1 + fabs(fd)));
+		for (i = 0; i < NROWS; i++)
+			for (k = ds.rowptr[i]; k < ds.rowptr[i + 1]; k++) {
+				double p = 1 / (1 + exp(-margin[i]));
+
+				if (ds.col[k] == j)
+					h += p * (1 - p) * ds.val[k] * ds.val[k];
+			}
+		assert_true(fabs(h - gh[2 * j + 1]) < 1e-12 * (1 + h));
+	}
+	ps_newton_release(&nt);
+	free_data(&ds);
+}
+
+/*
+ * One worker's iterations, w += d with no line search, reach a point
+ * where every feature's KKT violation (prox.h) is below 1e-6, and the
+ * directions never leave the radius.
+ */
+static void
+test_newton_optimum(void **state)
+{
+	struct ps_dataset ds;
+	struct ps_newton nt;
+	double margin[NROWS], gh[2 * NFEAT], viol = 0, lambda = 1;
+	float w[NFEAT] = { 0 };
+	size_t j;
+	int it;
+
+	make_data(&ds, 4);
+	ps_newton_init(&nt, &ds);
+	for (it = 0; it < 30; it++) {
+		ps_l1lr_margins(&ds, w, margin);
+		ps_newton_grad(&nt, margin, gh);
+		ps_newton_sweeps(&nt, w, gh, 1, lambda, 0, 0.5, 50);
+		for (j = 0; j < NFEAT; j++) {
+			assert_true(fabs(nt.d[j]) <= 0.5);
+			w[j] = (float)(w[j] + nt.d[j]);
+		}
+	}
+	ps_l1lr_margins(&ds, w, margin);
+	ps_newton_grad(&nt, margin, gh);
+	for (j = 0; j < NFEAT; j++)
+		viol += ps_kkt_violation(w[j], gh[2 * j], lambda);
+	assert_true(viol < 1e-4);
+	ps_newton_release(&nt);
+	free_data(&ds);
+}
+
 int
 main(void)
 {
@@ -213,6 +294,8 @@ main(void)
 		cmocka_unit_test(test_gradient),
 		cmocka_unit_test(test_majoriser),
 		cmocka_unit_test(test_reserve_order),
+		cmocka_unit_test(test_newton_grad),
+		cmocka_unit_test(test_newton_optimum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,183 @@
+/*
+ * newton.c: the worker's gradient, Hessian diagonal and coordinate-descent
+ * sweeps of the distributed proximal Newton method (newton.h).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/logistic.h"
+#include "algo/newton.h"
+#include "util/xmalloc.h"
+
+/* The column view: column j's rows, ascending, and values. */
+static void
+newton_columns(struct ps_newton *nt)
+{
+	const struct ps_dataset *ds = nt->ds;
+	uint64_t *at, k;
+	size_t i, j;
+
+	nt->colptr = xcalloc(ds->nfeat + 1, sizeof *nt->colptr);
+	nt->rowidx = xmalloc((ds->nnz + 1) * sizeof *nt->rowidx);
+	nt->colval = xmalloc((ds->nnz + 1) * sizeof *nt->colval);
+	for (k = 0; k < ds->nnz; k++)
+		nt->colptr[ds->col[k] + 1]++;
+	for (j = 0; j < ds->nfeat; j++)
+		nt->colptr[j + 1] += nt->colptr[j];
+	at = xcalloc(ds->nfeat + 1, sizeof *at);
+	memcpy(at, nt->colptr, ds->nfeat * sizeof *at);
+	for (i = 0; i < ds->nrows; i++)
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
+			uint64_t p = at[ds->col[k]]++;
+
+			nt->rowidx[p] = (uint32_t)i;
+			nt->colval[p] = ds->val[k];
+		}
+	free(at);
+}
+
+void
+ps_newton_init(struct ps_newton *nt, const struct ps_dataset *ds)
+{
+	memset(nt, 0, sizeof *nt);
+	nt->ds = ds;
+	newton_columns(nt);
+	nt->curv = xcalloc(ds->nrows + 1, sizeof *nt->curv);
+	nt->xd = xcalloc(ds->nrows + 1, sizeof *nt->xd);
+	nt->d = xcalloc(ds->nfeat + 1, sizeof *nt->d);
+}
+
+void
+ps_newton_release(struct ps_newton *nt)
+{
+	free(nt->colptr);
+	free(nt->rowidx);
+	free(nt->colval);
+	free(nt->curv);
+	free(nt->xd);
+	free(nt->d);
+	memset(nt, 0, sizeof *nt);
+}
+
+double
+ps_newton_grad(struct ps_newton *nt, const double *margin, double *gh)
+{
+	const struct ps_dataset *ds = nt->ds;
+	double loss = 0;
+	size_t i, j;
+	uint64_t k;
+
+	for (j = 0; j < 2 * ds->nfeat; j++)
+		gh[j] = 0;
+	for (i = 0; i < ds->nrows; i++) {
+		double y = ds->y[i], s, c;
+
+		loss += ps_logistic_loss_slope(y * margin[i], &s);
+		nt->curv[i] = s * (1 - s);	/* sigma(z)(1 - sigma(z)) */
+		c = -y * s;
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
+			double x = ds->val[k];
+
+			gh[2 * ds->col[k]] += c * x;
+			gh[2 * ds->col[k] + 1] += nt->curv[i] * x * x;
+		}
+	}
+	return loss;
+}
+
+/*
+ * One coordinate's step: minimise q along feature j, whose weight with
+ * the direction so far is wd, given q's slope b and curvature a there
+ * without the l1 term.
+ */
+static double
+newton_coord(double wd, double a, double b, double lambda)
+{
+	double z = wd - b / a, t = lambda / a;
+
+	z = z > t ? z - t : z < -t ? z + t : 0;
+	return z - wd;
+}
+
+/* Keeps a feature that no row moves from a zero curvature. */
+#define NEWTON_FLOOR	1e-12
+
+/*
+ * The slope of q along feature j at the direction so far, and its
+ * curvature in *a: K times the rows' coupling of j with the others (the
+ * rows' own diagonal taken out), the larger of the summed diagonal and K
+ * times the rows' own (the smaller could leave q without a minimum),
+ * raised by the damping: a factor 1 + nu.
+ */
+static double
+newton_slope(const struct ps_newton *nt, size_t j, const double *GH,
+    double K, double nu, double *a)
+{
+	double own = 0, cross = 0;
+	uint64_t p;
+
+	for (p = nt->colptr[j]; p < nt->colptr[j + 1]; p++) {
+		uint32_t i = nt->rowidx[p];
+		double x = nt->colval[p];
+
+		own += nt->curv[i] * x * x;
+		cross += nt->curv[i] * x * nt->xd[i];
+	}
+	*a = (GH[2 * j + 1] > K * own ? GH[2 * j + 1] : K * own) * (1 + nu) +
+	    NEWTON_FLOOR;
+	return GH[2 * j] + K * (cross - own * nt->d[j]) + *a * nt->d[j];
+}
+
+void
+ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
+    double K, double lambda, double nu, double radius, int sweeps)
+{
+	const struct ps_dataset *ds = nt->ds;
+	size_t j;
+	uint64_t p;
+	int s;
+
+	memset(nt->d, 0, ds->nfeat * sizeof *nt->d);
+	memset(nt->xd, 0, ds->nrows * sizeof *nt->xd);
+	for (s = 0; s < sweeps; s++)
+		for (j = 0; j < ds->nfeat; j++) {
+			double a, b = newton_slope(nt, j, GH, K, nu, &a), step;
+
+			if (!(a > 0))
+				continue;
+			step = newton_coord((double)w[j] + nt->d[j], a, b,
+			    lambda);
+			if (nt->d[j] + step > radius)
+				step = radius - nt->d[j];
+			else if (nt->d[j] + step < -radius)
+				step = -radius - nt->d[j];
+			if (step == 0)
+				continue;
+			nt->d[j] += step;
+			for (p = nt->colptr[j]; p < nt->colptr[j + 1]; p++)
+				nt->xd[nt->rowidx[p]] += step * nt->colval[p];
+		}
+}
+
+void
+ps_newton_trials(struct ps_newton *nt, const double *margin,
+    const double *dbar, double beta, size_t n, double *loss)
+{
+	const struct ps_dataset *ds = nt->ds;
+	size_t i, m;
+	uint64_t k;
+
+	for (m = 0; m < n; m++)
+		loss[m] = 0;
+	for (i = 0; i < ds->nrows; i++) {
+		double y = ds->y[i], xd = 0, step = 1;
+
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++)
+			xd += ds->val[k] * dbar[ds->col[k]];
+		for (m = 0; m < n; m++, step *= beta)
+			loss[m] += ps_logistic_loss(y * (margin[i] + step * xd));
+	}
+}

@@ -1,0 +1,74 @@
+/*
+ * newton.h: a worker's side of a distributed proximal Newton method for
+ * l1-LR (work in progress: not yet used by ps-worker).
+ *
+ * Each iteration, with K workers holding the rows and w the weights:
+ *  1. every worker computes, on its rows, the loss gradient g_j and the
+ *     Hessian diagonal h_j = sum_i D_i x_ij^2, D_i = p_i (1 - p_i), and
+ *     the servers sum them into G and H;
+ *  2. every worker runs S coordinate-descent sweeps on its own quadratic
+ *     model of F around w,
+ *        q(d) = G.d + 1/2 d' A d + lambda |w + d|_1,
+ *     where A is K X_k' D X_k, X_k its rows, with each diagonal entry
+ *     raised to H_j where that is larger: the Hessian's coupling of
+ *     features approximated by K times its own rows' (GIANT, DANE), the
+ *     gradient exact (with K times its own diagonal alone, a feature rare
+ *     in a worker's rows but frequent in others' took steps of thousands;
+ *     with H alone, A need not be positive definite);
+ *  3. the servers average the workers' directions into d;
+ *  4. every worker computes its rows' loss at w + beta d for beta = 1,
+ *     1/2, 1/4, ..., the servers sum them and take the first beta that
+ *     decreases F enough (Armijo), as LIBLINEAR's newGLMNET does: without
+ *     it, rare features' tiny curvature sends the first step far off
+ *     (news20.half.unit.binary's objective grows a thousandfold).
+ * Three round trips an iteration.  Simulated on a9a with 2 workers it needs
+ * 10 iterations of 20 sweeps where the default dbpg job needs 78 passes
+ * of 5 blocks (tests/bench/README, ninth session).
+ *
+ * The sweeps run over a column view of the shard (built once); each keeps
+ * X_k d, the rows' residual, up to date.  The struct owns every array it
+ * allocates; the data set stays the caller's.
+ */
+#ifndef PS_NEWTON_H
+#define PS_NEWTON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/dataset.h"
+
+struct ps_newton {
+	const struct ps_dataset *ds;	/* the shard, not owned */
+	uint64_t	*colptr;	/* nfeat + 1: column j's entries */
+	uint32_t	*rowidx;	/* nnz: each entry's row */
+	float		*colval;	/* nnz: each entry's value */
+	double		*curv;		/* nrows: D_i at the iteration's start */
+	double		*xd;		/* nrows: (X_k d)_i */
+	double		*d;		/* nfeat: the direction */
+};
+
+void	ps_newton_init(struct ps_newton *nt, const struct ps_dataset *ds);
+void	ps_newton_release(struct ps_newton *nt);
+/*
+ * Step 1 at margins m_i = w.x_i: keep D_i, put g_j and h_j of the rows
+ * into gh[2j] and gh[2j + 1] (j a local feature), return the rows' loss.
+ */
+double	ps_newton_grad(struct ps_newton *nt, const double *margin, double *gh);
+/*
+ * Step 2: sweeps passes of coordinate descent on q from d = 0, with the
+ * summed gradient and diagonal GH (G_j at 2j, H_j at 2j + 1, per local
+ * feature) and K workers; nu >= 0 damps the step, each curvature taken
+ * 1 + nu times, and no d_j leaves [-radius, radius] (where the loss is
+ * nearly linear, H_j is near 0 and the unbounded step is huge).  The
+ * direction is in nt->d.
+ */
+void	ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
+	    double K, double lambda, double nu, double radius, int sweeps);
+/*
+ * Step 4: the rows' loss at margins m + beta^k X dbar, k = 0 .. n - 1, for
+ * the averaged direction dbar (per local feature), into loss[k].
+ */
+void	ps_newton_trials(struct ps_newton *nt, const double *margin,
+	    const double *dbar, double beta, size_t n, double *loss);
+
+#endif
