@@ -108,13 +108,12 @@ newton_coord(double wd, double a, double b, double lambda)
 /*
  * The slope of q along feature j at the direction so far, and its
  * curvature in *a: K times the rows' coupling of j with the others (the
- * rows' own diagonal taken out), the larger of the summed diagonal and K
- * times the rows' own (the smaller could leave q without a minimum),
- * raised by the damping: a factor 1 + nu.
+ * rows' own diagonal taken out), and the larger of the summed diagonal
+ * and K times the rows' own (the smaller could leave q without a minimum).
  */
 static double
 newton_slope(const struct ps_newton *nt, size_t j, const double *GH,
-    double K, double nu, double *a)
+    double K, double *a)
 {
 	double own = 0, cross = 0;
 	uint64_t p;
@@ -126,14 +125,14 @@ newton_slope(const struct ps_newton *nt, size_t j, const double *GH,
 		own += nt->curv[i] * x * x;
 		cross += nt->curv[i] * x * nt->xd[i];
 	}
-	*a = (GH[2 * j + 1] > K * own ? GH[2 * j + 1] : K * own) * (1 + nu) +
+	*a = (GH[2 * j + 1] > K * own ? GH[2 * j + 1] : K * own) +
 	    NEWTON_FLOOR;
 	return GH[2 * j] + K * (cross - own * nt->d[j]) + *a * nt->d[j];
 }
 
 void
 ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
-    double K, double lambda, double nu, double radius, int sweeps)
+    double K, double lambda, double radius, int sweeps)
 {
 	const struct ps_dataset *ds = nt->ds;
 	size_t j;
@@ -144,10 +143,8 @@ ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
 	memset(nt->xd, 0, ds->nrows * sizeof *nt->xd);
 	for (s = 0; s < sweeps; s++)
 		for (j = 0; j < ds->nfeat; j++) {
-			double a, b = newton_slope(nt, j, GH, K, nu, &a), step;
+			double a, b = newton_slope(nt, j, GH, K, &a), step;
 
-			if (!(a > 0))
-				continue;
 			step = newton_coord((double)w[j] + nt->d[j], a, b,
 			    lambda);
 			if (nt->d[j] + step > radius)

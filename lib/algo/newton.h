@@ -14,16 +14,17 @@
  *     features approximated by K times its own rows' (GIANT, DANE), the
  *     gradient exact (with K times its own diagonal alone, a feature rare
  *     in a worker's rows but frequent in others' took steps of thousands;
- *     with H alone, A need not be positive definite);
+ *     with H alone, A need not be positive definite), and no entry of d leaves a trust radius (where the loss is nearly
+ *     linear, H_j is near 0 and an unbounded step is huge:
+ *     news20.half.binary);
  *  3. the servers average the workers' directions into d;
  *  4. every worker computes its rows' loss at w + beta d for beta = 1,
  *     1/2, 1/4, ..., the servers sum them and take the first beta that
- *     decreases F enough (Armijo), as LIBLINEAR's newGLMNET does: without
- *     it, rare features' tiny curvature sends the first step far off
- *     (news20.half.unit.binary's objective grows a thousandfold).
- * Three round trips an iteration.  Simulated on a9a with 2 workers it needs
- * 10 iterations of 20 sweeps where the default dbpg job needs 78 passes
- * of 5 blocks (tests/bench/README, ninth session).
+ *     decreases F enough (Armijo), as LIBLINEAR's newGLMNET does, and
+ *     narrow the radius after a short step, widen it after a whole one.
+ * Three round trips an iteration.  Run in one process on a9a with 2
+ * simulated workers (tests/bench/bench-newton) it needs 8 iterations of
+ * 20 sweeps where the default dbpg job needs 78 passes of 5 blocks.
  *
  * The sweeps run over a column view of the shard (built once); each keeps
  * X_k d, the rows' residual, up to date.  The struct owns every array it
@@ -57,13 +58,11 @@ double	ps_newton_grad(struct ps_newton *nt, const double *margin, double *gh);
 /*
  * Step 2: sweeps passes of coordinate descent on q from d = 0, with the
  * summed gradient and diagonal GH (G_j at 2j, H_j at 2j + 1, per local
- * feature) and K workers; nu >= 0 damps the step, each curvature taken
- * 1 + nu times, and no d_j leaves [-radius, radius] (where the loss is
- * nearly linear, H_j is near 0 and the unbounded step is huge).  The
+ * feature) and K workers, each d_j kept in [-radius, radius].  The
  * direction is in nt->d.
  */
 void	ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
-	    double K, double lambda, double nu, double radius, int sweeps);
+	    double K, double lambda, double radius, int sweeps);
 /*
  * Step 4: the rows' loss at margins m + beta^k X dbar, k = 0 .. n - 1, for
  * the averaged direction dbar (per local feature), into loss[k].

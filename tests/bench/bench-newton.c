@@ -8,8 +8,8 @@
  * so far.  The directions' trust radius (newton.h) starts at 1, is
  * quartered after a step below 1/4 and doubled after a whole one.
  *
- * usage: bench-newton [-f fstar] [-i iterations] [-l lambda] [-n nu]
- *                     [-S sweeps] shard.pss ...
+ * usage: bench-newton [-f fstar] [-i iterations] [-l lambda] [-S sweeps]
+ *                     shard.pss ...
  */
 #include "config.h"
 
@@ -39,7 +39,7 @@ struct sim {
 	struct sim_worker *wk;
 	size_t		 nwk, nfeat;
 	uint64_t	*fids;		/* nfeat, ascending */
-	double		 lambda, nu, radius, fstar;
+	double		 lambda, radius, fstar;
 	int		 sweeps, iters;
 };
 
@@ -109,7 +109,7 @@ sim_directions(struct sim *sm, const double *w, double *sum)
 			wk->gh[2 * j + 1] = sum[2 * wk->global[j] + 1];
 		}
 		ps_newton_sweeps(&wk->nt, wk->w, wk->gh, (double)sm->nwk,
-		    sm->lambda, sm->nu, sm->radius, sm->sweeps);
+		    sm->lambda, sm->radius, sm->sweeps);
 	}
 	return loss;
 }
@@ -192,7 +192,7 @@ sim_run(struct sim *sm)
 		double f, step;
 		size_t j, nnz = 0;
 
-		f = sim_directions(sm, w, sum) + sim_l1(sm, w, w, 0);
+		f = sim_directions(sm, w, sum) + sim_l1(sm, w, dbar, 0);
 		for (j = 0; j < sm->nfeat; j++)
 			nnz += w[j] != 0;
 		sim_average(sm, dbar, acc);
@@ -267,21 +267,19 @@ main(int argc, char **argv)
 
 	memset(&sm, 0, sizeof sm);
 	sm.lambda = 1;
-	sm.nu = 0;
 	sm.radius = 1;
 	sm.sweeps = 20;
 	sm.iters = 20;
-	while ((c = getopt(argc, argv, "f:i:l:n:S:")) != -1)
+	while ((c = getopt(argc, argv, "f:i:l:S:")) != -1)
 		switch (c) {
 		case 'f': sm.fstar = atof(optarg); break;
 		case 'i': sm.iters = atoi(optarg); break;
 		case 'l': sm.lambda = atof(optarg); break;
-		case 'n': sm.nu = atof(optarg); break;
 		case 'S': sm.sweeps = atoi(optarg); break;
 		default: goto usage;
 		}
 	if (optind == argc || sm.iters < 1 || sm.sweeps < 1 ||
-	    !(sm.lambda > 0) || !(sm.nu >= 0))
+	    !(sm.lambda > 0))
 		goto usage;
 	sim_load(&sm, argv + optind, (size_t)(argc - optind));
 	sim_run(&sm);
@@ -289,6 +287,6 @@ main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: bench-newton [-f fstar] [-i iterations] "
-	    "[-l lambda] [-n nu] [-S sweeps] shard.pss ...\n");
+	    "[-l lambda] [-S sweeps] shard.pss ...\n");
 	return 64;
 }

@@ -272,7 +272,7 @@ test_newton_optimum(void **state)
 	for (it = 0; it < 30; it++) {
 		ps_l1lr_margins(&ds, w, margin);
 		ps_newton_grad(&nt, margin, gh);
-		ps_newton_sweeps(&nt, w, gh, 1, lambda, 0, 0.5, 50);
+		ps_newton_sweeps(&nt, w, gh, 1, lambda, 0.5, 50);
 		for (j = 0; j < NFEAT; j++) {
 			assert_true(fabs(nt.d[j]) <= 0.5);
 			w[j] = (float)(w[j] + nt.d[j]);
