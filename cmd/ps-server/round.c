@@ -1,5 +1,8 @@
 /*
  * round.c: aggregation of one timestamp's pushes and the proximal step.
+ * A newton job's rounds go through here too; newton.c says how they
+ * differ (its sums rounds change nothing, its step rounds take a step
+ * along the workers' averaged direction in place of the proximal step).
  *
  * Invariants:
  *  1. A round t completes only when every worker of the job pushed for t.
@@ -140,7 +143,11 @@ round_free(struct channel *ch, struct round *r)
 	for (i = 0; i < ch->job.nworkers; i++) {
 		ps_msg_release(&r->pushes[i]);
 		free(r->slots[i]);
+		if (r->pos != NULL)
+			free(r->pos[i]);
 	}
+	free(r->pos);
+	free(r->sums);
 	free(r->pushes);
 	free(r->slots);
 	free(r->nslots);
@@ -195,14 +202,6 @@ rounds_ring_changed(struct channel *ch)
 	    "dropped, awaiting the workers' pushes again", ch->id,
 	    srv->ring.version, dropped);
 }
-
-/*
- * While round_sum collects, a slot's mark is ROUND_COLLECTING plus its
- * place in the round's sums: above every round's mark (t + 1 <= 2^31 - 1,
- * PS_ROUND_MAX), and a round sums fewer than 2^31 keys (a channel holds
- * at most SERVER_KEYS_MAX).
- */
-#define ROUND_COLLECTING	(UINT32_C(1) << 31)
 
 /*
  * Sum every worker's push in worker order, leaving out keys already marked
@@ -325,16 +324,19 @@ static int
 round_apply(struct channel *ch, struct round *r)
 {
 	struct store *st = &ch->store;
-	double loss, vote, *gu;
+	double loss, vote, *gu, step = NAN;
 	size_t n, k;
 	uint32_t *slots = round_sum(ch, r, &n, &gu, &loss, &vote);
-	int acks;
+	int acks, newton = ch->job.algorithm == PS_ALG_NEWTON;
 
 	r->result.loss = loss;
 	r->result.vote = vote;
 	r->result.l1_before = st->l1;
 	r->result.nnz_before = (double)st->nnz;
 	r->result.kkt = 0;
+	if (newton)	/* its step round (newton.c) */
+		step = newton_step(ch, r, &r->result.kkt);
+	r->result.step = step;
 	for (k = 0; k < n; k++) {
 		uint32_t s = slots[k];
 		float w;
@@ -343,6 +345,11 @@ round_apply(struct channel *ch, struct round *r)
 			st->wprev[s] = st->w[s];
 			st->trustprev[s] = st->trust[s];
 			st->glastprev[s] = st->glast[s];
+		}
+		if (newton) {
+			store_set(st, s, newton_weight(st->w[s], step,
+			    gu[2 * k], gu[2 * k + 1]));
+			continue;
 		}
 		r->result.kkt += ps_kkt_violation(st->w[s], gu[2 * k],
 		    ch->job.lambda);
@@ -496,6 +503,11 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	said.again = r->again[p->worker_id];	/* invariant 9 */
 	said.ckpt = ckpt_tell(ch, p);	/* checkpoint.c, invariant 4 */
 	ps_round_reply_encode(&said, &reply);
+	if (r->sums != NULL) {		/* a newton sums round */
+		newton_sums_reply(ch, r, p->worker_id, &reply);
+		n = reply.nkeys;
+		goto send;
+	}
 	reply.vals = xcalloc(push->nkeys + 1, sizeof *reply.vals);
 	if (filter)
 		reply.keys = xcalloc(push->nkeys + 1, sizeof *reply.keys);
@@ -522,6 +534,7 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 		srv->stats.sigmod_in += push->nkeys;
 		srv->stats.sigmod_out += n;
 	}
+send:
 	srv->stats.keys_pulled += n;
 	peer_send(p, &reply);
 	free(reply.vals);
@@ -627,6 +640,7 @@ round_no_result(struct round *r)
 	memset(&r->result, 0, sizeof r->result);
 	r->result.loss = NAN;		/* the worker takes another's */
 	r->result.vote = INFINITY;	/* no vote */
+	r->result.step = NAN;
 }
 
 /*
@@ -643,8 +657,8 @@ round_settled(struct channel *ch, struct round *r, uint32_t id)
 	size_t k;
 	long s;
 
-	if (r->t >= ch->job.replay_below)
-		return 0;
+	if (r->t >= ch->job.replay_below || newton_sums_round(ch, r->t))
+		return 0;	/* a sums round always sums again (newton.c) */
 	for (k = 0; k < m->nkeys; k++)
 		if ((s = ps_keytab_find(&st->keys, m->keys[k])) < 0 ||
 		    st->mark[s] < r->t + 1)
@@ -667,14 +681,17 @@ round_complete(struct channel *ch, struct round *r)
 
 	for (i = 0; i < ch->job.nworkers; i++)
 		settled += r->settled[i];
-	if (settled == ch->job.nworkers) {
+	if (newton_sums_round(ch, r->t)) {
+		newton_gather(ch, r);
+	} else if (settled == ch->job.nworkers) {
 		r->done = 1;
+		r->ckpt = 0;
 	} else if (round_apply(ch, r) != 0) {
 		job_abort(ch, "a replica cannot be reached (see the log)");
 		return;
-	} else if (r->ckpt) {
-		ckpt_round(ch, r->t);
 	}
+	if (r->ckpt)
+		ckpt_round(ch, r->t);
 	/* The last answer may free r when every worker was waiting. */
 	if (round_answerable(ch, r))
 		round_answer_waiting(ch, r);

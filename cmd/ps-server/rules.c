@@ -2,9 +2,10 @@
  * rules.c: what ps-server takes from a peer, as admit.h's rules, checked
  * once on every message before peer.c dispatches it.
  *
- * A connection is in one of three states: anonymous (no HELLO yet, or its
+ * A connection is in one of four states: anonymous (no HELLO yet, or its
  * job ended: a client reading weights, another server replicating), a
- * worker of a dbpg job, a worker of an sgd job.  The shapes are those
+ * worker of a dbpg job, of an sgd job, of a newton job (no fp16: its sums
+ * need the precision).  The shapes are those
  * ps-worker and failover/replica.c send (hello.h, msg_round.h, msg_online.h,
  * msg_ctl.h).
  */
@@ -17,7 +18,9 @@ enum {
 	PEER_ANON = 1,
 	PEER_DBPG = 2,
 	PEER_SGD = 4,
-	PEER_WORKER = PEER_DBPG | PEER_SGD,
+	PEER_NEWTON = 8,
+	PEER_ROUNDS = PEER_DBPG | PEER_NEWTON,
+	PEER_WORKER = PEER_ROUNDS | PEER_SGD,
 	PEER_ANY = PEER_ANON | PEER_WORKER
 };
 
@@ -31,13 +34,15 @@ static const struct ps_msg_rule server_rules[] = {
 	    0, 0, PS_HELLO_NAUX_MIN, PS_HELLO_NAUX_MAX, 0 },
 	{ "dbpg push", PS_MSG_PUSH, PEER_DBPG, 0, 0, FP16 | SIG, PS_KEYS_LIST,
 	    2, 2, 1, PS_DBPG_PUSH_NAUX, 0 },
+	{ "newton push", PS_MSG_PUSH, PEER_NEWTON, 0, 0, SIG, PS_KEYS_LIST,
+	    2, 2, 1, PS_NEWTON_PUSH_NAUX, 0 },
 	{ "sgd push", PS_MSG_PUSH, PEER_SGD, 0, 0, FP16 | SIG, PS_KEYS_LIST,
 	    1, 1, 1, PS_SGD_PUSH_NAUX, 0 },
 	/* Current weights (round.c), or a resume pull (failover/rejoin.c). */
 	{ "current pull", PS_MSG_PULL, PEER_ANY, CUR, CUR, SIG, PS_KEYS_LIST,
 	    0, 0, 0, PS_RESUME_PULL_NAUX, 0 },
 	/* Round t's weights: the keys of the worker's push for t. */
-	{ "round pull", PS_MSG_PULL, PEER_DBPG, CUR, 0, 0, PS_KEYS_COUNT,
+	{ "round pull", PS_MSG_PULL, PEER_ROUNDS, CUR, 0, 0, PS_KEYS_COUNT,
 	    0, 0, 0, PS_ROUND_PULL_NAUX, 0 },
 	{ "end-barrier pull", PS_MSG_PULL, PEER_SGD, CUR, 0, 0, PS_KEYS_NONE,
 	    0, 0, 0, PS_BARRIER_PULL_NAUX, 0 },
@@ -61,6 +66,10 @@ peer_state(const struct peer *p, const char **name)
 	if (p->ch->job.algorithm == PS_ALG_SGD) {
 		*name = "from a worker of an sgd job";
 		return PEER_SGD;
+	}
+	if (p->ch->job.algorithm == PS_ALG_NEWTON) {
+		*name = "from a worker of a newton job";
+		return PEER_NEWTON;
 	}
 	*name = "from a worker of a dbpg job";
 	return PEER_DBPG;

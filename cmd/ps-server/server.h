@@ -165,8 +165,19 @@ struct round {
 						   after it (checkpoint.c) */
 	struct peer		**waiting;	/* pullers that came before done */
 	size_t			 nwaiting;
+	double			*sums;		/* newton.c: a sums round's, 2 a key */
+	uint32_t		**pos;		/* [nworkers]: each push's keys'
+						   places in sums */
 	TAILQ_ENTRY(round)	 entry;
 };
+
+/*
+ * While a round's keys are gathered (round.c, newton.c), a slot's mark is
+ * ROUND_COLLECTING plus its place in the round's sums: above every round's
+ * mark (t + 1 <= 2^31 - 1, PS_ROUND_MAX), and a round sums fewer than
+ * 2^31 keys (a channel holds at most SERVER_KEYS_MAX).
+ */
+#define ROUND_COLLECTING	(UINT32_C(1) << 31)
 TAILQ_HEAD(round_list, round);
 
 /* onlineack.c: an sgd push applied here not yet held by every replica. */
@@ -502,6 +513,15 @@ void	rounds_forget_peer(struct channel *ch, const struct peer *p);
 uint64_t rounds_resume_point(struct channel *ch, uint32_t id);
 void	rounds_mark_again(struct channel *ch, uint32_t id, uint64_t below);
 float	round_reply_weight(struct channel *ch, uint32_t slot, int count);
+
+/* newton.c */
+int	newton_sums_round(const struct channel *ch, uint64_t t);
+void	newton_gather(struct channel *ch, struct round *r);
+void	newton_sums_reply(const struct channel *ch, const struct round *r,
+	    uint32_t id, struct ps_msg *reply);
+double	newton_step(const struct channel *ch, const struct round *r,
+	    double *kkt);
+float	newton_weight(float w, double step, double dsum, double holders);
 float	round_reply_weight_before(struct channel *ch, uint32_t slot,
 	    uint64_t r, float *trust);
 void	round_current_reply(const struct channel *ch, const struct ps_msg *m,

@@ -83,9 +83,18 @@ failover_apply(struct worker *w)
 		return;
 	}
 	plan_assign(&w->dbpg.plan, &w->ring);
+	w->last_progress = ps_clock_now();
+	if (w->conf.algorithm == PS_ALG_NEWTON) {
+		newton_ring_changed(w);
+		log_info("ring version %u -> %u: %zu -> %zu servers; rounds "
+		    "%llu to %llu sent again", from, w->ring.version, nfrom,
+		    w->ring.nservers, (unsigned long long)(w->newton.t_done -
+		    (w->newton.t_done > 0)),
+		    (unsigned long long)w->newton.t_next);
+		return;
+	}
 	stop_ring_changed(w);
 	dbpg_ring_changed(w);
-	w->last_progress = ps_clock_now();
 	log_info("ring version %u -> %u: %zu -> %zu servers; iterations %llu "
 	    "to %llu sent again", from, w->ring.version, nfrom,
 	    w->ring.nservers, (unsigned long long)w->dbpg.t_done,

@@ -39,7 +39,9 @@ link_keys_missing(struct worker *w, struct link *l, const struct ps_msg *m)
 	    l->addr, (int)m->bloblen, m->blob != NULL ? m->blob : "");
 	int type = ps_keys_missing_decode(m);
 
-	if (type == PS_MSG_PUSH)
+	if (type == PS_MSG_PUSH && w->conf.algorithm == PS_ALG_NEWTON)
+		newton_push(w, m->timestamp, l->index);
+	else if (type == PS_MSG_PUSH)
 		dbpg_push(w, m->timestamp, l->index);
 	else if (type == PS_MSG_PULL && w->have_test)
 		evaltest_pull(w, l->index);
@@ -137,6 +139,8 @@ link_route(struct link *l, struct ps_msg *m)
 			resume_reply(w, l, m);
 		else if (w->conf.algorithm == PS_ALG_SGD)
 			sgd_reply(w, l, m);
+		else if (w->conf.algorithm == PS_ALG_NEWTON)
+			newton_reply(w, l, m);
 		else
 			dbpg_reply(w, l, m);
 		break;
@@ -252,7 +256,9 @@ link_hello(struct worker *w, size_t i)
 	h.kkt = w->conf.kkt;	/* 0: KKT filter off */
 	h.algorithm = w->conf.algorithm;
 	h.opt = w->conf.opt;
-	h.resumed = w->failover.count > 0 ? w->dbpg.t_next + 1 : 0;
+	h.resumed = w->failover.count == 0 ? 0 :
+	    (w->conf.algorithm == PS_ALG_NEWTON ? w->newton.t_next :
+	    w->dbpg.t_next) + 1;
 	h.rejoin = w->conf.rejoin;
 	h.silence = w->conf.silence;
 	memset(&hello, 0, sizeof hello);

@@ -33,13 +33,13 @@
 #define SGD_BATCH	"1000"
 
 static const char usage_text[] =
-"usage: ps-worker [-hLVvz] [-A dbpg|sgd] [-a secret-file] [-b blocks]\n"
+"usage: ps-worker [-hLVvz] [-A dbpg|newton|sgd] [-a secret-file] [-b blocks]\n"
 "                 [-c channel] [-e epsilon] [-F filters] [-i id] [-l lambda]\n"
 "                 [-m max-iter] [-n workers] [-S seed] [-t tau] [-T test.pss]\n"
 "                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
 "                 [--checkpoint-every n] [--checkpoint-secs secs]\n"
 "                 [--optimizer adagrad|ftrl] [--rejoin secs] [--trace file]\n"
-"                 [--silence-limit secs] [--timeout secs]\n"
+"                 [--silence-limit secs] [--sweeps n] [--timeout secs]\n"
 "                 -C host:port[,...] | -Z host:port[,...]/path\n"
 "                 [--coordinator-wait secs] | -r ring shard.pss\n";
 
@@ -61,7 +61,8 @@ usage(int status)
 	    "  -i, --id n             this worker's id, 0 .. workers-1 (default 0)\n"
 	    "  -n, --workers n        workers in the job (default 1)\n"
 	    "  -c, --channel n        the servers' weight vector to train, 0-15 (default 0)\n"
-	    "  -A, --algorithm name   dbpg (Algorithm 2, default) or sgd (asynchronous SGD)\n"
+	    "  -A, --algorithm name   dbpg (Algorithm 2, default), newton (distributed\n"
+	    "                         proximal Newton) or sgd (asynchronous SGD)\n"
 	    "  -l, --lambda x         l1 penalty of F (default 1)\n"
 	    "  -t, --tau n|inf        bounded delay; 0 is sequential, inf eventual (default 0)\n"
 	    "  -S, --seed n           seed of block or mini-batch assignment and order (default 1)\n"
@@ -87,13 +88,17 @@ usage(int status)
 	    "  -F, --filters list     traffic filters, comma-separated: kkt sigmod[=theta]\n"
 	    "                         skip[=p] keycache lz4 fp16, or all or none\n"
 	    "                         (default kkt,keycache; theta 1e-3, p 0.5;\n"
-	    "                         sgd takes only lz4 and fp16, default none)\n"
+	    "                         sgd takes only lz4 and fp16, default none;\n"
+	    "                         newton only keycache and lz4, default keycache)\n"
 	    "  -z, --lz4              the same as adding lz4 to the filters\n"
 	    "      --checkpoint-every n  worker 0: the servers write a checkpoint\n"
 	    "                         (ps-server -k) after every n-th iteration (sgd:\n"
 	    "                         mini-batch)\n"
 	    "      --checkpoint-secs secs  worker 0: and after the first one\n"
 	    "                         secs after the last; with either, also at the end\n"
+	    "newton (-e and -m as dbpg's, a pass being an iteration):\n"
+	    "      --sweeps n         coordinate-descent sweeps on each worker's model\n"
+	    "                         of the objective, an iteration (default 20)\n"
 	    "sgd (the servers apply the optimizer to each push):\n"
 	    "      --optimizer name   ftrl (FTRL-proximal, default) or adagrad\n"
 	    "      --alpha x          learning-rate scale (default " SGD_ALPHA ")\n"
@@ -132,21 +137,31 @@ parse_num(const char *what, const char *s, double lo, double hi)
 
 /*
  * Settle the filters: -z adds lz4; sgd runs none by default and takes
- * only those that act on any push (lz4, fp16); the KKT threshold is 0
- * when its filter is off.
+ * only those that act on any push (lz4, fp16); newton runs keycache by
+ * default and takes lz4 besides (it pushes every feature, at full
+ * precision); the KKT threshold is 0 when its filter is off.
  */
 static void
 worker_check_filters(struct worker_conf *c, int given, int lz4)
 {
 	const unsigned sgd_ok = FILTER_LZ4 | FILTER_FP16;
 
+	const unsigned newton_ok = FILTER_KEYCACHE | FILTER_LZ4;
+
 	if (c->algorithm == PS_ALG_SGD && !given)
 		c->filters = 0;
+	if (c->algorithm == PS_ALG_NEWTON && !given)
+		c->filters = FILTER_KEYCACHE;
 	if (lz4)
 		c->filters |= FILTER_LZ4;
 	if (c->algorithm == PS_ALG_SGD && (c->filters & ~sgd_ok)) {
 		fprintf(stderr, "ps-worker: -A sgd takes only the lz4 and "
 		    "fp16 filters\n");
+		usage(EX_USAGE);
+	}
+	if (c->algorithm == PS_ALG_NEWTON && (c->filters & ~newton_ok)) {
+		fprintf(stderr, "ps-worker: -A newton takes only the keycache "
+		    "and lz4 filters\n");
 		usage(EX_USAGE);
 	}
 	if (!(c->filters & FILTER_KKT))
@@ -157,7 +172,7 @@ worker_check_filters(struct worker_conf *c, int given, int lz4)
 enum {
 	OPT_TIMEOUT = 1, OPT_ALPHA, OPT_BATCH, OPT_BETA, OPT_EPOCHS, OPT_L2,
 	OPT_OPTIMIZER, OPT_REJOIN, OPT_SILENCE, OPT_CKPT_EVERY, OPT_CKPT_SECS,
-	OPT_TRACE, OPT_COORD_WAIT
+	OPT_TRACE, OPT_COORD_WAIT, OPT_SWEEPS
 };
 
 static const struct option worker_longopts[] = {
@@ -182,6 +197,7 @@ static const struct option worker_longopts[] = {
 	{ "workers", required_argument, NULL, 'n' },
 	{ "ring", required_argument, NULL, 'r' },
 	{ "seed", required_argument, NULL, 'S' },
+	{ "sweeps", required_argument, NULL, OPT_SWEEPS },
 	{ "tau", required_argument, NULL, 't' },
 	{ "test", required_argument, NULL, 'T' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -252,6 +268,16 @@ worker_check_args(struct worker_conf *c, int argc, char **argv, int given,
 	if (c->zk_connect == NULL && c->coord_addr != NULL)
 		worker_check_coord(c->coord_addr);
 	c->shard_path = argv[optind];
+	if (c->algorithm == PS_ALG_NEWTON && c->max_iter > PS_ROUND_MAX / 3) {
+		fprintf(stderr, "ps-worker: -A newton runs at most %llu "
+		    "iterations (-m)\n", (unsigned long long)(PS_ROUND_MAX / 3));
+		usage(EX_USAGE);
+	}
+	if (c->algorithm == PS_ALG_NEWTON && c->rejoin > 0) {
+		fprintf(stderr, "ps-worker: -A newton cannot take a worker "
+		    "back (--rejoin)\n");
+		usage(EX_USAGE);
+	}
 	worker_check_filters(c, given, lz4);
 	/* F's penalties per epoch of data; the servers scale them (ftrl.h). */
 	c->opt.l1 = c->lambda;
@@ -313,6 +339,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			    (uint32_t)parse_num("tau", optarg, 0, 1 << 16);
 			break;
 		case 'T': c->test_path = optarg; break;
+		case OPT_SWEEPS: c->sweeps = (uint32_t)parse_num("sweep count", optarg, 1, 1e4); break;
 		case OPT_TIMEOUT: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
 		case OPT_COORD_WAIT: c->coord_wait = parse_num("coordinator wait", optarg, 0, 1e6); break;
 		case OPT_REJOIN: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
@@ -356,6 +383,8 @@ worker_load(struct worker *w)
 	    w->conf.shard_path, w->ds.nrows, w->ds.nfeat, w->ds.nnz);
 	if (w->conf.algorithm == PS_ALG_SGD)
 		return;		/* sgd.c cuts its own mini-batches */
+	if (w->conf.algorithm == PS_ALG_NEWTON)
+		w->conf.nblocks = 1;	/* newton.c: the plan's keys, owners */
 	if (w->conf.nblocks > w->ds.nfeat && w->ds.nfeat > 0)
 		log_info("%u blocks for %zu features: some blocks are empty",
 		    w->conf.nblocks, w->ds.nfeat);
@@ -392,6 +421,7 @@ main(int argc, char **argv)
 	w.conf.nworkers = 1;
 	w.conf.lambda = 1;
 	w.conf.nblocks = 16;
+	w.conf.sweeps = 20;
 	w.conf.eps = 1e-3;
 	w.conf.max_iter = 100000;
 	w.conf.seed = 1;
@@ -430,6 +460,8 @@ main(int argc, char **argv)
 	links_open(&w);
 	if (w.conf.algorithm == PS_ALG_SGD)
 		status = sgd_run(&w);
+	else if (w.conf.algorithm == PS_ALG_NEWTON)
+		status = newton_run(&w);
 	else
 		status = dbpg_run(&w);
 	coordlink_leave(&w);
@@ -439,6 +471,7 @@ main(int argc, char **argv)
 	if (w.have_test)
 		evaltest_release(&w.test);
 	sgd_release(&w.sgd);
+	newton_release(&w);
 	dbpg_release(&w);
 	ps_dataset_release(&w.ds);
 	ps_ring_release(&w.ring);

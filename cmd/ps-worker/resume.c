@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "cluster/hello.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "wire/msg_round.h"
@@ -94,22 +95,45 @@ resume_ask(struct worker *w, size_t s, uint64_t r)
 	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_CURRENT, RESUME_TIMESTAMP);
 	m.nkeys = (uint32_t)n;
 	m.keys = keys;
-	ps_resume_pull_encode(r, &m);	/* cmd/ps-server/rejoin.c */
+	if (w->conf.algorithm != PS_ALG_NEWTON)	/* newton: current weights */
+		ps_resume_pull_encode(r, &m);	/* cmd/ps-server/rejoin.c */
 	links_send(w, s, &m);
 	free(keys);
 }
 
-/* Server l's answer: weight and trust radius per key. */
+/* A newton worker's starting weights: one value per key (newton.c). */
+static void
+resume_reply_newton(struct worker *w, struct link *l, const struct ps_msg *m)
+{
+	size_t k;
+
+	for (k = 0; k < m->nkeys; k++) {
+		float v = m->vals[k];
+
+		w->newton.w[w->dbpg.plan.feats[l->resume_pos[k]]] =
+		    v == 0 ? 0.0f : v;
+	}
+	free(l->resume_pos);
+	l->resume_pos = NULL;
+	l->resumed = 1;
+}
+
+/* Server l's answer: weight and trust radius per key (newton: weight). */
 void
 resume_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct ps_l1lr *lr = &w->dbpg.lr;
 	size_t k;
 
-	if (l->resume_pos == NULL || m->width != 2 || m->nkeys != l->resume_n)
+	if (l->resume_pos == NULL || m->nkeys != l->resume_n ||
+	    m->width != (w->conf.algorithm == PS_ALG_NEWTON ? 1 : 2))
 		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected resume "
 		    "reply: %u values of width %u", l->index, l->addr,
 		    m->nkeys, m->width);
+	if (w->conf.algorithm == PS_ALG_NEWTON) {
+		resume_reply_newton(w, l, m);
+		return;
+	}
 	for (k = 0; k < m->nkeys; k++) {
 		uint32_t f = w->dbpg.plan.feats[l->resume_pos[k]];
 		const float *v = m->vals + 2 * k;
@@ -148,6 +172,8 @@ resume_weights(struct worker *w, uint64_t r)
 		resume_ask(w, s, r);
 	while (!resume_all_answered(w))
 		links_step(w, "the weights to resume with");
+	if (w->conf.algorithm == PS_ALG_NEWTON)
+		return;		/* newton.c builds its margins */
 	ps_l1lr_restart(&w->dbpg.lr);
 	log_info("resumed with the servers' weights: loss %.17g",
 	    w->dbpg.lr.loss);
@@ -166,7 +192,8 @@ resume_start_model(struct worker *w)
 	if (nnz == 0)
 		return;
 	resume_weights(w, 0);
-	memset(lr->active, 1, lr->ds->nfeat * sizeof *lr->active);
+	if (w->conf.algorithm != PS_ALG_NEWTON)
+		memset(lr->active, 1, lr->ds->nfeat * sizeof *lr->active);
 	log_info("the servers hold a model with %.0f non-zero weights: "
 	    "starting from it", nnz);
 }

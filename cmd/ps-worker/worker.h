@@ -3,10 +3,10 @@
  *
  * A worker loads its shard and the ring (ps-worker.c) or gets the ring from
  * the coordinator (coordlink.c), connects to every server of the ring
- * (links.c) and runs one of two algorithms: the Delayed Block Proximal
+ * (links.c) and runs one of three algorithms: the Delayed Block Proximal
  * Gradient iterations (dbpg.c) over feature blocks split by server
- * (plan.c), or asynchronous SGD (sgd.c) over mini-batches of rows
- * (batches.c).  Either scores a test shard now and then (evaltest.c).  A
+ * (plan.c), a distributed proximal Newton method (newton.c), or
+ * asynchronous SGD (sgd.c) over mini-batches of rows (batches.c).  Either scores a test shard now and then (evaltest.c).  A
  * worker started again during its job resumes it (comeback.c; dbpg:
  * resume.c).  One
  * thread, one libevent loop; all computation happens in the main loop,
@@ -22,6 +22,7 @@
 
 #include "algo/ftrl.h"
 #include "algo/l1lr.h"
+#include "algo/newton.h"
 #include "cluster/coord.h"
 #include "cluster/ring.h"
 #include "data/dataset.h"
@@ -29,6 +30,7 @@
 #include "util/trace.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
+#include "wire/msg_round.h"
 #include "wire/wire.h"
 
 struct ps_zk_member;
@@ -44,6 +46,7 @@ struct worker_conf {
 	double		 lambda;
 	uint32_t	 tau;
 	uint32_t	 nblocks;
+	uint32_t	 sweeps;	/* newton: coordinate-descent sweeps */
 	double		 eps;
 	uint64_t	 max_iter;
 	uint64_t	 seed;
@@ -261,6 +264,44 @@ struct dbpg {
 	int		 stopping;
 };
 
+/* newton.c: one round of a newton job, in flight or finished last. */
+struct nround {
+	uint64_t	 t;		/* UINT64_MAX: none yet */
+	uint32_t	 pending;	/* servers yet to answer */
+	float		*vals;		/* [2 * features] by plan position:
+					   the push's values */
+	struct ps_newton_push aux;	/* its scalars (msg_round.h) */
+	double		 loss, l1, nnz;	/* as the servers report them */
+	double		 kkt, step;	/* step round: the summed violation
+					   and the step; NAN: not reported */
+	uint32_t	 vmin;		/* the lowest vote, 0 or 1 */
+};
+
+/* newton.c: the proximal Newton run (one block: dbpg's plan). */
+struct newton {
+	struct ps_newton nt;		/* column view, direction d */
+	size_t		*off;		/* [nservers + 2] into bysrv */
+	uint32_t	*bysrv;		/* plan positions grouped by server */
+	float		*w;		/* by local feature */
+	double		*margin;	/* by row: w.x_i */
+	double		*gh;		/* by local feature: g, h, then the
+					   sums G, H */
+	double		*dbar, *holders;	/* by local feature */
+	uint64_t	*keybuf;	/* one push's keys */
+	float		*valbuf;	/* and values */
+	struct nround	 slot[2];	/* by t % 2 */
+	uint64_t	 t_next;	/* next round to start */
+	uint64_t	 t_done;	/* rounds below it finished */
+	uint64_t	 t_taken;	/* rounds below it taken (newton_finish) */
+	uint64_t	 echoes;	/* finished rounds sent again */
+	double		 loss;		/* the rows' loss at w */
+	double		 f, nnz;	/* F(w) and non-zero weights */
+	double		 fprev;		/* F at the iteration before */
+	double		 kktref;	/* the largest violation seen */
+	double		 radius;	/* trust radius (newton.h) */
+	int		 vote;		/* 1: this worker votes to stop */
+};
+
 /* evaltest.c: the test shard and its features split by server. */
 struct evaltest {
 	struct ps_dataset ds;
@@ -310,6 +351,7 @@ struct worker {
 	struct filter_counts	 counts;
 	struct dbpg		 dbpg;
 	struct sgd		 sgd;
+	struct newton		 newton;
 	struct comeback		 comeback;
 	struct ps_trace		*trace;		/* --trace: pushes and acks */
 };
@@ -375,6 +417,14 @@ void	dbpg_release(struct worker *w);
 void	dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	dbpg_push(struct worker *w, uint64_t t, size_t server);
 void	dbpg_ring_changed(struct worker *w);
+
+/* newton.c */
+int	newton_run(struct worker *w);
+int	newton_advance(struct worker *w);
+void	newton_reply(struct worker *w, struct link *l, struct ps_msg *m);
+void	newton_push(struct worker *w, uint64_t t, size_t server);
+void	newton_ring_changed(struct worker *w);
+void	newton_release(struct worker *w);
 
 /* stop.c */
 void	stop_pass_grow(struct dbpg *db, uint64_t p);

@@ -178,3 +178,30 @@ ps_newton_trials(struct ps_newton *nt, const double *margin,
 			loss[m] += ps_logistic_loss(y * (margin[i] + step * xd));
 	}
 }
+
+/* Armijo: the decrease a step must give, as a part of the predicted. */
+#define NEWTON_ARMIJO	0.01
+
+double
+ps_newton_step(double f0, double pred, const double *trial, size_t n)
+{
+	double step = 1;
+	size_t m;
+
+	if (!(pred < 0))
+		return 0;	/* no descent predicted (or a part missing) */
+	for (m = 0; m < n; m++, step /= 2)
+		if (trial[m] - f0 <= NEWTON_ARMIJO * step * pred)
+			return step;
+	return 0;
+}
+
+double
+ps_newton_radius(double radius, double step)
+{
+	if (step < 0.25)
+		return radius / 4;
+	if (step == 1)
+		return radius * 2;
+	return radius;
+}

@@ -69,5 +69,13 @@ void	ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
  */
 void	ps_newton_trials(struct ps_newton *nt, const double *margin,
 	    const double *dbar, double beta, size_t n, double *loss);
+/*
+ * Step 4's choice: the first step 2^-m, m < n, whose objective trial[m]
+ * is below f0 by at least 1% of step times the predicted decrease
+ * -pred; 0 when none is, or when pred is not negative (NAN included).
+ */
+double	ps_newton_step(double f0, double pred, const double *trial, size_t n);
+/* The trust radius after a step: quartered below 1/4, doubled at 1. */
+double	ps_newton_radius(double radius, double step);
 
 #endif

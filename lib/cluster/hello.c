@@ -21,6 +21,8 @@ ps_algorithm_name(int alg)
 		return "dbpg";
 	case PS_ALG_SGD:
 		return "sgd";
+	case PS_ALG_NEWTON:
+		return "newton";
 	default:
 		return NULL;
 	}
@@ -33,6 +35,8 @@ ps_algorithm_parse(const char *name)
 		return PS_ALG_DBPG;
 	if (strcmp(name, "sgd") == 0)
 		return PS_ALG_SGD;
+	if (strcmp(name, "newton") == 0)
+		return PS_ALG_NEWTON;
 	return -1;
 }
 
@@ -121,10 +125,10 @@ hello_decode_algorithm(const struct ps_msg *m, struct ps_hello *h,
 	if (m->naux < HELLO_JOB_NAUX)
 		return 0;
 	v = a[AUX_ALGORITHM];
-	if (v != PS_ALG_DBPG && v != PS_ALG_SGD)
+	if (v != PS_ALG_DBPG && v != PS_ALG_SGD && v != PS_ALG_NEWTON)
 		return ps_errbuf(err, errlen, -1, "unknown algorithm %g", v);
 	h->algorithm = (int)v;
-	if (h->algorithm == PS_ALG_DBPG)
+	if (h->algorithm != PS_ALG_SGD)
 		return 0;
 	v = a[AUX_OPTIMIZER];
 	opt->opt = v == PS_OPT_ADAGRAD || v == PS_OPT_FTRL ? (int)v : 0;

@@ -14,8 +14,9 @@
  *     5  lambda, the l1 penalty of F(w) = sum_i loss_i + lambda |w|_1
  *     6  optional: dbpg's KKT filter factor, 0 .. 1 (0: off); the
  *        threshold is it times lambda
- *     7  algorithm: 0 dbpg (Algorithm 2), 1 sgd (the online path)
- *     8  optimizer: 1 adagrad, 2 ftrl (ftrl.h); 0 for dbpg
+ *     7  algorithm: 0 dbpg (Algorithm 2), 1 sgd (the online path),
+ *        2 newton (distributed proximal Newton, msg_round.h)
+ *     8  optimizer: 1 adagrad, 2 ftrl (ftrl.h); 0 for dbpg and newton
  *     9  alpha         10  beta
  *    11  l1            12  l2        per epoch of data (ftrl.h, inv. 4)
  *    13  optional, after a ring change during the job (a failover): the
@@ -69,7 +70,8 @@
 
 enum ps_algorithm {
 	PS_ALG_DBPG = 0,
-	PS_ALG_SGD = 1
+	PS_ALG_SGD = 1,
+	PS_ALG_NEWTON = 2
 };
 
 /* A HELLO's scalars (aux 0 to 15 above). */
@@ -82,7 +84,7 @@ struct ps_hello {
 	double		 lambda;	/* the l1 penalty, finite, >= 0 */
 	double		 kkt;		/* KKT filter factor in [0, 1]; 0 off */
 	int		 algorithm;	/* enum ps_algorithm */
-	struct ps_ftrl	 opt;		/* sgd's optimiser; zeroed for dbpg */
+	struct ps_ftrl	 opt;		/* sgd's optimiser; zeroed otherwise */
 	uint64_t	 resumed;	/* after a failover: the first
 					   iteration not started, plus one;
 					   0 otherwise */
@@ -102,12 +104,12 @@ struct ps_hello_ok {
 					   since it went away; -1 otherwise */
 };
 
-/* "dbpg", "sgd"; NULL for anything else. */
+/* "dbpg", "sgd", "newton"; NULL for anything else. */
 const char *ps_algorithm_name(int alg);
 /* The algorithm named name, or -1 when unknown. */
 int	ps_algorithm_parse(const char *name);
 
-/* Set every scalar of a HELLO (opt is ignored for dbpg). */
+/* Set every scalar of a HELLO (opt is sgd's only). */
 void	ps_hello_encode(const struct ps_hello *h, struct ps_msg *m);
 /*
  * Fill *h from a HELLO and check it: counts and indices whole and in

@@ -1,5 +1,5 @@
 /*
- * msg_round.c: the codec of a dbpg round's scalars (layout in
+ * msg_round.c: the codec of a dbpg or newton round's scalars (layout in
  * msg_round.h): the only place that knows their positions.
  */
 #include "config.h"
@@ -24,6 +24,33 @@ ps_dbpg_push_decode(const struct ps_msg *m, struct ps_dbpg_push *p)
 	p->loss = m->naux >= 1 ? m->aux[0] : 0;
 	p->vote = m->naux >= 2 ? m->aux[1] : 0;
 	p->ckpt = m->naux >= 3 && m->aux[2] == 1;
+}
+
+void
+ps_newton_push_encode(const struct ps_newton_push *p, struct ps_msg *m)
+{
+	size_t k;
+
+	ps_dbpg_push_encode(&p->base, m);
+	m->aux[3] = p->kkt;
+	m->aux[4] = p->pred;
+	m->aux[5] = p->f0;
+	for (k = 0; k < PS_NEWTON_TRIALS; k++)
+		m->aux[6 + k] = p->trial[k];
+	m->naux = PS_NEWTON_PUSH_NAUX;
+}
+
+void
+ps_newton_push_decode(const struct ps_msg *m, struct ps_newton_push *p)
+{
+	size_t k;
+
+	ps_dbpg_push_decode(m, &p->base);
+	p->kkt = m->naux > 3 ? m->aux[3] : NAN;
+	p->pred = m->naux > 4 ? m->aux[4] : NAN;
+	p->f0 = m->naux > 5 ? m->aux[5] : NAN;
+	for (k = 0; k < PS_NEWTON_TRIALS; k++)
+		p->trial[k] = m->naux > 6 + k ? m->aux[6 + k] : NAN;
 }
 
 void
@@ -65,6 +92,8 @@ ps_round_reply_encode(const struct ps_round_reply *r, struct ps_msg *m)
 	m->aux[m->naux++] = r->again;
 	m->aux[m->naux++] = r->ckpt;
 	m->aux[m->naux++] = res->kkt;
+	if (!isnan(res->step))
+		m->aux[m->naux++] = res->step;
 }
 
 int
@@ -83,6 +112,7 @@ ps_round_reply_decode(const struct ps_msg *m, struct ps_round_reply *r)
 	r->again = m->naux >= 7 && m->aux[6] == 1;
 	r->ckpt = m->naux >= 8 && m->aux[7] == 1;
 	res->kkt = m->naux >= 9 ? m->aux[8] : NAN;
+	res->step = m->naux >= 10 ? m->aux[9] : NAN;
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /*
- * msg_round.h: the f64 scalars (aux, wire.h) of a dbpg round's messages,
+ * msg_round.h: the f64 scalars (aux, wire.h) of a dbpg or newton round's
+ * messages,
  * as structs with named fields: one encode and one decode per message
  * (msg_round.c).  ps-worker (dbpg.c, resume.c) sends the requests and
  * ps-server (round.c, rejoin.c) answers them.  Only the codec indexes
@@ -15,6 +16,14 @@
  *                 2  ckpt    optional: 1 asks every server for a
  *                            checkpoint once it applied the round
  *                            (cmd/ps-server/checkpoint.c)
+ *   PUSH        aux  field   (a newton job's step round, t % 3 == 2)
+ *               0-2          as a dbpg PUSH's
+ *                 3  kkt     the worker's part of the KKT violation at w
+ *                 4  pred    its part of the model's predicted decrease
+ *                 5  f0      its part of F(w)
+ *              6-15  trial   its part of F(w + 2^-k dbar), k = 0 .. 9
+ *                            (cmd/ps-worker/newton.c says how the parts
+ *                            are cut; the servers add them up)
  *   PULL        aux  field   (the round's pull: NOKEYS, no CURRENT)
  *                 0  theta   optional: the significantly-modified
  *                            filter's threshold, >= 0 (NAN: absent)
@@ -26,6 +35,8 @@
  *                 7  ckpt    optional: 1 asks worker 0 to flag its next
  *                            push for a checkpoint
  *                 8  kkt     optional: the result's kkt (NAN: absent)
+ *                 9  step    optional: a newton step round's step
+ *                            (NAN: absent)
  *   PULL        aux  field   (a resume pull: CURRENT, rejoin.c)
  *                 0  1       says it is one
  *                 1  round   the round the worker resumes at: the state
@@ -49,6 +60,8 @@
 
 /* Scalars each message carries at most (for the receivers' rules). */
 #define PS_DBPG_PUSH_NAUX	3
+#define PS_NEWTON_TRIALS	10
+#define PS_NEWTON_PUSH_NAUX	(6 + PS_NEWTON_TRIALS)
 #define PS_ROUND_PULL_NAUX	1
 #define PS_RESUME_PULL_NAUX	2
 
@@ -57,6 +70,15 @@ struct ps_dbpg_push {
 	double	 loss;		/* the worker's loss at the push */
 	double	 vote;		/* its stopping vote; INFINITY abstains */
 	int	 ckpt;		/* 1: a checkpoint after this round */
+};
+
+/* A newton step round's PUSH scalars: a dbpg push's, then the parts. */
+struct ps_newton_push {
+	struct ps_dbpg_push base;
+	double	 kkt;		/* part of the KKT violation at w */
+	double	 pred;		/* part of the predicted decrease */
+	double	 f0;		/* part of F(w) */
+	double	 trial[PS_NEWTON_TRIALS];	/* parts of F(w + 2^-k d) */
 };
 
 /*
@@ -73,6 +95,7 @@ struct ps_round_result {
 	double	 nnz_after;
 	double	 vote;		/* INFINITY: no vote */
 	double	 kkt;		/* sum of ps_kkt_violation() */
+	double	 step;		/* newton step round: its step; else NAN */
 };
 
 /* The scalars of the reply to a round's pull. */
@@ -84,6 +107,11 @@ struct ps_round_reply {
 
 void	ps_dbpg_push_encode(const struct ps_dbpg_push *p, struct ps_msg *m);
 void	ps_dbpg_push_decode(const struct ps_msg *m, struct ps_dbpg_push *p);
+void	ps_newton_push_encode(const struct ps_newton_push *p,
+	    struct ps_msg *m);
+/* Absent parts read NAN (the server then takes no step). */
+void	ps_newton_push_decode(const struct ps_msg *m,
+	    struct ps_newton_push *p);
 
 /* A round's pull: theta NAN sends no scalar. */
 void	ps_round_pull_encode(double theta, struct ps_msg *m);

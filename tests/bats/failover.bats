@@ -125,6 +125,23 @@ change() {
 	done
 }
 
+@test "kill -9 of a server during a newton job: it ends at the fault-free objective" {
+	# -e 0 -m 120: long enough for the kill to land mid-job.
+	opts="-A newton -e 0 -m 120"
+	fault_free $opts
+	cluster nkill
+	workers nkill $opts
+	kill_at nkill 40 1
+	finish nkill
+	d=$BATS_TEST_TMPDIR/nkill
+	ours=$(final_objective "$d/w0.tsv")
+	echo "server 1 killed: $ours, fault-free $clean"
+	same "$ours"
+	same "$(final_objective "$d/w1.tsv")"
+	[ "$(tsv_last "$d/w0.tsv" iter)" -eq 120 ]
+	grep -q 'ring version 3 -> 4: 3 -> 2 servers' "$d/w0.tsv.err"
+}
+
 @test "with delay 2, sigmod, lz4 and a test set, a killed server costs less than 1e-3" {
 	a9t=$(ps_data a9a.t) || skip "no a9a.t"
 	ps-shard-data -q -n 1 -o "$BATS_TEST_TMPDIR/test" "$a9t"

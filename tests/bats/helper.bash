@@ -132,6 +132,17 @@ ll_objective() {
 	END { printf "%.10g\n", F + lambda * l1 }' "$1" "$2"
 }
 
+# liblinear_ref NAME: LIBLINEAR -s 6 -c 1 -e 0.0001 objective of
+# $BATS_FILE_TMPDIR/NAME (ps_data put it there), cached beside it.
+liblinear_ref() {
+	local data="$BATS_FILE_TMPDIR/$1"
+	if [ ! -f "$data.llobj" ]; then
+		liblinear-train -s 6 -c 1 -e 0.0001 "$data" "$data.llmodel" >/dev/null
+		ll_objective "$data.llmodel" "$data" 1 >"$data.llobj"
+	fi
+	cat "$data.llobj"
+}
+
 # final_objective TSV: the objective column of the last progress line.
 final_objective() {
 	tail -n 1 "$1" | cut -f 3

@@ -104,7 +104,7 @@ quick() {
 @test "each bad value is one line naming the option, exit 64, before any work" {
 	local args
 	for args in '-l -1' '-l abc' '-e abc' '-m 0' '-b 0' '-s 0' \
-	    '-w x' '-t 1.5' '-R 2' '-E 0' '-F kkt,bogus' '-A newton' \
+	    '-w x' '-t 1.5' '-R 2' '-E 0' '-F kkt,bogus' '-A lbfgs' \
 	    '--lambda=-3' '--max-iter 0'; do
 		# shellcheck disable=SC2086
 		quick ps-train $args "$SAMPLE"

@@ -15,16 +15,6 @@ teardown() {
 	ps_reap
 }
 
-# liblinear_ref NAME: LIBLINEAR -s 6 -c 1 -e 0.0001 objective, cached.
-liblinear_ref() {
-	local data="$BATS_FILE_TMPDIR/$1"
-	if [ ! -f "$data.llobj" ]; then
-		liblinear-train -s 6 -c 1 -e 0.0001 "$data" "$data.llmodel" >/dev/null
-		ll_objective "$data.llmodel" "$data" 1 >"$data.llobj"
-	fi
-	cat "$data.llobj"
-}
-
 # bats test_tags=quality
 @test "ps-train matches LIBLINEAR on a9a within 1e-3 (2 servers, 2 workers, tau 0)" {
 	ref=$(liblinear_ref a9a)

@@ -143,13 +143,8 @@ sim_l1(const struct sim *sm, const double *w, const double *dbar,
 	return sm->lambda * l1;
 }
 
-/*
- * Step 4: the first step 2^-m, m < SIM_TRIALS, whose objective is below
- * f by at least SIM_ARMIJO of the model's predicted decrease; 0 when none
- * is.
- */
+/* Step 4: the servers' choice of step (ps_newton_step). */
 #define SIM_TRIALS	20
-#define SIM_ARMIJO	0.01
 static double
 sim_step(struct sim *sm, const double *w, const double *G, const double *dbar,
     double f)
@@ -171,10 +166,8 @@ sim_step(struct sim *sm, const double *w, const double *G, const double *dbar,
 		pred += G[2 * j] * dbar[j];
 	pred += sim_l1(sm, w, dbar, 1) - sim_l1(sm, w, dbar, 0);
 	for (m = 0; m < SIM_TRIALS; m++, step /= 2)
-		if (tl[m] + sim_l1(sm, w, dbar, step) - f <=
-		    SIM_ARMIJO * step * pred)
-			return step;
-	return 0;
+		tl[m] += sim_l1(sm, w, dbar, step);
+	return ps_newton_step(f, pred, tl, SIM_TRIALS);
 }
 
 static void
@@ -197,12 +190,7 @@ sim_run(struct sim *sm)
 			nnz += w[j] != 0;
 		sim_average(sm, dbar, acc);
 		step = sim_step(sm, w, sum, dbar, f);
-		/* A trust region: narrower after a short step, wider after
-		 * a whole one. */
-		if (step < 0.25)
-			sm->radius /= 4;
-		else if (step == 1)
-			sm->radius *= 2;
+		sm->radius = ps_newton_radius(sm->radius, step);
 		printf("%d\t%.12g\t%.3e\t%zu\t%g\t%.3f\n", it, f,
 		    sm->fstar > 0 ? (f - sm->fstar) / sm->fstar : NAN, nnz,
 		    step, ps_clock_now() - t0);

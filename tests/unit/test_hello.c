@@ -76,9 +76,15 @@ test_refused(void **state)
 	char err[200];
 
 	make_hello(&m, PS_ALG_SGD, &opt);
-	m.aux[AUX_ALGORITHM] = 2;
+	m.aux[AUX_ALGORITHM] = 3;
 	assert_int_equal(ps_hello_decode(&m, &got, err, sizeof err), -1);
-	assert_string_equal(err, "unknown algorithm 2");
+	assert_string_equal(err, "unknown algorithm 3");
+	m.aux[AUX_ALGORITHM] = PS_ALG_NEWTON;	/* its optimiser is not read */
+	m.aux[AUX_OPTIMIZER] = 0;
+	assert_int_equal(ps_hello_decode(&m, &got, err, sizeof err), 0);
+	assert_true(got.algorithm == PS_ALG_NEWTON && got.opt.opt == 0);
+	assert_string_equal(ps_algorithm_name(PS_ALG_NEWTON), "newton");
+	assert_int_equal(ps_algorithm_parse("newton"), PS_ALG_NEWTON);
 	make_hello(&m, PS_ALG_SGD, &opt);
 	m.aux[AUX_OPTIMIZER] = 1.5;
 	assert_int_equal(ps_hello_decode(&m, &got, err, sizeof err), -1);

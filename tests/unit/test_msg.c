@@ -48,9 +48,17 @@ test_round(void **state)
 	assert_string_equal(err, "pull with a bad filter threshold -1");
 
 	memset(&rep, 0, sizeof rep);
-	rep.result = (struct ps_round_result){ 1, 2, 3, 4, 5, 6, 0.25 };
+	rep.result = (struct ps_round_result){ 1, 2, 3, 4, 5, 6, 0.25, NAN };
 	ps_round_reply_encode(&rep, &m);
 	assert_int_equal(m.naux, 9);
+	assert_int_equal(ps_round_reply_decode(&m, &gotr), 0);
+	assert_true(isnan(gotr.result.step));
+	rep.result.step = 0.5;		/* a newton step round's */
+	ps_round_reply_encode(&rep, &m);
+	assert_int_equal(m.naux, 10);
+	assert_int_equal(ps_round_reply_decode(&m, &gotr), 0);
+	assert_true(gotr.result.step == 0.5);
+	rep.result.step = NAN;
 	rep.ckpt = 1;
 	ps_round_reply_encode(&rep, &m);
 	assert_int_equal(ps_round_reply_decode(&m, &gotr), 0);
@@ -71,6 +79,38 @@ test_round(void **state)
 	assert_int_equal(ps_resume_pull_decode(&m, &resume, &round, err,
 	    sizeof err), -1);
 	assert_string_equal(err, "resume pull without its round");
+}
+
+/* A newton step push: a dbpg push's scalars, then the worker's parts. */
+static void
+test_newton_push(void **state)
+{
+	struct ps_newton_push p, got;
+	struct ps_dbpg_push base;
+	struct ps_msg m;
+	size_t k;
+
+	memset(&m, 0, sizeof m);
+	memset(&p, 0, sizeof p);
+	p.base = (struct ps_dbpg_push){ 2.5, 1, 1 };
+	p.kkt = 0.5;
+	p.pred = -3;
+	p.f0 = 9;
+	for (k = 0; k < PS_NEWTON_TRIALS; k++)
+		p.trial[k] = 8 - (double)k;
+	ps_newton_push_encode(&p, &m);
+	assert_int_equal(m.naux, PS_NEWTON_PUSH_NAUX);
+	ps_newton_push_decode(&m, &got);
+	assert_true(got.base.loss == 2.5 && got.base.vote == 1 &&
+	    got.base.ckpt == 1 && got.kkt == 0.5 && got.pred == -3 &&
+	    got.f0 == 9);
+	for (k = 0; k < PS_NEWTON_TRIALS; k++)
+		assert_true(got.trial[k] == p.trial[k]);
+	ps_dbpg_push_decode(&m, &base);	/* what the sums rounds read */
+	assert_true(base.loss == 2.5 && base.vote == 1 && base.ckpt == 1);
+	m.naux = 5;
+	ps_newton_push_decode(&m, &got);
+	assert_true(got.pred == -3 && isnan(got.f0) && isnan(got.trial[0]));
 }
 
 static void
@@ -194,6 +234,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round),
+		cmocka_unit_test(test_newton_push),
 		cmocka_unit_test(test_online),
 		cmocka_unit_test(test_ctl_coord),
 	};

@@ -1,0 +1,149 @@
+/*
+ * newton.c: the server's side of a newton job (ps-worker -A newton,
+ * lib/algo/newton.h).  Its rounds go in threes, numbered as a dbpg job's
+ * and held in the same list (round.c); t % 3 says which:
+ *  0  gradient: each worker pushes g_j and h_j of its rows for each of its
+ *     keys; every reply carries, for the keys of the puller's push, the
+ *     sums G_j and H_j over every worker that pushed the key (width 2),
+ *     and the result the summed loss and the server's l1 and nnz;
+ *  1  direction: each worker pushes (d_j, 1), its direction; the reply
+ *     carries (sum of d_j, holders of j), whose ratio is dbar_j;
+ *  2  step: each worker pushes (d_j, 1) again and the parts of F at
+ *     w + 2^-k dbar (msg_round.h); the server adds the parts up in worker
+ *     order, takes the step ps_newton_step() picks (every server adds the
+ *     same parts in the same order, so all take the same one) and sets
+ *     w_j <- w_j + step dbar_j, as a dbpg round applies its proximal step:
+ *     marks, replicas, failover, checkpoints and all (round.c).
+ * The first two change nothing here: they are not marked, copied to the
+ * replicas or kept, and after a ring change every worker pushes them
+ * again.  Sums go in worker-id order, so a job is repeatable.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/newton.h"
+#include "server.h"
+#include "util/xmalloc.h"
+
+int
+newton_sums_round(const struct channel *ch, uint64_t t)
+{
+	return ch->job.algorithm == PS_ALG_NEWTON && t % 3 != 2;
+}
+
+/*
+ * Every worker pushed sums round r: add their values up, key by key, in
+ * worker order, into r->sums (2 per key), r->pos[i][k] saying where the
+ * k-th key of worker i's push went.  The store's marks serve as the map
+ * while it is built, and are put back.
+ */
+void
+newton_gather(struct channel *ch, struct round *r)
+{
+	struct store *st = &ch->store;
+	uint32_t i, nw = ch->job.nworkers, *slots, *saved, s;
+	size_t total = 0, n = 0, k;
+	struct ps_dbpg_push push;
+
+	for (i = 0; i < nw; i++)
+		total += r->pushes[i].nkeys;
+	slots = xcalloc(total + 1, sizeof *slots);
+	saved = xcalloc(total + 1, sizeof *saved);
+	r->pos = xcalloc(nw, sizeof *r->pos);
+	r->result.loss = 0;
+	r->result.vote = INFINITY;
+	for (i = 0; i < nw; i++) {
+		const struct ps_msg *m = &r->pushes[i];
+
+		ps_dbpg_push_decode(m, &push);
+		r->result.loss += push.loss;
+		r->result.vote = fmin(r->result.vote, push.vote);
+		r->pos[i] = xcalloc(m->nkeys + 1, sizeof *r->pos[i]);
+		store_slots(st, m->keys, m->nkeys, r->pos[i]);
+		for (k = 0; k < m->nkeys; k++) {
+			s = r->pos[i][k];
+			if (st->mark[s] < ROUND_COLLECTING) {
+				saved[n] = st->mark[s];
+				st->mark[s] = ROUND_COLLECTING + (uint32_t)n;
+				slots[n++] = s;
+			}
+			r->pos[i][k] = st->mark[s] - ROUND_COLLECTING;
+		}
+	}
+	for (k = 0; k < n; k++)
+		st->mark[slots[k]] = saved[k];
+	r->sums = xcalloc(2 * n + 1, sizeof *r->sums);
+	for (i = 0; i < nw; i++) {
+		const struct ps_msg *m = &r->pushes[i];
+
+		for (k = 0; k < m->nkeys; k++) {
+			r->sums[2 * r->pos[i][k]] += m->vals[2 * k];
+			r->sums[2 * r->pos[i][k] + 1] += m->vals[2 * k + 1];
+		}
+	}
+	free(slots);
+	free(saved);
+	r->result.l1_before = r->result.l1_after = ch->store.l1;
+	r->result.nnz_before = r->result.nnz_after = (double)ch->store.nnz;
+	r->result.kkt = NAN;
+	r->result.step = NAN;
+	r->has_result = 1;
+	r->done = 1;
+	if (r->t + 1 > ch->job.rounds_done)
+		ch->job.rounds_done = r->t + 1;
+	ch->job.last_round = r->t;
+}
+
+/* The reply to worker id's pull of sums round r: its keys' sums. */
+void
+newton_sums_reply(const struct channel *ch, const struct round *r,
+    uint32_t id, struct ps_msg *reply)
+{
+	const struct ps_msg *push = &r->pushes[id];
+	size_t k;
+
+	reply->width = 2;
+	reply->nkeys = push->nkeys;
+	reply->vals = xcalloc(2 * (size_t)push->nkeys + 1,
+	    sizeof *reply->vals);
+	for (k = 0; k < push->nkeys; k++) {
+		reply->vals[2 * k] = (float)r->sums[2 * r->pos[id][k]];
+		reply->vals[2 * k + 1] = (float)r->sums[2 * r->pos[id][k] + 1];
+	}
+}
+
+/*
+ * Step round r: the step the workers' parts choose, and their summed KKT
+ * violation at w in *kkt.
+ */
+double
+newton_step(const struct channel *ch, const struct round *r, double *kkt)
+{
+	double f0 = 0, pred = 0, trial[PS_NEWTON_TRIALS] = { 0 };
+	struct ps_newton_push push;
+	uint32_t i;
+	size_t k;
+
+	*kkt = 0;
+	for (i = 0; i < ch->job.nworkers; i++) {
+		ps_newton_push_decode(&r->pushes[i], &push);
+		*kkt += push.kkt;
+		pred += push.pred;
+		f0 += push.f0;
+		for (k = 0; k < PS_NEWTON_TRIALS; k++)
+			trial[k] += push.trial[k];
+	}
+	return ps_newton_step(f0, pred, trial, PS_NEWTON_TRIALS);
+}
+
+/* A key's weight after the step: dbar is its summed d over its holders. */
+float
+newton_weight(float w, double step, double dsum, double holders)
+{
+	if (step == 0 || !(holders > 0))
+		return w;
+	return (float)(w + step * (dsum / holders));
+}
