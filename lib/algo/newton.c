@@ -48,6 +48,7 @@ ps_newton_init(struct ps_newton *nt, const struct ps_dataset *ds)
 	nt->curv = xcalloc(ds->nrows + 1, sizeof *nt->curv);
 	nt->xd = xcalloc(ds->nrows + 1, sizeof *nt->xd);
 	nt->d = xcalloc(ds->nfeat + 1, sizeof *nt->d);
+	nt->own = xcalloc(ds->nfeat + 1, sizeof *nt->own);
 }
 
 void
@@ -59,6 +60,7 @@ ps_newton_release(struct ps_newton *nt)
 	free(nt->curv);
 	free(nt->xd);
 	free(nt->d);
+	free(nt->own);
 	memset(nt, 0, sizeof *nt);
 }
 
@@ -85,6 +87,8 @@ ps_newton_grad(struct ps_newton *nt, const double *margin, double *gh)
 			gh[2 * ds->col[k] + 1] += nt->curv[i] * x * x;
 		}
 	}
+	for (j = 0; j < ds->nfeat; j++)
+		nt->own[j] = gh[2 * j + 1];
 	return loss;
 }
 
@@ -115,15 +119,13 @@ static double
 newton_slope(const struct ps_newton *nt, size_t j, const double *GH,
     double K, double *a)
 {
-	double own = 0, cross = 0;
+	double own = nt->own[j], cross = 0;
 	uint64_t p;
 
 	for (p = nt->colptr[j]; p < nt->colptr[j + 1]; p++) {
 		uint32_t i = nt->rowidx[p];
-		double x = nt->colval[p];
 
-		own += nt->curv[i] * x * x;
-		cross += nt->curv[i] * x * nt->xd[i];
+		cross += nt->curv[i] * nt->colval[p] * nt->xd[i];
 	}
 	*a = (GH[2 * j + 1] > K * own ? GH[2 * j + 1] : K * own) +
 	    NEWTON_FLOOR;

@@ -46,6 +46,7 @@ struct ps_newton {
 	double		*curv;		/* nrows: D_i at the iteration's start */
 	double		*xd;		/* nrows: (X_k d)_i */
 	double		*d;		/* nfeat: the direction */
+	double		*own;		/* nfeat: h_j of the rows */
 };
 
 void	ps_newton_init(struct ps_newton *nt, const struct ps_dataset *ds);
@@ -58,8 +59,8 @@ double	ps_newton_grad(struct ps_newton *nt, const double *margin, double *gh);
 /*
  * Step 2: sweeps passes of coordinate descent on q from d = 0, with the
  * summed gradient and diagonal GH (G_j at 2j, H_j at 2j + 1, per local
- * feature) and K workers, each d_j kept in [-radius, radius].  The
- * direction is in nt->d.
+ * feature; h_j of the rows kept from step 1) and K workers, each d_j kept
+ * in [-radius, radius].  The direction is in nt->d.
  */
 void	ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
 	    double K, double lambda, double radius, int sweeps);

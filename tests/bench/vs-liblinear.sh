@@ -22,12 +22,14 @@ srcdir=$(cd "$here/../.." && pwd)
 # usage STATUS: print the usage (with help text when STATUS is 0) and exit.
 usage() {
 	cat <<USAGE
-usage: vs-liblinear.sh [-hkL] [-E eps] [-l lambda] [-r repeats]
-                       [-s servers] [-w workers] train.libsvm
+usage: vs-liblinear.sh [-hkL] [-A algorithm] [-E eps] [-l lambda]
+                       [-r repeats] [-s servers] [-w workers] train.libsvm
 USAGE
 	if [ "$1" -eq 0 ]; then
 		cat <<HELP
 
+  -A alg      ps-train's -A for every ps-train run (default: its default,
+              dbpg); newton's passes are its iterations
   -E eps      LIBLINEAR's -e, instead of searching for its loosest
   -l lambda   l1 penalty (default 1); LIBLINEAR runs with -c 1/lambda
   -r repeats  runs of each side, alternating (default 3)
@@ -44,10 +46,11 @@ HELP
 	exit "$1"
 }
 
-lambda=1 repeats=3 servers=2 workers=2 ll_only=0 keep=0 ll_e=
-while getopts hkE:Ll:r:s:w: opt; do
+lambda=1 repeats=3 servers=2 workers=2 ll_only=0 keep=0 ll_e= alg=dbpg
+while getopts hkA:E:Ll:r:s:w: opt; do
 	case $opt in
 	h) usage 0 ;;
+	A) alg=$OPTARG ;;
 	E) ll_e=$OPTARG ;;
 	k) keep=1 ;;
 	L) ll_only=1 ;;
@@ -144,7 +147,8 @@ pstrain() {
 	shift
 	# shellcheck disable=SC2046 # positive_opt is "" or "-p LABEL"
 	bench_run "$work/$_n" "$pstrain" -s "$servers" -w "$workers" \
-	    -l "$lambda" $(positive_opt) "$@" -o "$work/$_n.model" "$train" ||
+	    -A "$alg" -l "$lambda" $(positive_opt) "$@" \
+	    -o "$work/$_n.model" "$train" ||
 		{ tail -n 20 "$work/$_n.err" >&2; bench_die "ps-train failed"; }
 	ps-ckpt export -n "$nr_feature" -o "$work/$_n.ll" "$work/$_n.model" ||
 		bench_die "ps-ckpt export failed on '$work/$_n.model'"
