@@ -478,18 +478,58 @@ round_key_slot(const struct channel *ch, const struct round *r, uint32_t id,
 	return ps_keytab_find(kt, push->keys[k]);
 }
 
+/*
+ * The reply's weights for the keys of worker p's push in round r: every
+ * one, or with the filter's threshold theta (not NAN) those it lets
+ * through, named (invariants 3, 4, 9).
+ */
+static void
+round_reply_weights(struct channel *ch, const struct round *r,
+    const struct peer *p, double theta, struct ps_msg *reply)
+{
+	struct store *st = &ch->store;
+	const struct ps_msg *push = &r->pushes[p->worker_id];
+	int filter = !isnan(theta), again = r->again[p->worker_id];
+	size_t k, n = 0;
+
+	reply->vals = xcalloc(push->nkeys + 1, sizeof *reply->vals);
+	if (filter)
+		reply->keys = xcalloc(push->nkeys + 1, sizeof *reply->keys);
+	for (k = 0; k < push->nkeys; k++) {
+		long slot = round_key_slot(ch, r, p->worker_id, k);
+		float w = 0, trust;
+
+		if (slot >= 0 && again)
+			w = round_reply_weight_before(ch, (uint32_t)slot,
+			    ch->job.resumed_at[p->worker_id], &trust);
+		else if (slot >= 0)
+			w = round_reply_weight(ch, (uint32_t)slot, 1);
+
+		/* A key never summed here (invariant 9) has weight 0. */
+		if (filter && slot >= 0 &&
+		    !round_sigmod(st, (uint32_t)slot, p->worker_id, w, theta))
+			continue;
+		if (filter)
+			reply->keys[n] = push->keys[k];
+		reply->vals[n++] = w;
+	}
+	reply->nkeys = (uint32_t)n;
+	if (filter) {
+		ch->srv->stats.sigmod_in += push->nkeys;
+		ch->srv->stats.sigmod_out += n;
+	}
+}
+
 /* Answer worker w's pull for a completed round; free the round when all did. */
 static void
 round_answer(struct channel *ch, struct round *r, struct peer *p)
 {
 	struct server *srv = ch->srv;
 	struct store *st = &ch->store;
-	const struct ps_msg *push = &r->pushes[p->worker_id];
 	double theta = r->theta[p->worker_id];
 	int filter = !isnan(theta);
 	struct ps_round_reply said;
 	struct ps_msg reply;
-	size_t k, n = 0;
 
 	if (filter && st->nsent != ch->job.nworkers)
 		store_sent_reset(st, ch->job.nworkers);
@@ -503,39 +543,11 @@ round_answer(struct channel *ch, struct round *r, struct peer *p)
 	said.again = r->again[p->worker_id];	/* invariant 9 */
 	said.ckpt = ckpt_tell(ch, p);	/* checkpoint.c, invariant 4 */
 	ps_round_reply_encode(&said, &reply);
-	if (r->sums != NULL) {		/* a newton sums round */
+	if (newton_sums_round(ch, r->t))
 		newton_sums_reply(ch, r, p->worker_id, &reply);
-		n = reply.nkeys;
-		goto send;
-	}
-	reply.vals = xcalloc(push->nkeys + 1, sizeof *reply.vals);
-	if (filter)
-		reply.keys = xcalloc(push->nkeys + 1, sizeof *reply.keys);
-	for (k = 0; k < push->nkeys; k++) {
-		long slot = round_key_slot(ch, r, p->worker_id, k);
-		float w = 0, trust;
-
-		if (slot >= 0 && said.again)
-			w = round_reply_weight_before(ch, (uint32_t)slot,
-			    ch->job.resumed_at[p->worker_id], &trust);
-		else if (slot >= 0)
-			w = round_reply_weight(ch, (uint32_t)slot, 1);
-
-		/* A key never summed here (invariant 9) has weight 0. */
-		if (filter && slot >= 0 &&
-		    !round_sigmod(st, (uint32_t)slot, p->worker_id, w, theta))
-			continue;
-		if (filter)
-			reply.keys[n] = push->keys[k];
-		reply.vals[n++] = w;
-	}
-	reply.nkeys = (uint32_t)n;
-	if (filter) {
-		srv->stats.sigmod_in += push->nkeys;
-		srv->stats.sigmod_out += n;
-	}
-send:
-	srv->stats.keys_pulled += n;
+	else
+		round_reply_weights(ch, r, p, theta, &reply);
+	srv->stats.keys_pulled += reply.nkeys;
 	peer_send(p, &reply);
 	free(reply.vals);
 	free(reply.keys);
@@ -685,7 +697,7 @@ round_complete(struct channel *ch, struct round *r)
 		newton_gather(ch, r);
 	} else if (settled == ch->job.nworkers) {
 		r->done = 1;
-		r->ckpt = 0;
+		r->ckpt = 0;	/* written when it was applied, if asked */
 	} else if (round_apply(ch, r) != 0) {
 		job_abort(ch, "a replica cannot be reached (see the log)");
 		return;

@@ -61,6 +61,7 @@ failover_apply(struct worker *w)
 	struct ps_ring old;
 	uint32_t from = w->ring.version;
 	size_t nfrom = w->ring.nservers;
+	uint64_t lo, hi;
 
 	if (f->next.nservers == 0)
 		fatalx(EX_UNAVAILABLE, "ring version %u has no servers left",
@@ -83,22 +84,21 @@ failover_apply(struct worker *w)
 		return;
 	}
 	plan_assign(&w->dbpg.plan, &w->ring);
-	w->last_progress = ps_clock_now();
 	if (w->conf.algorithm == PS_ALG_NEWTON) {
 		newton_ring_changed(w);
-		log_info("ring version %u -> %u: %zu -> %zu servers; rounds "
-		    "%llu to %llu sent again", from, w->ring.version, nfrom,
-		    w->ring.nservers, (unsigned long long)(w->newton.t_done -
-		    (w->newton.t_done > 0)),
-		    (unsigned long long)w->newton.t_next);
-		return;
+		lo = w->newton.t_done - (w->newton.t_done > 0);	/* the echo */
+		hi = w->newton.t_next;
+	} else {
+		stop_ring_changed(w);
+		dbpg_ring_changed(w);
+		lo = w->dbpg.t_done;
+		hi = w->dbpg.t_next;
 	}
-	stop_ring_changed(w);
-	dbpg_ring_changed(w);
-	log_info("ring version %u -> %u: %zu -> %zu servers; iterations %llu "
-	    "to %llu sent again", from, w->ring.version, nfrom,
-	    w->ring.nservers, (unsigned long long)w->dbpg.t_done,
-	    (unsigned long long)w->dbpg.t_next);
+	w->last_progress = ps_clock_now();
+	log_info("ring version %u -> %u: %zu -> %zu servers; %s %llu to %llu "
+	    "sent again", from, w->ring.version, nfrom, w->ring.nservers,
+	    w->conf.algorithm == PS_ALG_NEWTON ? "rounds" : "iterations",
+	    (unsigned long long)lo, (unsigned long long)hi);
 }
 
 /*

@@ -231,18 +231,14 @@ newton_gradient(struct worker *w, struct nround *r)
 	r->aux.base.ckpt = nw->vote && ckpt_periodic(w);	/* the end */
 }
 
-/* The direction (newton.h step 2), pushed as (d_j, 1). */
+/* The direction and step rounds push the direction as (d_j, 1). */
 static void
-newton_direction(struct worker *w, struct nround *r, int sweep)
+newton_direction(struct worker *w, struct nround *r)
 {
 	struct newton *nw = &w->newton;
 	const struct plan *pl = &w->dbpg.plan;
 	size_t pos, npos = pl->boff[pl->nblocks];
 
-	if (sweep)
-		ps_newton_sweeps(&nw->nt, nw->w, nw->gh,
-		    (double)w->conf.nworkers, w->conf.lambda, nw->radius,
-		    (int)w->conf.sweeps);
 	for (pos = 0; pos < npos; pos++) {
 		r->vals[2 * pos] = (float)nw->nt.d[pl->feats[pos]];
 		r->vals[2 * pos + 1] = 1;
@@ -294,11 +290,14 @@ newton_start(struct worker *w, uint64_t t)
 	case NEWTON_GRADIENT:
 		newton_gradient(w, r);
 		break;
-	case NEWTON_DIRECTION:
-		newton_direction(w, r, 1);
+	case NEWTON_DIRECTION:	/* newton.h step 2 */
+		ps_newton_sweeps(&nw->nt, nw->w, nw->gh,
+		    (double)w->conf.nworkers, w->conf.lambda, nw->radius,
+		    (int)w->conf.sweeps);
+		newton_direction(w, r);
 		break;
 	default:
-		newton_direction(w, r, 0);
+		newton_direction(w, r);
 		newton_parts(w, &r->aux);
 		r->aux.base.loss = nw->loss;
 		r->aux.base.ckpt = ckpt_due(w, t / 3);

@@ -114,12 +114,12 @@ usage(int status)
 	    "  -v, --verbose          more messages on stderr\n"
 	    "  -V, --version          print the version and exit\n"
 	    "  -h, --help             print this help and exit\n"
-	    "\nProgress goes to stdout as TSV.  dbpg: iter secs objective rel_change nnz\n"
-	    "bytes_sent bytes_recv test_logloss test_auc.  sgd: epoch batch secs rows\n"
-	    "progressive_logloss nnz test_logloss test_auc bytes_sent bytes_recv.\n"
-	    "Both then give the filter counters msgs_sent msgs_recv kkt_in kkt_out\n"
-	    "skip_out sigmod_in sigmod_out keycache_in keycache_out fp16_in fp16_out\n"
-	    "lz4_in lz4_out.\n");
+	    "\nProgress goes to stdout as TSV.  dbpg and newton: iter secs objective\n"
+	    "rel_change nnz bytes_sent bytes_recv test_logloss test_auc kkt_rel.  sgd:\n"
+	    "epoch batch secs rows progressive_logloss nnz test_logloss test_auc\n"
+	    "bytes_sent bytes_recv.  All then give the filter counters msgs_sent\n"
+	    "msgs_recv kkt_in kkt_out skip_out sigmod_in sigmod_out keycache_in\n"
+	    "keycache_out fp16_in fp16_out lz4_in lz4_out.\n");
 }
 
 /* Parse a number in [lo, hi] or exit with usage. */
