@@ -47,6 +47,9 @@
 
 enum { NEWTON_GRADIENT, NEWTON_DIRECTION, NEWTON_STEP };
 
+/* Sweeps after a direct solve: the l1 term's kinks it did not see. */
+#define NEWTON_POLISH	2
+
 static struct nround *
 newton_slot(struct worker *w, uint64_t t)
 {
@@ -278,6 +281,22 @@ newton_parts(struct worker *w, struct ps_newton_push *p)
 	p->f0 = nw->loss + lambda * l1;
 }
 
+/*
+ * Minimise this worker's model of F: solved directly on a small active
+ * set (and polished), else by sweeps of coordinate descent.
+ */
+static void
+newton_model(struct worker *w)
+{
+	struct newton *nw = &w->newton;
+	double K = (double)w->conf.nworkers, lambda = w->conf.lambda;
+
+	if (ps_newton_direct(&nw->nt, nw->w, nw->gh, K, lambda, nw->radius,
+	    w->conf.solve_max, NEWTON_POLISH) < 0)
+		ps_newton_sweeps(&nw->nt, nw->w, nw->gh, K, lambda,
+		    nw->radius, (int)w->conf.sweeps);
+}
+
 /* Compute round t's push and send it. */
 static void
 newton_start(struct worker *w, uint64_t t)
@@ -291,9 +310,7 @@ newton_start(struct worker *w, uint64_t t)
 		newton_gradient(w, r);
 		break;
 	case NEWTON_DIRECTION:	/* newton.h step 2 */
-		ps_newton_sweeps(&nw->nt, nw->w, nw->gh,
-		    (double)w->conf.nworkers, w->conf.lambda, nw->radius,
-		    (int)w->conf.sweeps);
+		newton_model(w);
 		newton_direction(w, r);
 		break;
 	default:

@@ -39,7 +39,8 @@ static const char usage_text[] =
 "                 [--alpha x] [--batch rows] [--beta x] [--epochs n] [--l2 x]\n"
 "                 [--checkpoint-every n] [--checkpoint-secs secs]\n"
 "                 [--optimizer adagrad|ftrl] [--rejoin secs] [--trace file]\n"
-"                 [--silence-limit secs] [--sweeps n] [--timeout secs]\n"
+"                 [--silence-limit secs] [--solve-max n] [--sweeps n]\n"
+"                 [--timeout secs]\n"
 "                 -C host:port[,...] | -Z host:port[,...]/path\n"
 "                 [--coordinator-wait secs] | -r ring shard.pss\n";
 
@@ -97,8 +98,12 @@ usage(int status)
 	    "      --checkpoint-secs secs  worker 0: and after the first one\n"
 	    "                         secs after the last; with either, also at the end\n"
 	    "newton (-e and -m as dbpg's, a pass being an iteration):\n"
-	    "      --sweeps n         coordinate-descent sweeps on each worker's model\n"
-	    "                         of the objective, an iteration (default 20)\n"
+	    "      --solve-max n      solve each worker's model of the objective\n"
+	    "                         directly while at most n features are active\n"
+	    "                         (default 1024; 0: never), then polish it with 2\n"
+	    "                         sweeps\n"
+	    "      --sweeps n         coordinate-descent sweeps on the model when it\n"
+	    "                         is not solved directly (default 20)\n"
 	    "sgd (the servers apply the optimizer to each push):\n"
 	    "      --optimizer name   ftrl (FTRL-proximal, default) or adagrad\n"
 	    "      --alpha x          learning-rate scale (default " SGD_ALPHA ")\n"
@@ -172,7 +177,7 @@ worker_check_filters(struct worker_conf *c, int given, int lz4)
 enum {
 	OPT_TIMEOUT = 1, OPT_ALPHA, OPT_BATCH, OPT_BETA, OPT_EPOCHS, OPT_L2,
 	OPT_OPTIMIZER, OPT_REJOIN, OPT_SILENCE, OPT_CKPT_EVERY, OPT_CKPT_SECS,
-	OPT_TRACE, OPT_COORD_WAIT, OPT_SWEEPS
+	OPT_TRACE, OPT_COORD_WAIT, OPT_SWEEPS, OPT_SOLVE_MAX
 };
 
 static const struct option worker_longopts[] = {
@@ -197,6 +202,7 @@ static const struct option worker_longopts[] = {
 	{ "workers", required_argument, NULL, 'n' },
 	{ "ring", required_argument, NULL, 'r' },
 	{ "seed", required_argument, NULL, 'S' },
+	{ "solve-max", required_argument, NULL, OPT_SOLVE_MAX },
 	{ "sweeps", required_argument, NULL, OPT_SWEEPS },
 	{ "tau", required_argument, NULL, 't' },
 	{ "test", required_argument, NULL, 'T' },
@@ -340,6 +346,7 @@ worker_parse_args(struct worker_conf *c, int argc, char **argv, int *verbose)
 			break;
 		case 'T': c->test_path = optarg; break;
 		case OPT_SWEEPS: c->sweeps = (uint32_t)parse_num("sweep count", optarg, 1, 1e4); break;
+		case OPT_SOLVE_MAX: c->solve_max = (uint32_t)parse_num("active features", optarg, 0, 65536); break;
 		case OPT_TIMEOUT: c->timeout = parse_num("timeout", optarg, 0.1, 1e6); break;
 		case OPT_COORD_WAIT: c->coord_wait = parse_num("coordinator wait", optarg, 0, 1e6); break;
 		case OPT_REJOIN: c->rejoin = parse_num("rejoin wait", optarg, 0, PS_HELLO_REJOIN_MAX); break;
@@ -422,6 +429,7 @@ main(int argc, char **argv)
 	w.conf.lambda = 1;
 	w.conf.nblocks = 16;
 	w.conf.sweeps = 20;
+	w.conf.solve_max = 1024;
 	w.conf.eps = 1e-3;
 	w.conf.max_iter = 100000;
 	w.conf.seed = 1;

@@ -47,6 +47,8 @@ struct worker_conf {
 	uint32_t	 tau;
 	uint32_t	 nblocks;
 	uint32_t	 sweeps;	/* newton: coordinate-descent sweeps */
+	uint32_t	 solve_max;	/* newton: most active features for
+					   ps_newton_direct() */
 	double		 eps;
 	uint64_t	 max_iter;
 	uint64_t	 seed;

@@ -49,6 +49,7 @@ ps_newton_init(struct ps_newton *nt, const struct ps_dataset *ds)
 	nt->xd = xcalloc(ds->nrows + 1, sizeof *nt->xd);
 	nt->d = xcalloc(ds->nfeat + 1, sizeof *nt->d);
 	nt->own = xcalloc(ds->nfeat + 1, sizeof *nt->own);
+	nt->place = xcalloc(ds->nfeat + 1, sizeof *nt->place);
 }
 
 void
@@ -61,6 +62,7 @@ ps_newton_release(struct ps_newton *nt)
 	free(nt->xd);
 	free(nt->d);
 	free(nt->own);
+	free(nt->place);
 	memset(nt, 0, sizeof *nt);
 }
 
@@ -143,19 +145,26 @@ void
 ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
     double K, double lambda, double radius, int sweeps)
 {
+	memset(nt->d, 0, nt->ds->nfeat * sizeof *nt->d);
+	memset(nt->xd, 0, nt->ds->nrows * sizeof *nt->xd);
+	ps_newton_sweeps_from(nt, w, GH, K, lambda, radius, sweeps);
+}
+
+void
+ps_newton_sweeps_from(struct ps_newton *nt, const float *w, const double *GH,
+    double K, double lambda, double radius, int sweeps)
+{
 	const struct ps_dataset *ds = nt->ds;
 	size_t j;
 	uint64_t p;
 	int s;
 
-	memset(nt->d, 0, ds->nfeat * sizeof *nt->d);
-	memset(nt->xd, 0, ds->nrows * sizeof *nt->xd);
 	for (s = 0; s < sweeps; s++)
 		for (j = 0; j < ds->nfeat; j++) {
 			double a, b, step;
 
-			if (w[j] == 0 && fabs(GH[2 * j]) <= NEWTON_SHRINK *
-			    lambda)
+			if (w[j] == 0 && nt->d[j] == 0 && fabs(GH[2 * j]) <=
+			    NEWTON_SHRINK * lambda)
 				continue;	/* stays 0 (newGLMNET's shrinking) */
 			b = newton_slope(nt, j, GH, K, &a);
 
@@ -171,6 +180,47 @@ ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
 			for (p = nt->colptr[j]; p < nt->colptr[j + 1]; p++)
 				nt->xd[nt->rowidx[p]] += step * nt->colval[p];
 		}
+}
+
+/* X_k d from d, for sweeps that start where a solve left d. */
+void
+ps_newton_xd(struct ps_newton *nt)
+{
+	const struct ps_dataset *ds = nt->ds;
+	size_t i;
+	uint64_t k;
+
+	for (i = 0; i < ds->nrows; i++) {
+		double xd = 0;
+
+		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++)
+			xd += ds->val[k] * nt->d[ds->col[k]];
+		nt->xd[i] = xd;
+	}
+}
+
+double
+ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
+    double K, double lambda)
+{
+	const struct ps_dataset *ds = nt->ds;
+	double q = 0, quad = 0;
+	size_t i, j;
+
+	for (i = 0; i < ds->nrows; i++)
+		quad += K * nt->curv[i] * nt->xd[i] * nt->xd[i];
+	for (j = 0; j < ds->nfeat; j++) {
+		double d = nt->d[j], a;
+
+		if (d == 0)
+			continue;
+		a = GH[2 * j + 1] > K * nt->own[j] ? GH[2 * j + 1] :
+		    K * nt->own[j];
+		quad += (a + NEWTON_FLOOR - K * nt->own[j]) * d * d;
+		q += GH[2 * j] * d + lambda * (fabs((double)w[j] + d) -
+		    fabs((double)w[j]));
+	}
+	return q + quad / 2;
 }
 
 void

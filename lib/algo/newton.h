@@ -1,30 +1,33 @@
 /*
  * newton.h: a worker's side of a distributed proximal Newton method for
- * l1-LR (work in progress: not yet used by ps-worker).
+ * l1-LR (ps-worker -A newton).
  *
  * Each iteration, with K workers holding the rows and w the weights:
  *  1. every worker computes, on its rows, the loss gradient g_j and the
  *     Hessian diagonal h_j = sum_i D_i x_ij^2, D_i = p_i (1 - p_i), and
  *     the servers sum them into G and H;
- *  2. every worker runs S coordinate-descent sweeps on its own quadratic
- *     model of F around w,
+ *  2. every worker minimises its own quadratic model of F around w,
  *        q(d) = G.d + 1/2 d' A d + lambda |w + d|_1,
  *     where A is K X_k' D X_k, X_k its rows, with each diagonal entry
  *     raised to H_j where that is larger: the Hessian's coupling of
  *     features approximated by K times its own rows' (GIANT, DANE), the
  *     gradient exact (with K times its own diagonal alone, a feature rare
  *     in a worker's rows but frequent in others' took steps of thousands;
- *     with H alone, A need not be positive definite), and no entry of d leaves a trust radius (where the loss is nearly
- *     linear, H_j is near 0 and an unbounded step is huge:
- *     news20.half.binary);
+ *     with H alone, A need not be positive definite), and no entry of
+ *     d leaves a trust radius (where the loss is nearly linear, H_j is
+ *     near 0 and an unbounded step is huge: news20.half.binary);
+ *     directly on a small active set (newton_direct.c), else by S
+ *     coordinate-descent sweeps;
  *  3. the servers average the workers' directions into d;
  *  4. every worker computes its rows' loss at w + beta d for beta = 1,
  *     1/2, 1/4, ..., the servers sum them and take the first beta that
  *     decreases F enough (Armijo), as LIBLINEAR's newGLMNET does, and
  *     narrow the radius after a short step, widen it after a whole one.
  * Three round trips an iteration.  Run in one process on a9a with 2
- * simulated workers (tests/bench/bench-newton) it needs 8 iterations of
- * 20 sweeps where the default dbpg job needs 78 passes of 5 blocks.
+ * simulated workers (tests/bench/bench-newton) it needs 5 iterations to
+ * 1e-3 of F* solving directly, 8 of 20 sweeps, where the default dbpg job
+ * needs 78 passes of 5 blocks.  The rows' columns must ascend (every
+ * reader of pskit's makes them so: newton_direct.c relies on it).
  *
  * The sweeps run over a column view of the shard (built once); each keeps
  * X_k d, the rows' residual, up to date.  The struct owns every array it
@@ -47,6 +50,8 @@ struct ps_newton {
 	double		*xd;		/* nrows: (X_k d)_i */
 	double		*d;		/* nfeat: the direction */
 	double		*own;		/* nfeat: h_j of the rows */
+	int32_t		*place;		/* nfeat: index in the active set,
+					   or -1 (newton_direct.c) */
 };
 
 void	ps_newton_init(struct ps_newton *nt, const struct ps_dataset *ds);
@@ -64,6 +69,24 @@ double	ps_newton_grad(struct ps_newton *nt, const double *margin, double *gh);
  */
 void	ps_newton_sweeps(struct ps_newton *nt, const float *w, const double *GH,
 	    double K, double lambda, double radius, int sweeps);
+/* The sweeps from the direction in nt->d and nt->xd = X_k d. */
+void	ps_newton_sweeps_from(struct ps_newton *nt, const float *w,
+	    const double *GH, double K, double lambda, double radius,
+	    int sweeps);
+/* nt->xd = X_k nt->d. */
+void	ps_newton_xd(struct ps_newton *nt);
+/* q(d) for d in nt->d, nt->xd. */
+double	ps_newton_model(const struct ps_newton *nt, const float *w,
+	    const double *GH, double K, double lambda);
+/*
+ * Step 2 solved directly (newton_direct.c): the minimiser of q on the
+ * orthant of the active set, projected back on it and held in the radius,
+ * into nt->d; -1 (nt->d unchanged) when the set has more than max_active
+ * features or its matrix is not definite.
+ */
+int	ps_newton_direct(struct ps_newton *nt, const float *w, const double *GH,
+	    double K, double lambda, double radius, size_t max_active,
+	    int sweeps);
 /*
  * Step 4: the rows' loss at margins m + beta^k X dbar, k = 0 .. n - 1, for
  * the averaged direction dbar (per local feature), into loss[k].

@@ -6,10 +6,13 @@
  * objective F (the shards' loss plus lambda |w|_1, before the step), its
  * gap to -f fstar, non-zero weights, the line search's step and seconds
  * so far.  The directions' trust radius (newton.h) starts at 1, is
- * quartered after a step below 1/4 and doubled after a whole one.
+ * quartered after a step below 1/4 and doubled after a whole one.  Each
+ * worker solves its model directly while at most -D features are active
+ * (default 1024, as ps-worker's --solve-max; 0: never), polished by 2
+ * sweeps, else runs -S sweeps.
  *
- * usage: bench-newton [-f fstar] [-i iterations] [-l lambda] [-S sweeps]
- *                     shard.pss ...
+ * usage: bench-newton [-D max-active] [-f fstar] [-i iterations]
+ *                     [-l lambda] [-S sweeps] shard.pss ...
  */
 #include "config.h"
 
@@ -41,6 +44,7 @@ struct sim {
 	uint64_t	*fids;		/* nfeat, ascending */
 	double		 lambda, radius, fstar;
 	int		 sweeps, iters;
+	size_t		 solve_max;	/* -D */
 };
 
 static int
@@ -108,8 +112,11 @@ sim_directions(struct sim *sm, const double *w, double *sum)
 			wk->gh[2 * j] = sum[2 * wk->global[j]];
 			wk->gh[2 * j + 1] = sum[2 * wk->global[j] + 1];
 		}
-		ps_newton_sweeps(&wk->nt, wk->w, wk->gh, (double)sm->nwk,
-		    sm->lambda, sm->radius, sm->sweeps);
+		if (ps_newton_direct(&wk->nt, wk->w, wk->gh, (double)sm->nwk,
+		    sm->lambda, sm->radius, sm->solve_max, 2) < 0)
+			ps_newton_sweeps(&wk->nt, wk->w, wk->gh,
+			    (double)sm->nwk, sm->lambda, sm->radius,
+			    sm->sweeps);
 	}
 	return loss;
 }
@@ -258,8 +265,10 @@ main(int argc, char **argv)
 	sm.radius = 1;
 	sm.sweeps = 20;
 	sm.iters = 20;
-	while ((c = getopt(argc, argv, "f:i:l:S:")) != -1)
+	sm.solve_max = 1024;
+	while ((c = getopt(argc, argv, "D:f:i:l:S:")) != -1)
 		switch (c) {
+		case 'D': sm.solve_max = (size_t)atol(optarg); break;
 		case 'f': sm.fstar = atof(optarg); break;
 		case 'i': sm.iters = atoi(optarg); break;
 		case 'l': sm.lambda = atof(optarg); break;
@@ -274,7 +283,7 @@ main(int argc, char **argv)
 	sim_free(&sm);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench-newton [-f fstar] [-i iterations] "
-	    "[-l lambda] [-S sweeps] shard.pss ...\n");
+	fprintf(stderr, "usage: bench-newton [-D max-active] [-f fstar] "
+	    "[-i iterations] [-l lambda] [-S sweeps] shard.pss ...\n");
 	return 64;
 }

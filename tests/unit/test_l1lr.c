@@ -252,37 +252,96 @@ test_newton_grad(void **state)
 	free_data(&ds);
 }
 
+/* The summed KKT violation (prox.h) of every feature at w. */
+static double
+newton_violation(struct ps_newton *nt, const float *w, double lambda)
+{
+	double margin[NROWS], gh[2 * NFEAT], viol = 0;
+	size_t j;
+
+	ps_l1lr_margins(nt->ds, w, margin);
+	ps_newton_grad(nt, margin, gh);
+	for (j = 0; j < NFEAT; j++)
+		viol += ps_kkt_violation(w[j], gh[2 * j], lambda);
+	return viol;
+}
+
 /*
- * One worker's iterations, w += d with no line search, reach a point
- * where every feature's KKT violation (prox.h) is below 1e-6, and the
- * directions never leave the radius.
+ * One worker's iterations from w, w += d with no line search: d solved
+ * directly while at most solve_max features are active (the unpolished
+ * solve never taking a weight across 0), else by 50 sweeps, and never
+ * out of the radius 0.5.  Returns the iterations solved directly.
+ */
+static int
+newton_run(struct ps_newton *nt, float *w, double lambda, int iters,
+    size_t solve_max)
+{
+	double margin[NROWS], gh[2 * NFEAT];
+	size_t j;
+	int it, solved = 0;
+
+	for (it = 0; it < iters; it++) {
+		ps_l1lr_margins(nt->ds, w, margin);
+		ps_newton_grad(nt, margin, gh);
+		if (ps_newton_direct(nt, w, gh, 1, lambda, 0.5, solve_max,
+		    0) == 0)
+			for (j = 0; j < NFEAT; j++)
+				assert_true((double)w[j] * (w[j] + nt->d[j]) >= 0);
+		if (ps_newton_direct(nt, w, gh, 1, lambda, 0.5, solve_max,
+		    2) == 0)
+			solved++;
+		else
+			ps_newton_sweeps(nt, w, gh, 1, lambda, 0.5, 50);
+		for (j = 0; j < NFEAT; j++) {
+			assert_true(fabs(nt->d[j]) <= 0.5);
+			w[j] = (float)(w[j] + nt->d[j]);
+		}
+	}
+	return solved;
+}
+
+/*
+ * Sweeps alone reach, in 30 iterations, a point where every feature's
+ * KKT violation (prox.h) sums to below 1e-4.
  */
 static void
 test_newton_optimum(void **state)
 {
 	struct ps_dataset ds;
 	struct ps_newton nt;
-	double margin[NROWS], gh[2 * NFEAT], viol = 0, lambda = 1;
 	float w[NFEAT] = { 0 };
-	size_t j;
-	int it;
 
 	make_data(&ds, 4);
 	ps_newton_init(&nt, &ds);
-	for (it = 0; it < 30; it++) {
-		ps_l1lr_margins(&ds, w, margin);
-		ps_newton_grad(&nt, margin, gh);
-		ps_newton_sweeps(&nt, w, gh, 1, lambda, 0.5, 50);
-		for (j = 0; j < NFEAT; j++) {
-			assert_true(fabs(nt.d[j]) <= 0.5);
-			w[j] = (float)(w[j] + nt.d[j]);
-		}
-	}
+	assert_int_equal(newton_run(&nt, w, 1, 30, 0), 0);
+	assert_true(newton_violation(&nt, w, 1) < 1e-4);
+	ps_newton_release(&nt);
+	free_data(&ds);
+}
+
+/*
+ * ps_newton_direct: a set past max_active is refused with d left alone;
+ * solving directly (and sweeping when refused) gets there in 12.
+ */
+static void
+test_newton_direct(void **state)
+{
+	struct ps_dataset ds;
+	struct ps_newton nt;
+	double margin[NROWS], gh[2 * NFEAT];
+	float w[NFEAT] = { 0 };
+	size_t j;
+
+	make_data(&ds, 4);
+	ps_newton_init(&nt, &ds);
 	ps_l1lr_margins(&ds, w, margin);
 	ps_newton_grad(&nt, margin, gh);
 	for (j = 0; j < NFEAT; j++)
-		viol += ps_kkt_violation(w[j], gh[2 * j], lambda);
-	assert_true(viol < 1e-4);
+		nt.d[j] = 7;
+	assert_int_equal(ps_newton_direct(&nt, w, gh, 1, 0.01, 0.5, 1, 0), -1);
+	assert_true(nt.d[0] == 7 && nt.d[NFEAT - 1] == 7);
+	assert_true(newton_run(&nt, w, 1, 12, NFEAT) >= 6);
+	assert_true(newton_violation(&nt, w, 1) < 1e-4);
 	ps_newton_release(&nt);
 	free_data(&ds);
 }
@@ -296,6 +355,7 @@ main(void)
 		cmocka_unit_test(test_reserve_order),
 		cmocka_unit_test(test_newton_grad),
 		cmocka_unit_test(test_newton_optimum),
+		cmocka_unit_test(test_newton_direct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
