@@ -21,9 +21,11 @@
  * The step round prints the iteration's line.  A worker votes to stop in
  * the next gradient round (the servers answer the lowest vote) when the
  * KKT violation at w, relative to the largest one seen, is at most
- * epsilon and F changed by at most epsilon / 100 over the iteration, or
- * by at most epsilon / 1000; when every worker voted so, that gradient
- * round's F, of the final weights, is the last line.
+ * epsilon and F changed by at most epsilon over the iteration, relatively,
+ * and by at most half the change of the iteration before (the changes
+ * still contract, so the next weights are nearer than that to the
+ * optimum), or by at most epsilon / 1000; when every worker voted so,
+ * that gradient round's F, of the final weights, is the last line.
  *
  * Rounds run one at a time.  After a ring change the round in flight goes
  * again to the new ring, and so does the one finished last (its answers
@@ -259,10 +261,11 @@ newton_parts(struct worker *w, struct ps_newton_push *p)
 {
 	struct newton *nw = &w->newton;
 	double loss[PS_NEWTON_TRIALS], lambda = w->conf.lambda, l1 = 0, step;
+	double loss0;
 	size_t j, k;
 
-	ps_newton_trials(&nw->nt, nw->margin, nw->dbar, 0.5, PS_NEWTON_TRIALS,
-	    loss);
+	loss0 = ps_newton_trials(&nw->nt, nw->margin, nw->dbar,
+	    PS_NEWTON_TRIALS, loss);
 	p->pred = p->kkt = 0;
 	for (k = 0; k < PS_NEWTON_TRIALS; k++)
 		p->trial[k] = loss[k];
@@ -278,7 +281,7 @@ newton_parts(struct worker *w, struct ps_newton_push *p)
 		for (k = 0, step = 1; k < PS_NEWTON_TRIALS; k++, step /= 2)
 			p->trial[k] += lambda * fabs(wj + step * d) / c;
 	}
-	p->f0 = nw->loss + lambda * l1;
+	p->f0 = loss0 + lambda * l1;	/* summed as the trials are */
 }
 
 /*
@@ -362,10 +365,12 @@ newton_stepped(struct worker *w, uint64_t i, const struct nround *r)
 	newton_print(w, i, nw->f, change, nw->nnz, rel);
 	if (!isnan(r->step))	/* NAN: settled everywhere (round.c, 7) */
 		nw->radius = ps_newton_radius(nw->radius, r->step);
-	nw->fprev = nw->f;
 	nw->vote = i + 1 >= w->conf.max_iter || (eps > 0 && i > 0 &&
-	    ((rel <= eps && fabs(change) <= eps / 100) ||
+	    ((rel <= eps && fabs(change) <= eps &&
+	    fabs(change) <= fabs(nw->chgprev) / 2) ||
 	    fabs(change) <= eps / 1000));
+	nw->fprev = nw->f;
+	nw->chgprev = change;
 }
 
 /* Round t finished: take what it says; 1 when the run is over. */

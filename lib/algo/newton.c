@@ -223,24 +223,56 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
 	return q + quad / 2;
 }
 
-void
+/*
+ * The trials multiply 1 + exp(-z) over rows and take one log of the
+ * product when it passes this (each factor is at most 1 + e^TRIAL_Z):
+ * a multiplication a row and trial instead of an exp and a log1p.
+ */
+#define TRIAL_FLUSH	1e150
+#define TRIAL_Z		300
+
+double
 ps_newton_trials(struct ps_newton *nt, const double *margin,
-    const double *dbar, double beta, size_t n, double *loss)
+    const double *dbar, size_t n, double *loss)
 {
 	const struct ps_dataset *ds = nt->ds;
+	double prod[PS_NEWTON_TRIALS_MAX + 1], loss0 = 0, prod0 = 1;
 	size_t i, m;
 	uint64_t k;
 
-	for (m = 0; m < n; m++)
+	for (m = 0; m < n; m++) {
 		loss[m] = 0;
+		prod[m] = 1;
+	}
 	for (i = 0; i < ds->nrows; i++) {
-		double y = ds->y[i], xd = 0, step = 1;
+		double y = ds->y[i], xd = 0, z = y * margin[i], dz, e, u;
 
 		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++)
 			xd += ds->val[k] * dbar[ds->col[k]];
-		for (m = 0; m < n; m++, step *= beta)
-			loss[m] += ps_logistic_loss(y * (margin[i] + step * xd));
+		dz = y * xd;
+		if (!(fabs(z) + fabs(dz) <= TRIAL_Z)) {	/* far out: exactly */
+			double step = 1;
+
+			loss0 += ps_logistic_loss(z);
+			for (m = 0; m < n; m++, step /= 2)
+				loss[m] += ps_logistic_loss(z + step * dz);
+			continue;
+		}
+		e = exp(-z);
+		u = exp(-dz);	/* exp(-step dz), step halved by sqrt */
+		if ((prod0 *= 1 + e) > TRIAL_FLUSH) {
+			loss0 += log(prod0);
+			prod0 = 1;
+		}
+		for (m = 0; m < n; m++, u = sqrt(u))
+			if ((prod[m] *= 1 + e * u) > TRIAL_FLUSH) {
+				loss[m] += log(prod[m]);
+				prod[m] = 1;
+			}
 	}
+	for (m = 0; m < n; m++)
+		loss[m] += log(prod[m]);
+	return loss0 + log(prod0);
 }
 
 /* Armijo: the decrease a step must give, as a part of the predicted. */

@@ -88,11 +88,13 @@ int	ps_newton_direct(struct ps_newton *nt, const float *w, const double *GH,
 	    double K, double lambda, double radius, size_t max_active,
 	    int sweeps);
 /*
- * Step 4: the rows' loss at margins m + beta^k X dbar, k = 0 .. n - 1, for
- * the averaged direction dbar (per local feature), into loss[k].
+ * Step 4: the rows' loss at margins m + 2^-k X dbar, k = 0 .. n - 1 (n at
+ * most PS_NEWTON_TRIALS_MAX), for the averaged direction dbar (per local
+ * feature), into loss[k]; returns the loss at m, summed the same way.
  */
-void	ps_newton_trials(struct ps_newton *nt, const double *margin,
-	    const double *dbar, double beta, size_t n, double *loss);
+#define PS_NEWTON_TRIALS_MAX	32
+double	ps_newton_trials(struct ps_newton *nt, const double *margin,
+	    const double *dbar, size_t n, double *loss);
 /*
  * Step 4's choice: the first step 2^-m, m < n, whose objective trial[m]
  * is below f0 by at least 1% of step times the predicted decrease

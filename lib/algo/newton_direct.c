@@ -101,26 +101,41 @@ direct_matrix(const struct ps_newton *nt, const double *GH, double K,
 		}
 }
 
+/* a . b over n entries, in four independent sums (the factorisation's
+   inner loop: one chain of additions would wait on each). */
+static double
+direct_dot(const double *a, const double *b, size_t n)
+{
+	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	size_t k;
+
+	for (k = 0; k + 4 <= n; k += 4) {
+		s0 += a[k] * b[k];
+		s1 += a[k + 1] * b[k + 1];
+		s2 += a[k + 2] * b[k + 2];
+		s3 += a[k + 3] * b[k + 3];
+	}
+	for (; k < n; k++)
+		s0 += a[k] * b[k];
+	return (s0 + s1) + (s2 + s3);
+}
+
 /* Cholesky in place (lower triangle): 0, or -1 if a is not definite. */
 static int
 direct_cholesky(double *a, size_t n)
 {
-	size_t i, j, k;
+	size_t i, j;
 
 	for (j = 0; j < n; j++) {
-		double *rj = a + j * n, s = rj[j];
+		double *rj = a + j * n, s = rj[j] - direct_dot(rj, rj, j);
 
-		for (k = 0; k < j; k++)
-			s -= rj[k] * rj[k];
 		if (!(s > 0))
 			return -1;
 		rj[j] = sqrt(s);
 		for (i = j + 1; i < n; i++) {
-			double *ri = a + i * n, t = ri[j];
+			double *ri = a + i * n;
 
-			for (k = 0; k < j; k++)
-				t -= ri[k] * rj[k];
-			ri[j] = t / rj[j];
+			ri[j] = (ri[j] - direct_dot(ri, rj, j)) / rj[j];
 		}
 	}
 	return 0;

@@ -153,10 +153,10 @@ sim_l1(const struct sim *sm, const double *w, const double *dbar,
 /* Step 4: the servers' choice of step (ps_newton_step). */
 #define SIM_TRIALS	20
 static double
-sim_step(struct sim *sm, const double *w, const double *G, const double *dbar,
-    double f)
+sim_step(struct sim *sm, const double *w, const double *G, const double *dbar)
 {
 	double tl[SIM_TRIALS] = { 0 }, part[SIM_TRIALS], pred = 0, step = 1;
+	double f0 = sim_l1(sm, w, dbar, 0);
 	size_t k, j, m;
 
 	for (k = 0; k < sm->nwk; k++) {
@@ -164,8 +164,8 @@ sim_step(struct sim *sm, const double *w, const double *G, const double *dbar,
 
 		for (j = 0; j < wk->ds.nfeat; j++)
 			wk->dbar[j] = dbar[wk->global[j]];
-		ps_newton_trials(&wk->nt, wk->margin, wk->dbar, 0.5, SIM_TRIALS,
-		    part);
+		f0 += ps_newton_trials(&wk->nt, wk->margin, wk->dbar,
+		    SIM_TRIALS, part);
 		for (m = 0; m < SIM_TRIALS; m++)
 			tl[m] += part[m];
 	}
@@ -174,7 +174,7 @@ sim_step(struct sim *sm, const double *w, const double *G, const double *dbar,
 	pred += sim_l1(sm, w, dbar, 1) - sim_l1(sm, w, dbar, 0);
 	for (m = 0; m < SIM_TRIALS; m++, step /= 2)
 		tl[m] += sim_l1(sm, w, dbar, step);
-	return ps_newton_step(f, pred, tl, SIM_TRIALS);
+	return ps_newton_step(f0, pred, tl, SIM_TRIALS);
 }
 
 static void
@@ -196,7 +196,7 @@ sim_run(struct sim *sm)
 		for (j = 0; j < sm->nfeat; j++)
 			nnz += w[j] != 0;
 		sim_average(sm, dbar, acc);
-		step = sim_step(sm, w, sum, dbar, f);
+		step = sim_step(sm, w, sum, dbar);
 		sm->radius = ps_newton_radius(sm->radius, step);
 		printf("%d\t%.12g\t%.3e\t%zu\t%g\t%.3f\n", it, f,
 		    sm->fstar > 0 ? (f - sm->fstar) / sm->fstar : NAN, nnz,

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "algo/l1lr.h"
+#include "algo/logistic.h"
 #include "algo/newton.h"
 #include "algo/prox.h"
 #include "util/xmalloc.h"
@@ -346,6 +347,47 @@ test_newton_direct(void **state)
 	free_data(&ds);
 }
 
+/*
+ * ps_newton_trials: the losses at w + 2^-k d as ps_logistic_loss sums
+ * them row by row, to 1e-12, with rows far out (|margin| past 300)
+ * among them; and the loss at w.
+ */
+static void
+test_newton_trials(void **state)
+{
+	struct ps_dataset ds;
+	struct ps_newton nt;
+	double margin[NROWS], d[NFEAT], loss[12], want, want0 = 0, l0;
+	size_t i, j, m;
+	uint64_t k;
+
+	make_data(&ds, 5);
+	ps_newton_init(&nt, &ds);
+	for (j = 0; j < NFEAT; j++)
+		d[j] = 0.7 * ((int)j - 5);
+	for (i = 0; i < NROWS; i++)
+		margin[i] = i % 7 == 0 ? 400.0 * (i % 2 ? 1 : -1) :
+		    0.3 * ((int)(i % 11) - 5);
+	l0 = ps_newton_trials(&nt, margin, d, 12, loss);
+	for (m = 0; m < 12; m++) {
+		want = 0;
+		for (i = 0; i < NROWS; i++) {
+			double xd = 0;
+
+			for (k = ds.rowptr[i]; k < ds.rowptr[i + 1]; k++)
+				xd += ds.val[k] * d[ds.col[k]];
+			want += ps_logistic_loss(ds.y[i] * (margin[i] +
+			    ldexp(xd, -(int)m)));
+			if (m == 0)
+				want0 += ps_logistic_loss(ds.y[i] * margin[i]);
+		}
+		assert_true(fabs(loss[m] - want) <= 1e-12 * want);
+	}
+	assert_true(fabs(l0 - want0) <= 1e-12 * want0);
+	ps_newton_release(&nt);
+	free_data(&ds);
+}
+
 int
 main(void)
 {
@@ -356,6 +398,7 @@ main(void)
 		cmocka_unit_test(test_newton_grad),
 		cmocka_unit_test(test_newton_optimum),
 		cmocka_unit_test(test_newton_direct),
+		cmocka_unit_test(test_newton_trials),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
