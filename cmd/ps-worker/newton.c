@@ -21,11 +21,13 @@
  * The step round prints the iteration's line.  A worker votes to stop in
  * the next gradient round (the servers answer the lowest vote) when the
  * KKT violation at w, relative to the largest one seen, is at most
- * epsilon and F changed by at most epsilon over the iteration, relatively,
- * and by at most half the change of the iteration before (the changes
- * still contract, so the next weights are nearer than that to the
- * optimum), or by at most epsilon / 1000; when every worker voted so,
- * that gradient round's F, of the final weights, is the last line.
+ * epsilon and the changes of F still contract, each iteration's relative
+ * change at most half the one before, by so much that the changes to
+ * come, extrapolated at that rate (change r / (1 - r)), sum to at most
+ * epsilon: F is then within about epsilon of the optimum, and the final
+ * weights, one step further, nearer still; or when F changed by at most
+ * epsilon / 1000.  When every worker voted so, that gradient round's F,
+ * of the final weights, is the last line.
  *
  * Rounds run one at a time.  After a ring change the round in flight goes
  * again to the new ring, and so does the one finished last (its answers
@@ -357,7 +359,7 @@ newton_stepped(struct worker *w, uint64_t i, const struct nround *r)
 {
 	struct newton *nw = &w->newton;
 	double change = i > 0 ? (nw->fprev - nw->f) / fabs(nw->f) : NAN;
-	double eps = w->conf.eps, rel;
+	double eps = w->conf.eps, rel, rate;
 
 	if (r->kkt > nw->kktref)
 		nw->kktref = r->kkt;
@@ -365,9 +367,10 @@ newton_stepped(struct worker *w, uint64_t i, const struct nround *r)
 	newton_print(w, i, nw->f, change, nw->nnz, rel);
 	if (!isnan(r->step))	/* NAN: settled everywhere (round.c, 7) */
 		nw->radius = ps_newton_radius(nw->radius, r->step);
+	rate = fabs(change) / fabs(nw->chgprev);
 	nw->vote = i + 1 >= w->conf.max_iter || (eps > 0 && i > 0 &&
-	    ((rel <= eps && fabs(change) <= eps &&
-	    fabs(change) <= fabs(nw->chgprev) / 2) ||
+	    ((rel <= eps && rate <= 0.5 &&
+	    fabs(change) * rate / (1 - rate) <= eps) ||
 	    fabs(change) <= eps / 1000));
 	nw->fprev = nw->f;
 	nw->chgprev = change;
