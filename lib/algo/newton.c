@@ -119,10 +119,21 @@ newton_coord(double wd, double a, double b, double lambda)
 #define NEWTON_FLOOR	1e-12
 
 /*
+ * q's curvature along feature j: the larger of the summed diagonal and K
+ * times the rows' own (the smaller could leave q without a minimum).
+ */
+static double
+newton_diag(const struct ps_newton *nt, size_t j, const double *GH, double K)
+{
+	double own = K * nt->own[j];
+
+	return (GH[2 * j + 1] > own ? GH[2 * j + 1] : own) + NEWTON_FLOOR;
+}
+
+/*
  * The slope of q along feature j at the direction so far, and its
  * curvature in *a: K times the rows' coupling of j with the others (the
- * rows' own diagonal taken out), and the larger of the summed diagonal
- * and K times the rows' own (the smaller could leave q without a minimum).
+ * rows' own diagonal taken out), and newton_diag().
  */
 static double
 newton_slope(const struct ps_newton *nt, size_t j, const double *GH,
@@ -136,8 +147,7 @@ newton_slope(const struct ps_newton *nt, size_t j, const double *GH,
 
 		cross += nt->curv[i] * nt->colval[p] * nt->xd[i];
 	}
-	*a = (GH[2 * j + 1] > K * own ? GH[2 * j + 1] : K * own) +
-	    NEWTON_FLOOR;
+	*a = newton_diag(nt, j, GH, K);
 	return GH[2 * j] + K * (cross - own * nt->d[j]) + *a * nt->d[j];
 }
 
@@ -210,13 +220,11 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
 	for (i = 0; i < ds->nrows; i++)
 		quad += K * nt->curv[i] * nt->xd[i] * nt->xd[i];
 	for (j = 0; j < ds->nfeat; j++) {
-		double d = nt->d[j], a;
+		double d = nt->d[j];
 
 		if (d == 0)
 			continue;
-		a = GH[2 * j + 1] > K * nt->own[j] ? GH[2 * j + 1] :
-		    K * nt->own[j];
-		quad += (a + NEWTON_FLOOR - K * nt->own[j]) * d * d;
+		quad += (newton_diag(nt, j, GH, K) - K * nt->own[j]) * d * d;
 		q += GH[2 * j] * d + lambda * (fabs((double)w[j] + d) -
 		    fabs((double)w[j]));
 	}
@@ -230,6 +238,16 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
  */
 #define TRIAL_FLUSH	1e150
 #define TRIAL_Z		300
+
+/* *prod times factor, moved into *loss as a log once past TRIAL_FLUSH. */
+static void
+trial_mul(double *prod, double *loss, double factor)
+{
+	if ((*prod *= factor) > TRIAL_FLUSH) {
+		*loss += log(*prod);
+		*prod = 1;
+	}
+}
 
 double
 ps_newton_trials(struct ps_newton *nt, const double *margin,
@@ -260,15 +278,9 @@ ps_newton_trials(struct ps_newton *nt, const double *margin,
 		}
 		e = exp(-z);
 		u = exp(-dz);	/* exp(-step dz), step halved by sqrt */
-		if ((prod0 *= 1 + e) > TRIAL_FLUSH) {
-			loss0 += log(prod0);
-			prod0 = 1;
-		}
+		trial_mul(&prod0, &loss0, 1 + e);
 		for (m = 0; m < n; m++, u = sqrt(u))
-			if ((prod[m] *= 1 + e * u) > TRIAL_FLUSH) {
-				loss[m] += log(prod[m]);
-				prod[m] = 1;
-			}
+			trial_mul(&prod[m], &loss[m], 1 + e * u);
 	}
 	for (m = 0; m < n; m++)
 		loss[m] += log(prod[m]);
