@@ -79,6 +79,7 @@ job_start(struct channel *ch, const struct ps_hello *h)
 	ch->srv->failover->job_start(ch, h);
 	store_sent_reset(&ch->store, 0);
 	job->rounds_done = 0;
+	job->grads_gathered = 0;
 	if (h->algorithm == PS_ALG_SGD) {
 		job->online.opt = *opt;
 		online_start(ch);

@@ -17,6 +17,17 @@
  * The first two change nothing here: they are not marked, copied to the
  * replicas or kept, and after a ring change every worker pushes them
  * again.  Sums go in worker-id order, so a job is repeatable.
+ *
+ * Rejoin (failover/rejoin.c): when workers may come back, an iteration's
+ * sums rounds are held, answered, until the next iteration's gradient
+ * round is gathered, which needs every worker's push.  A worker that
+ * died in iteration i comes back at i (its last push here was at most
+ * its step round, 3i + 2): it takes the weights from before that step
+ * round (the store keeps them) and pushes 3i, 3i + 1 and 3i + 2 again,
+ * the same pushes as before, since the servers' answers are the same
+ * and its trust radius is in the gradient round's result.  A push of a
+ * sums round it made before is dropped (the first one is in the sums);
+ * one of a step round is taken as round.c's invariant 9 says.
  */
 #include "config.h"
 
@@ -46,7 +57,7 @@ newton_gather(struct channel *ch, struct round *r)
 	struct store *st = &ch->store;
 	uint32_t i, nw = ch->job.nworkers, *slots, *saved, s;
 	size_t total = 0, n = 0, k;
-	struct ps_dbpg_push push;
+	struct ps_newton_grad_push push;
 
 	for (i = 0; i < nw; i++)
 		total += r->pushes[i].nkeys;
@@ -55,12 +66,15 @@ newton_gather(struct channel *ch, struct round *r)
 	r->pos = xcalloc(nw, sizeof *r->pos);
 	r->result.loss = 0;
 	r->result.vote = INFINITY;
+	r->result.radius = NAN;
 	for (i = 0; i < nw; i++) {
 		const struct ps_msg *m = &r->pushes[i];
 
-		ps_dbpg_push_decode(m, &push);
-		r->result.loss += push.loss;
-		r->result.vote = fmin(r->result.vote, push.vote);
+		ps_newton_grad_push_decode(m, &push);
+		r->result.loss += push.base.loss;
+		r->result.vote = fmin(r->result.vote, push.base.vote);
+		if (isnan(r->result.radius))	/* the first known */
+			r->result.radius = push.radius;
 		r->pos[i] = xcalloc(m->nkeys + 1, sizeof *r->pos[i]);
 		store_slots(st, m->keys, m->nkeys, r->pos[i]);
 		for (k = 0; k < m->nkeys; k++) {
@@ -91,10 +105,20 @@ newton_gather(struct channel *ch, struct round *r)
 	r->result.kkt = NAN;
 	r->result.step = NAN;
 	r->has_result = 1;
+	if (r->t % 3 == 0 && r->t / 3 + 1 > ch->job.grads_gathered)
+		ch->job.grads_gathered = r->t / 3 + 1;
 	r->done = 1;
 	if (r->t + 1 > ch->job.rounds_done)
 		ch->job.rounds_done = r->t + 1;
 	ch->job.last_round = r->t;
+}
+
+/* Is sums round r held for a worker that may come back (above)? */
+int
+newton_keeps(const struct channel *ch, const struct round *r)
+{
+	return ch->job.rejoin_wait > 0 && newton_sums_round(ch, r->t) &&
+	    r->t / 3 + 1 >= ch->job.grads_gathered;
 }
 
 /* The reply to worker id's pull of sums round r: its keys' sums. */

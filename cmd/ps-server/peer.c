@@ -307,7 +307,7 @@ peer_save(struct server *srv, struct peer *p, const struct ps_msg *m)
 
 /*
  * A CURRENT pull names its channel; anyone may read one that exists.  A
- * dbpg worker of its job that came back asks with a resume pull
+ * dbpg or newton worker of its job asks for its start with a resume pull
  * (msg_round.h, failover/rejoin.c).
  */
 static void
@@ -324,7 +324,7 @@ peer_pull_current(struct server *srv, struct peer *p, const struct ps_msg *m)
 	}
 	bad = ps_resume_pull_decode(m, &resume, &round, err, sizeof err);
 	if (!(resume && p->is_worker && p->ch == ch &&
-	    ch->job.algorithm == PS_ALG_DBPG))
+	    ch->job.algorithm != PS_ALG_SGD))
 		round_pull_current(ch, p, m);
 	else if (bad != 0)
 		peer_fail(p, "%s", err);

@@ -69,7 +69,9 @@
  *     the rounds the worker pushes again, the later one applied here
  *     already).  The worker leaves their trust radii alone.  From the
  *     rounds from there on it took the state before them
- *     (failover/rejoin.c), and it takes their replies as usual.
+ *     (failover/rejoin.c), and it takes their replies as usual.  A
+ *     newton job's sums rounds are held for such a worker instead, and
+ *     its pushes of them again dropped (newton.c, rejoin).
  */
 #include "config.h"
 
@@ -334,6 +336,7 @@ round_apply(struct channel *ch, struct round *r)
 	r->result.l1_before = st->l1;
 	r->result.nnz_before = (double)st->nnz;
 	r->result.kkt = 0;
+	r->result.radius = NAN;
 	if (newton)	/* its step round (newton.c) */
 		step = newton_step(ch, r, &r->result.kkt);
 	r->result.step = step;
@@ -450,13 +453,30 @@ round_answerable(const struct channel *ch, const struct round *r)
 	return 1;
 }
 
-/* Free r once every worker pulled it and its replicas hold it (6). */
+/*
+ * Free r once every worker pulled it and its replicas hold it (6), unless
+ * a worker that may come back needs it (newton.c, rejoin).
+ */
 static void
 round_release(struct channel *ch, struct round *r)
 {
-	if (r->acks == 0 && (r->npulls == ch->job.nworkers ||
+	if (r->acks == 0 && !newton_keeps(ch, r) &&
+	    (r->npulls == ch->job.nworkers ||
 	    (r->replay && r->npulls == r->npushes)))
 		round_free(ch, r);
+}
+
+/* A newton gradient round was gathered: free the sums rounds held. */
+static void
+rounds_release_held(struct channel *ch)
+{
+	struct round *r, *next;
+
+	for (r = TAILQ_FIRST(&ch->job.rounds); r != NULL; r = next) {
+		next = TAILQ_NEXT(r, entry);
+		if (newton_sums_round(ch, r->t) && r->done)
+			round_release(ch, r);
+	}
 }
 
 /*
@@ -653,6 +673,7 @@ round_no_result(struct round *r)
 	r->result.loss = NAN;		/* the worker takes another's */
 	r->result.vote = INFINITY;	/* no vote */
 	r->result.step = NAN;
+	r->result.radius = NAN;
 }
 
 /*
@@ -695,6 +716,7 @@ round_complete(struct channel *ch, struct round *r)
 		settled += r->settled[i];
 	if (newton_sums_round(ch, r->t)) {
 		newton_gather(ch, r);
+		rounds_release_held(ch);
 	} else if (settled == ch->job.nworkers) {
 		r->done = 1;
 		r->ckpt = 0;	/* written when it was applied, if asked */
@@ -730,6 +752,28 @@ round_trace_again(struct channel *ch, uint32_t id, uint64_t t)
 }
 
 /*
+ * Invariant 9 for a newton sums round (newton.c, rejoin): the round is
+ * held, and the push the same as the one in its sums, which stays; 1
+ * when dropped, 0 for the usual way (the first push did not come here).
+ */
+static int
+round_push_sums_again(struct channel *ch, struct peer *p,
+    const struct ps_msg *m)
+{
+	struct round *r = round_get(ch, m->timestamp, 0);
+	const struct ps_msg *first;
+
+	if (r != NULL && r->pushes[p->worker_id].type == 0)
+		return 0;
+	first = r != NULL ? &r->pushes[p->worker_id] : NULL;
+	if (first == NULL || !round_same_keys(first, m))
+		peer_fail(p, "pushed newton round %llu again %s",
+		    (unsigned long long)m->timestamp, first == NULL ?
+		    "after it was dropped" : "with other keys");
+	return 1;
+}
+
+/*
  * Invariant 9: a push of a worker that came back, for a round it pushed
  * before; 1 when handled here (dropped, or taken: m is then empty), 0
  * for the usual way.
@@ -744,6 +788,8 @@ round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
 
 	if (job->again_below == NULL || m->timestamp >= job->again_below[id])
 		return 0;
+	if (newton_sums_round(ch, m->timestamp))
+		return round_push_sums_again(ch, p, m);
 	if ((r = round_get(ch, m->timestamp, 0)) != NULL) {
 		if (r->pushes[id].type == 0)
 			return 0;	/* its resend was due: as usual */
@@ -866,7 +912,8 @@ rounds_forget_peer(struct channel *ch, const struct peer *p)
 
 /*
  * Where worker id, coming back, resumes (hello.h): the lowest round it
- * pushed that is still held, else the one after its last push.
+ * pushed that is still held, else the one after its last push; newton:
+ * the one after its last push (newton.c, rejoin).
  */
 uint64_t
 rounds_resume_point(struct channel *ch, uint32_t id)
@@ -874,6 +921,8 @@ rounds_resume_point(struct channel *ch, uint32_t id)
 	const struct round *r;
 	uint64_t t = ch->job.pushed_below[id];
 
+	if (ch->job.algorithm == PS_ALG_NEWTON)
+		return t;
 	TAILQ_FOREACH(r, &ch->job.rounds, entry)
 		if (r->pushes[id].type != 0 && r->t < t)
 			t = r->t;

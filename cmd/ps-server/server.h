@@ -242,6 +242,9 @@ struct job {
 	uint64_t		 replay_below;	/* rounds that may be replays (round.c,
 						   invariant 7); 0: none */
 	struct online		 online;	/* algorithm sgd only */
+	uint64_t		 grads_gathered; /* newton: the iteration of
+						   the last gradient round
+						   gathered, + 1 (newton.c) */
 	/* failover/rejoin.c: workers that went away and may come back. */
 	double			 started;	/* when the first HELLO came */
 	double			 rejoin_wait;	/* seconds; 0: abort at once */
@@ -517,6 +520,7 @@ float	round_reply_weight(struct channel *ch, uint32_t slot, int count);
 /* newton.c */
 int	newton_sums_round(const struct channel *ch, uint64_t t);
 void	newton_gather(struct channel *ch, struct round *r);
+int	newton_keeps(const struct channel *ch, const struct round *r);
 void	newton_sums_reply(const struct channel *ch, const struct round *r,
 	    uint32_t id, struct ps_msg *reply);
 double	newton_step(const struct channel *ch, const struct round *r,

@@ -32,8 +32,10 @@
  * Rounds run one at a time.  After a ring change the round in flight goes
  * again to the new ring, and so does the one finished last (its answers
  * are not taken): as dbpg.c does, so that a server that lost a round with
- * its primary can complete it.  A worker started again during a newton
- * job cannot resume it (it says so and exits); the job must be run again.
+ * its primary can complete it.  A worker started again during the job
+ * (--rejoin) goes again from the start of the iteration it died in
+ * (newton_comeback): it makes the same pushes as its first run, and the
+ * job the same steps.
  */
 #include "config.h"
 
@@ -104,10 +106,15 @@ newton_push(struct worker *w, uint64_t t, size_t s)
 	m.keys = nw->keybuf;
 	m.width = 2;
 	m.vals = nw->valbuf;
-	if (t % 3 == NEWTON_STEP)
+	if (t % 3 == NEWTON_STEP) {
 		ps_newton_push_encode(&r->aux, &m);
-	else
+	} else if (t % 3 == NEWTON_GRADIENT) {
+		struct ps_newton_grad_push gp = { r->aux.base, nw->radius };
+
+		ps_newton_grad_push_encode(&gp, &m);
+	} else {
 		ps_dbpg_push_encode(&r->aux.base, &m);
+	}
 	links_send(w, s, &m);
 }
 
@@ -116,7 +123,7 @@ static void
 newton_expect(struct worker *w, struct nround *r)
 {
 	r->pending = w->dbpg.plan.nservers;
-	r->loss = r->kkt = r->step = NAN;
+	r->loss = r->kkt = r->step = r->radius = NAN;
 	r->l1 = r->nnz = 0;
 	r->vmin = UINT32_MAX;
 }
@@ -204,6 +211,8 @@ newton_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		r->kkt = res->kkt;
 	if (isnan(r->step) && !isnan(res->step))
 		r->step = res->step;
+	if (isnan(r->radius) && !isnan(res->radius))
+		r->radius = res->radius;
 	if (res->vote >= 0 && res->vote < r->vmin)
 		r->vmin = res->vote >= 1 ? 1 : 0;
 	r->l1 += res->l1_before;
@@ -387,6 +396,10 @@ newton_finish(struct worker *w, uint64_t t)
 	case NEWTON_GRADIENT:
 		nw->f = r->loss + w->conf.lambda * r->l1;
 		nw->nnz = r->nnz;
+		if (!isnan(r->radius))	/* the job's, for one that came back */
+			nw->radius = r->radius;
+		else if (isnan(nw->radius))	/* no worker knew it */
+			nw->radius = 1;
 		return r->vmin >= 1;
 	case NEWTON_STEP:
 		newton_stepped(w, t / 3, r);
@@ -441,6 +454,24 @@ newton_ring_changed(struct worker *w)
 	}
 }
 
+/*
+ * Started again during the job, whose servers last had a push of ours in
+ * iteration i: take the weights from before its step round and go again
+ * from its gradient round (cmd/ps-server/newton.c, rejoin); the trust
+ * radius comes with that round's answer.
+ */
+static void
+newton_comeback(struct worker *w, uint64_t i)
+{
+	struct newton *nw = &w->newton;
+
+	resume_weights(w, 3 * i + 2);
+	nw->t_next = nw->t_done = nw->t_taken = 3 * i;
+	nw->radius = nw->fprev = nw->chgprev = NAN;
+	log_info("came back in iteration %llu: going again from its start",
+	    (unsigned long long)i);
+}
+
 /* The run's state, once the shard, the ring and the links are up. */
 static void
 newton_begin(struct worker *w)
@@ -448,9 +479,6 @@ newton_begin(struct worker *w)
 	struct newton *nw = &w->newton;
 	size_t nfeat = w->ds.nfeat, npos = w->dbpg.plan.boff[1];
 
-	if (resume_point(w) > 0 || w->comeback.back)
-		fatalx(EX_SOFTWARE, "started again during a newton job, which "
-		    "cannot take a worker back yet: run the job again");
 	ps_newton_init(&nw->nt, &w->ds);
 	nw->w = xcalloc(nfeat + 1, sizeof *nw->w);
 	nw->margin = xcalloc(w->ds.nrows + 1, sizeof *nw->margin);
@@ -465,7 +493,10 @@ newton_begin(struct worker *w)
 	nw->slot[0].t = nw->slot[1].t = UINT64_MAX;
 	nw->radius = 1;
 	newton_group(w);
-	resume_start_model(w);	/* the servers' model, if any */
+	if (w->comeback.back && resume_last_push(w) > 0)
+		newton_comeback(w, (resume_last_push(w) - 1) / 3);
+	else
+		resume_start_model(w);	/* the servers' model, if any */
 	w->ckpt_last = ps_clock_now();
 	printf("iter\tsecs\tobjective\trel_change\tnnz\t"
 	    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc\tkkt_rel");

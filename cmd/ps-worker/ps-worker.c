@@ -279,11 +279,6 @@ worker_check_args(struct worker_conf *c, int argc, char **argv, int given,
 		    "iterations (-m)\n", (unsigned long long)(PS_ROUND_MAX / 3));
 		usage(EX_USAGE);
 	}
-	if (c->algorithm == PS_ALG_NEWTON && c->rejoin > 0) {
-		fprintf(stderr, "ps-worker: -A newton cannot take a worker "
-		    "back (--rejoin)\n");
-		usage(EX_USAGE);
-	}
 	worker_check_filters(c, given, lz4);
 	/* F's penalties per epoch of data; the servers scale them (ftrl.h). */
 	c->opt.l1 = c->lambda;

@@ -9,7 +9,9 @@
  * feature of its shard that the server holds (one resume pull per server,
  * answered in one piece, so that it is a snapshot of that server), and
  * rebuilds its margins from them (resume_weights).  dbpg.c then runs the
- * iterations again from the end of the pass before (its rule 6).
+ * iterations again from the end of the pass before (its rule 6).  A
+ * newton worker asks for the weights before the step round of the
+ * iteration of its last push (resume_last_push, newton.c).
  *
  * A new worker of a job whose servers started from a model (ps-server -i)
  * takes the weights the same way before its first iteration
@@ -45,6 +47,22 @@ resume_point(const struct worker *w)
 		if (w->links[i]->away >= 0 && w->links[i]->resume < t)
 			t = w->links[i]->resume;
 	return t == UINT64_MAX ? 0 : t;
+}
+
+/*
+ * The highest round the servers that knew this worker said to resume at,
+ * each the one after its last push there (newton.c): 0 if it pushed none.
+ */
+uint64_t
+resume_last_push(const struct worker *w)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++)
+		if (w->links[i]->away >= 0 && w->links[i]->resume > t)
+			t = w->links[i]->resume;
+	return t;
 }
 
 /* A feature of the plan: its key, and where the plan holds it. */
@@ -95,20 +113,19 @@ resume_ask(struct worker *w, size_t s, uint64_t r)
 	links_msg(w, &m, PS_MSG_PULL, PS_MSG_F_CURRENT, RESUME_TIMESTAMP);
 	m.nkeys = (uint32_t)n;
 	m.keys = keys;
-	if (w->conf.algorithm != PS_ALG_NEWTON)	/* newton: current weights */
-		ps_resume_pull_encode(r, &m);	/* cmd/ps-server/rejoin.c */
+	ps_resume_pull_encode(r, &m);	/* cmd/ps-server/rejoin.c */
 	links_send(w, s, &m);
 	free(keys);
 }
 
-/* A newton worker's starting weights: one value per key (newton.c). */
+/* A newton worker's starting weights, radii left out (newton.c). */
 static void
 resume_reply_newton(struct worker *w, struct link *l, const struct ps_msg *m)
 {
 	size_t k;
 
 	for (k = 0; k < m->nkeys; k++) {
-		float v = m->vals[k];
+		float v = m->vals[2 * k];
 
 		w->newton.w[w->dbpg.plan.feats[l->resume_pos[k]]] =
 		    v == 0 ? 0.0f : v;
@@ -118,15 +135,14 @@ resume_reply_newton(struct worker *w, struct link *l, const struct ps_msg *m)
 	l->resumed = 1;
 }
 
-/* Server l's answer: weight and trust radius per key (newton: weight). */
+/* Server l's answer: weight and trust radius per key. */
 void
 resume_reply(struct worker *w, struct link *l, struct ps_msg *m)
 {
 	struct ps_l1lr *lr = &w->dbpg.lr;
 	size_t k;
 
-	if (l->resume_pos == NULL || m->nkeys != l->resume_n ||
-	    m->width != (w->conf.algorithm == PS_ALG_NEWTON ? 1 : 2))
+	if (l->resume_pos == NULL || m->nkeys != l->resume_n || m->width != 2)
 		fatalx(EX_PROTOCOL, "server %u (%s) sent an unexpected resume "
 		    "reply: %u values of width %u", l->index, l->addr,
 		    m->nkeys, m->width);

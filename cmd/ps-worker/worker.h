@@ -276,6 +276,8 @@ struct nround {
 	double		 loss, l1, nnz;	/* as the servers report them */
 	double		 kkt, step;	/* step round: the summed violation
 					   and the step; NAN: not reported */
+	double		 radius;	/* gradient round: the job's trust
+					   radius; NAN: not reported */
 	uint32_t	 vmin;		/* the lowest vote, 0 or 1 */
 };
 
@@ -301,7 +303,8 @@ struct newton {
 	double		 fprev;		/* F at the iteration before */
 	double		 chgprev;	/* its relative change of F */
 	double		 kktref;	/* the largest violation seen */
-	double		 radius;	/* trust radius (newton.h) */
+	double		 radius;	/* trust radius (newton.h); NAN: not
+					   known yet (came back) */
 	int		 vote;		/* 1: this worker votes to stop */
 };
 
@@ -464,6 +467,7 @@ void	comeback_served(struct worker *w);
 
 /* resume.c */
 uint64_t resume_point(const struct worker *w);
+uint64_t resume_last_push(const struct worker *w);
 void	resume_weights(struct worker *w, uint64_t r);
 void	resume_reply(struct worker *w, struct link *l, struct ps_msg *m);
 void	resume_start_model(struct worker *w);

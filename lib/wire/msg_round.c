@@ -27,6 +27,22 @@ ps_dbpg_push_decode(const struct ps_msg *m, struct ps_dbpg_push *p)
 }
 
 void
+ps_newton_grad_push_encode(const struct ps_newton_grad_push *p,
+    struct ps_msg *m)
+{
+	ps_dbpg_push_encode(&p->base, m);
+	m->aux[m->naux++] = p->radius;
+}
+
+void
+ps_newton_grad_push_decode(const struct ps_msg *m,
+    struct ps_newton_grad_push *p)
+{
+	ps_dbpg_push_decode(m, &p->base);
+	p->radius = m->naux > 3 ? m->aux[3] : NAN;
+}
+
+void
 ps_newton_push_encode(const struct ps_newton_push *p, struct ps_msg *m)
 {
 	size_t k;
@@ -92,8 +108,10 @@ ps_round_reply_encode(const struct ps_round_reply *r, struct ps_msg *m)
 	m->aux[m->naux++] = r->again;
 	m->aux[m->naux++] = r->ckpt;
 	m->aux[m->naux++] = res->kkt;
-	if (!isnan(res->step))
+	if (!isnan(res->step) || !isnan(res->radius))
 		m->aux[m->naux++] = res->step;
+	if (!isnan(res->radius))
+		m->aux[m->naux++] = res->radius;
 }
 
 int
@@ -113,6 +131,7 @@ ps_round_reply_decode(const struct ps_msg *m, struct ps_round_reply *r)
 	r->ckpt = m->naux >= 8 && m->aux[7] == 1;
 	res->kkt = m->naux >= 9 ? m->aux[8] : NAN;
 	res->step = m->naux >= 10 ? m->aux[9] : NAN;
+	res->radius = m->naux >= 11 ? m->aux[10] : NAN;
 	return 0;
 }
 

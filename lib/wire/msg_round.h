@@ -16,6 +16,11 @@
  *                 2  ckpt    optional: 1 asks every server for a
  *                            checkpoint once it applied the round
  *                            (cmd/ps-server/checkpoint.c)
+ *   PUSH        aux  field   (a newton job's gradient round, t % 3 == 0)
+ *               0-2          as a dbpg PUSH's
+ *                 3  radius  optional: the trust radius the worker
+ *                            holds; NAN when it came back and does not
+ *                            know it (cmd/ps-worker/newton.c)
  *   PUSH        aux  field   (a newton job's step round, t % 3 == 2)
  *               0-2          as a dbpg PUSH's
  *                 3  kkt     the worker's part of the KKT violation at w
@@ -37,6 +42,9 @@
  *                 8  kkt     optional: the result's kkt (NAN: absent)
  *                 9  step    optional: a newton step round's step
  *                            (NAN: absent)
+ *                10  radius  optional: a newton gradient round's trust
+ *                            radius, the first its pushes know (NAN:
+ *                            absent; step is then sent, NAN)
  *   PULL        aux  field   (a resume pull: CURRENT, rejoin.c)
  *                 0  1       says it is one
  *                 1  round   the round the worker resumes at: the state
@@ -72,6 +80,12 @@ struct ps_dbpg_push {
 	int	 ckpt;		/* 1: a checkpoint after this round */
 };
 
+/* A newton gradient round's PUSH scalars: a dbpg push's, the radius. */
+struct ps_newton_grad_push {
+	struct ps_dbpg_push base;
+	double	 radius;	/* NAN: not known */
+};
+
 /* A newton step round's PUSH scalars: a dbpg push's, then the parts. */
 struct ps_newton_push {
 	struct ps_dbpg_push base;
@@ -96,6 +110,8 @@ struct ps_round_result {
 	double	 vote;		/* INFINITY: no vote */
 	double	 kkt;		/* sum of ps_kkt_violation() */
 	double	 step;		/* newton step round: its step; else NAN */
+	double	 radius;	/* newton gradient round: the trust radius;
+				   else NAN */
 };
 
 /* The scalars of the reply to a round's pull. */
@@ -107,6 +123,11 @@ struct ps_round_reply {
 
 void	ps_dbpg_push_encode(const struct ps_dbpg_push *p, struct ps_msg *m);
 void	ps_dbpg_push_decode(const struct ps_msg *m, struct ps_dbpg_push *p);
+void	ps_newton_grad_push_encode(const struct ps_newton_grad_push *p,
+	    struct ps_msg *m);
+/* An absent radius reads NAN. */
+void	ps_newton_grad_push_decode(const struct ps_msg *m,
+	    struct ps_newton_grad_push *p);
 void	ps_newton_push_encode(const struct ps_newton_push *p,
 	    struct ps_msg *m);
 /* Absent parts read NAN (the server then takes no step). */

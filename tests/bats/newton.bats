@@ -86,13 +86,10 @@ scored() {
 	ps-ckpt dump "$BATS_TEST_TMPDIR/m" | cmp - "$BATS_TEST_TMPDIR/last"
 }
 
-@test "newton: --rejoin, filters other than keycache and lz4, and -m past its rounds exit 64" {
+@test "newton: filters other than keycache and lz4, and -m past its rounds exit 64" {
 	shard=$BATS_TEST_TMPDIR/s
 	ps-shard-data -q -n 1 -o "$shard" "$BATS_FILE_TMPDIR/w8a"
 	printf 'pskit-ring 1\n' >"$BATS_TEST_TMPDIR/ring"
-	run ps-worker -A newton --rejoin 5 -r "$BATS_TEST_TMPDIR/ring" "$shard-0.pss"
-	assert_failure 64
-	assert_output --partial "-A newton cannot take a worker back (--rejoin)"
 	run ps-worker -A newton -F kkt -r "$BATS_TEST_TMPDIR/ring" "$shard-0.pss"
 	assert_failure 64
 	assert_output --partial "-A newton takes only the keycache and lz4 filters"

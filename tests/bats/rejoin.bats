@@ -4,7 +4,9 @@
 # their weights, so at tau 0 the job ends after the same iterations at
 # the fault-free objective to 1e-7 (rounding: most runs match every
 # digit), and with delay and filters within 1e-3, worker 0's progress
-# still one table.  A worker that does not come back within --rejoin ends the
+# still one table.  A newton worker goes again from the start of the
+# iteration it died in, with the same pushes: the job takes the same
+# steps, to the same model.  A worker that does not come back within --rejoin ends the
 # job, named; ps-train -r 0 keeps the old rule: a dead worker ends it.
 # A worker started again while its first run, stopped as on a host cut
 # off, still holds its connections takes their place at the servers.
@@ -24,14 +26,15 @@ teardown() {
 	ps_reap
 }
 
-# train RUN [OPTION...]: ps-train on a9a in the background, job files in
-# $BATS_TEST_TMPDIR/RUN, its stderr in RUN.err; sets TRAIN.
+# train RUN [OPTION...]: ps-train on $DATA (a9a) in the background, job
+# files in $BATS_TEST_TMPDIR/RUN, its stderr in RUN.err; sets TRAIN.
 train() {
 	local run=$1
 	shift
 	ps_start_daemon "$BATS_TEST_TMPDIR/$run.out" timeout 300 \
 	    ps-train -q -j "$BATS_TEST_TMPDIR/$run" \
-	    -o "$BATS_TEST_TMPDIR/$run.model" "$@" "$BATS_FILE_TMPDIR/a9a"
+	    -o "$BATS_TEST_TMPDIR/$run.model" "$@" \
+	    "$BATS_FILE_TMPDIR/${DATA:-a9a}"
 	TRAIN=$PS_LAST_PID
 }
 
@@ -186,4 +189,36 @@ one_table() {
 	echo "objective $got, without the stop $want"
 	[ "$(tsv_last "$BATS_TEST_TMPDIR/w0.tsv" iter)" = "$(tsv_last "$BATS_TEST_TMPDIR/c0.tsv" iter)" ]
 	awk -v g="$(rel_gap "$got" "$want")" 'BEGIN { exit !(g < 1e-7 && g > -1e-7) }'
+}
+
+# same_run CLEAN KILLED: the two jobs' progress tables have the same
+# iterations with the same objectives (to rounding: the servers' l1
+# parts are added in the order they answer), and their models the same
+# weights.
+same_run() {
+	local a="$BATS_TEST_TMPDIR/$1.model" b="$BATS_TEST_TMPDIR/$2.model"
+	paste "$a/progress.tsv" "$b/progress.tsv" | awk -F'\t' -v n="$(head -n 1 "$a/progress.tsv" | awk -F'\t' '{ print NF }')" '
+	    NR > 1 { k++; d = $3 - $(n + 3); if (d < 0) d = -d
+		if ($1 != $(n + 1) || d > 1e-12 * $3) { print "iteration " $1 ": " $3 " and " $(n + 3); bad = 1 } }
+	    END { exit bad || k < 2 }'
+	[ "$(wc -l <"$a/progress.tsv")" = "$(wc -l <"$b/progress.tsv")" ]
+	run ps-ckpt diff "$a" "$b"
+	assert_success
+	assert_line --index 0 $'changed\t0'
+	assert_line --index 2 $'max_abs_distance\t0'
+}
+
+@test "newton: workers 1 and 0 killed mid-job are started again; the same steps to the same model" {
+	local DATA=spamassassin.train opts=(-A newton -e 0 -m 14)
+	ps_data spamassassin.train >/dev/null
+	train clean "${opts[@]}"
+	finish clean
+	train killed "${opts[@]}"
+	kill_worker killed 1 3
+	kill_worker killed 0 8
+	finish killed
+	[ "$(grep -c 'worker [01] killed by SIGKILL at .*; recovered in ' \
+	    "$BATS_TEST_TMPDIR/killed.out.err")" -eq 2 ]
+	same_run clean killed
+	one_table "$BATS_TEST_TMPDIR/killed.model/progress.tsv"
 }

@@ -48,7 +48,8 @@ test_round(void **state)
 	assert_string_equal(err, "pull with a bad filter threshold -1");
 
 	memset(&rep, 0, sizeof rep);
-	rep.result = (struct ps_round_result){ 1, 2, 3, 4, 5, 6, 0.25, NAN };
+	rep.result = (struct ps_round_result){ 1, 2, 3, 4, 5, 6, 0.25, NAN,
+	    NAN };
 	ps_round_reply_encode(&rep, &m);
 	assert_int_equal(m.naux, 9);
 	assert_int_equal(ps_round_reply_decode(&m, &gotr), 0);
@@ -57,8 +58,14 @@ test_round(void **state)
 	ps_round_reply_encode(&rep, &m);
 	assert_int_equal(m.naux, 10);
 	assert_int_equal(ps_round_reply_decode(&m, &gotr), 0);
-	assert_true(gotr.result.step == 0.5);
+	assert_true(gotr.result.step == 0.5 && isnan(gotr.result.radius));
 	rep.result.step = NAN;
+	rep.result.radius = 4;		/* a newton gradient round's */
+	ps_round_reply_encode(&rep, &m);
+	assert_int_equal(m.naux, 11);
+	assert_int_equal(ps_round_reply_decode(&m, &gotr), 0);
+	assert_true(isnan(gotr.result.step) && gotr.result.radius == 4);
+	rep.result.radius = NAN;
 	rep.ckpt = 1;
 	ps_round_reply_encode(&rep, &m);
 	assert_int_equal(ps_round_reply_decode(&m, &gotr), 0);
@@ -111,6 +118,24 @@ test_newton_push(void **state)
 	m.naux = 5;
 	ps_newton_push_decode(&m, &got);
 	assert_true(got.pred == -3 && isnan(got.f0) && isnan(got.trial[0]));
+}
+
+/* A newton gradient push: a dbpg push's scalars, then the radius. */
+static void
+test_newton_grad_push(void **state)
+{
+	struct ps_newton_grad_push p = { { 1.5, 0, 0 }, 0.25 }, got;
+	struct ps_msg m;
+
+	memset(&m, 0, sizeof m);
+	ps_newton_grad_push_encode(&p, &m);
+	assert_int_equal(m.naux, 4);
+	ps_newton_grad_push_decode(&m, &got);
+	assert_true(got.base.loss == 1.5 && got.base.vote == 0 &&
+	    got.radius == 0.25);
+	m.naux = 3;		/* without it */
+	ps_newton_grad_push_decode(&m, &got);
+	assert_true(got.base.loss == 1.5 && isnan(got.radius));
 }
 
 static void
@@ -235,6 +260,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round),
 		cmocka_unit_test(test_newton_push),
+		cmocka_unit_test(test_newton_grad_push),
 		cmocka_unit_test(test_online),
 		cmocka_unit_test(test_ctl_coord),
 	};

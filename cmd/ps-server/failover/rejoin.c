@@ -23,6 +23,11 @@
  * little before the resume point to rebuild its view of the rounds
  * (round.c, invariant 9).
  *
+ * newton: the same, by iterations (cmd/ps-server/newton.c, rejoin): told
+ * the round after its last push here, the worker takes the weights before
+ * that iteration's step round and pushes its rounds again from the
+ * iteration's gradient round, whose sums the servers keep for it.
+ *
  * sgd: the other workers go on.  The one that comes back resumes at the
  * mini-batch after the last one of its this server applied
  * (online_resume_point); its worker takes the lowest over the servers, so
@@ -64,7 +69,7 @@ rejoin_start(struct channel *ch, const struct ps_hello *hello)
 	job->again_below = xcalloc(job->nworkers,
 	    sizeof *job->again_below);
 	job->resumed_at = xcalloc(job->nworkers, sizeof *job->resumed_at);
-	if (job->rejoin_wait > 0 && job->algorithm == PS_ALG_DBPG)
+	if (job->rejoin_wait > 0 && job->algorithm != PS_ALG_SGD)
 		store_keep_prev(&ch->store);
 }
 
