@@ -754,7 +754,8 @@ round_trace_again(struct channel *ch, uint32_t id, uint64_t t)
 /*
  * Invariant 9 for a newton sums round (newton.c, rejoin): the round is
  * held, and the push the same as the one in its sums, which stays; 1
- * when dropped, 0 for the usual way (the first push did not come here).
+ * when dropped, 0 for the usual way (the first push did not come here,
+ * or a ring change dropped the round: the workers push it again, 7).
  */
 static int
 round_push_sums_again(struct channel *ch, struct peer *p,
@@ -763,7 +764,8 @@ round_push_sums_again(struct channel *ch, struct peer *p,
 	struct round *r = round_get(ch, m->timestamp, 0);
 	const struct ps_msg *first;
 
-	if (r != NULL && r->pushes[p->worker_id].type == 0)
+	if ((r != NULL && r->pushes[p->worker_id].type == 0) ||
+	    (r == NULL && ch->job.ring_changes > 0))
 		return 0;
 	first = r != NULL ? &r->pushes[p->worker_id] : NULL;
 	if (first == NULL || !round_same_keys(first, m))

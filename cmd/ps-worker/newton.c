@@ -59,7 +59,7 @@ enum { NEWTON_GRADIENT, NEWTON_DIRECTION, NEWTON_STEP };
 static struct nround *
 newton_slot(struct worker *w, uint64_t t)
 {
-	return &w->newton.slot[t % 2];
+	return &w->newton.slot[t % 3];
 }
 
 /* The plan's positions grouped by server under the current ring. */
@@ -433,20 +433,25 @@ newton_advance(struct worker *w)
 
 /*
  * The ring changed (failover.c): group the features by their new servers;
- * send the round finished last again (its answers are not taken), and the
- * one in flight.
+ * send again the round finished last and this iteration's others (their
+ * answers are not taken: the servers dropped the sums rounds they held
+ * for a worker that comes back), and the one in flight.
  */
 void
 newton_ring_changed(struct worker *w)
 {
 	struct newton *nw = &w->newton;
+	uint64_t t;
 
 	if (nw->bysrv == NULL)
 		return;		/* still connecting: nothing sent yet */
 	newton_group(w);
 	if (nw->t_done > 0) {
 		nw->echoes++;
-		newton_send(w, nw->t_done - 1);
+		t = nw->t_next - 1 - (nw->t_next - 1) % 3;
+		for (t = t < nw->t_done - 1 ? t : nw->t_done - 1;
+		    t < nw->t_done; t++)
+			newton_send(w, t);
 	}
 	if (nw->t_done < nw->t_next) {
 		newton_expect(w, newton_slot(w, nw->t_done));
@@ -477,7 +482,7 @@ static void
 newton_begin(struct worker *w)
 {
 	struct newton *nw = &w->newton;
-	size_t nfeat = w->ds.nfeat, npos = w->dbpg.plan.boff[1];
+	size_t nfeat = w->ds.nfeat, npos = w->dbpg.plan.boff[1], k;
 
 	ps_newton_init(&nw->nt, &w->ds);
 	nw->w = xcalloc(nfeat + 1, sizeof *nw->w);
@@ -488,9 +493,11 @@ newton_begin(struct worker *w)
 	nw->bysrv = xcalloc(npos + 1, sizeof *nw->bysrv);
 	nw->keybuf = xcalloc(npos + 1, sizeof *nw->keybuf);
 	nw->valbuf = xcalloc(2 * npos + 1, sizeof *nw->valbuf);
-	nw->slot[0].vals = xcalloc(2 * npos + 1, sizeof *nw->slot[0].vals);
-	nw->slot[1].vals = xcalloc(2 * npos + 1, sizeof *nw->slot[1].vals);
-	nw->slot[0].t = nw->slot[1].t = UINT64_MAX;
+	for (k = 0; k < 3; k++) {
+		nw->slot[k].vals = xcalloc(2 * npos + 1,
+		    sizeof *nw->slot[k].vals);
+		nw->slot[k].t = UINT64_MAX;
+	}
 	nw->radius = 1;
 	newton_group(w);
 	if (w->comeback.back && resume_last_push(w) > 0)
@@ -540,4 +547,5 @@ newton_release(struct worker *w)
 	free(nw->valbuf);
 	free(nw->slot[0].vals);
 	free(nw->slot[1].vals);
+	free(nw->slot[2].vals);
 }

@@ -293,7 +293,7 @@ struct newton {
 	double		*dbar, *holders;	/* by local feature */
 	uint64_t	*keybuf;	/* one push's keys */
 	float		*valbuf;	/* and values */
-	struct nround	 slot[2];	/* by t % 2 */
+	struct nround	 slot[3];	/* by t % 3: an iteration's rounds */
 	uint64_t	 t_next;	/* next round to start */
 	uint64_t	 t_done;	/* rounds below it finished */
 	uint64_t	 t_taken;	/* rounds below it taken (newton_finish) */

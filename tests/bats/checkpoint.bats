@@ -7,7 +7,9 @@
 # server (also in the middle of writing a checkpoint) the latest complete
 # version is valid and a restart from it, on another number of servers,
 # converges to the fault-free objective; a damaged version is refused at
-# load, naming the file and offset.
+# load, naming the file and offset.  The jobs run dbpg (-A dbpg): its
+# checkpoints count iterations, and its a9a jobs run long enough to be
+# signalled and killed mid-run (newton.bats checks newton's).
 
 load helper
 
@@ -15,7 +17,7 @@ setup_file() {
 	export BATS_FILE_TMPDIR
 	ps_data a9a >/dev/null
 	# The fault-free run the other tests compare with.
-	timeout 300 ps-train -q -c "$BATS_FILE_TMPDIR/clean.ck" -E 100 \
+	timeout 300 ps-train -A dbpg -q -c "$BATS_FILE_TMPDIR/clean.ck" -E 100 \
 	    -o "$BATS_FILE_TMPDIR/clean.model" "$BATS_FILE_TMPDIR/a9a" \
 	    2>"$BATS_FILE_TMPDIR/clean.err"
 }
@@ -33,7 +35,7 @@ train() {
 	local run=$1 i=0
 	shift
 	ps_start_daemon "$BATS_TEST_TMPDIR/$run.out" timeout 300 \
-	    ps-train -q -j "$BATS_TEST_TMPDIR/$run" \
+	    ps-train -A dbpg -q -j "$BATS_TEST_TMPDIR/$run" \
 	    -o "$BATS_TEST_TMPDIR/$run.model" "$@" "$BATS_FILE_TMPDIR/a9a"
 	TRAIN=$PS_LAST_PID
 	until TRAIN_SH=$(ps -o pid= --ppid "$TRAIN" | awk 'NR == 1 { print $1 }') &&
@@ -186,7 +188,7 @@ abs_gap() {
 
 @test "-E 1s writes a checkpoint about every second, and one at the end" {
 	ck=$BATS_TEST_TMPDIR/ck
-	timeout 300 ps-train -q -c "$ck" -E 1s -o "$BATS_TEST_TMPDIR/m" \
+	timeout 300 ps-train -A dbpg -q -c "$ck" -E 1s -o "$BATS_TEST_TMPDIR/m" \
 	    "$BATS_FILE_TMPDIR/a9a" 2>"$BATS_TEST_TMPDIR/err"
 	cat "$BATS_TEST_TMPDIR/err"
 	secs=$(awk '$1 == "seconds" { print $2 }' "$BATS_TEST_TMPDIR/err")
@@ -211,7 +213,7 @@ abs_gap() {
 	ck=$BATS_FILE_TMPDIR/clean.ck
 	v=$(versions "$ck" | head -n 1)
 	iter=$((10#${v#v}))
-	timeout 300 ps-train -q -I "$ck/$v" -o "$BATS_TEST_TMPDIR/warm" \
+	timeout 300 ps-train -A dbpg -q -I "$ck/$v" -o "$BATS_TEST_TMPDIR/warm" \
 	    "$BATS_FILE_TMPDIR/a9a"
 	cold=$BATS_FILE_TMPDIR/clean.model/progress.tsv
 	warm=$BATS_TEST_TMPDIR/warm/progress.tsv
@@ -282,7 +284,7 @@ abs_gap() {
 	run ps-ckpt ls "$ck"
 	echo "$output"
 	# On three servers: each takes its keys of the two servers' parts.
-	timeout 300 ps-train -q -s 3 -I "$ck" -c "$ck" -E 100 \
+	timeout 300 ps-train -A dbpg -q -s 3 -I "$ck" -c "$ck" -E 100 \
 	    -o "$BATS_TEST_TMPDIR/restart" "$BATS_FILE_TMPDIR/a9a"
 	ps-ckpt info "$BATS_TEST_TMPDIR/restart" | grep -Fx "servers	3"
 	got=$(final_objective "$BATS_TEST_TMPDIR/restart/progress.tsv")
@@ -342,7 +344,7 @@ abs_gap() {
 	echo "$output"
 	assert_failure 65
 	assert_output --partial "part-1.psm: offset"
-	run timeout 60 ps-train -q -I "$ck/$v" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE"
+	run timeout 60 ps-train -A dbpg -q -I "$ck/$v" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE"
 	echo "$output"
 	assert_failure 65
 	assert_output --partial "part-1.psm: offset"
@@ -370,16 +372,16 @@ abs_gap() {
 @test "checkpoint options: bad values are usage errors" {
 	run ps-server --keep 0
 	assert_failure 64
-	run ps-train -E 10 "$SAMPLE"
+	run ps-train -A dbpg -E 10 "$SAMPLE"
 	assert_failure 64
 	assert_output --partial "-E needs -c"
-	run ps-train -c "$BATS_TEST_TMPDIR/ck" -E 0 "$SAMPLE"
+	run ps-train -A dbpg -c "$BATS_TEST_TMPDIR/ck" -E 0 "$SAMPLE"
 	assert_failure 64
-	run ps-train -c "$BATS_TEST_TMPDIR/ck" -E xs "$SAMPLE"
+	run ps-train -A dbpg -c "$BATS_TEST_TMPDIR/ck" -E xs "$SAMPLE"
 	assert_failure 64
-	run ps-train --init
+	run ps-train -A dbpg --init
 	assert_failure 64
-	run ps-train -c "$BATS_TEST_TMPDIR/ck" -E 2x "$SAMPLE"
+	run ps-train -A dbpg -c "$BATS_TEST_TMPDIR/ck" -E 2x "$SAMPLE"
 	assert_failure 64
 	run ps-worker --checkpoint-every 0 -r x y
 	assert_failure 64
@@ -387,7 +389,7 @@ abs_gap() {
 
 @test "a checkpoint directory is one job's: another is refused, --force takes it over keeping the old versions, and a clash fails that checkpoint" {
 	local ck=$BATS_TEST_TMPDIR/ck
-	ps-train -q -l 1 -c "$ck" -E 10 -m 60 -o "$BATS_TEST_TMPDIR/a.model" "$SAMPLE"
+	ps-train -A dbpg -q -l 1 -c "$ck" -E 10 -m 60 -o "$BATS_TEST_TMPDIR/a.model" "$SAMPLE"
 	grep -qx 'lambda 1' "$ck/JOB"
 	versions "$ck" >"$BATS_TEST_TMPDIR/a.versions"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/a.versions")" -eq 3 ]
@@ -395,13 +397,13 @@ abs_gap() {
 		cmp "$ck/JOB" "$ck/$v/JOB"
 	done
 	# Another job (lambda 5): refused before any work, naming the owner.
-	run ps-train -q -l 5 -c "$ck" -E 7 -m 45 -o "$BATS_TEST_TMPDIR/b.model" "$SAMPLE"
+	run ps-train -A dbpg -q -l 5 -c "$ck" -E 7 -m 45 -o "$BATS_TEST_TMPDIR/b.model" "$SAMPLE"
 	assert_failure 73
 	assert_output --partial "ps-train: -c '$ck' holds the checkpoints of another job (data $SAMPLE algorithm dbpg lambda 1): resume it with -I '$ck', use another directory, or take it over with --force"
 	[ ! -e "$BATS_TEST_TMPDIR/b.model" ]
 	# --force: B's iterations are not A's, so it writes no version name of
 	# A's; A's three versions stay, beside B's newest three.
-	ps-train -q -l 5 -c "$ck" --force -E 7 -m 45 -o "$BATS_TEST_TMPDIR/b.model" "$SAMPLE"
+	ps-train -A dbpg -q -l 5 -c "$ck" --force -E 7 -m 45 -o "$BATS_TEST_TMPDIR/b.model" "$SAMPLE"
 	for v in $(cat "$BATS_TEST_TMPDIR/a.versions"); do
 		grep -qx 'lambda 1' "$ck/$v/JOB"
 		ps-ckpt verify "$ck/$v"
@@ -410,7 +412,7 @@ abs_gap() {
 	# A job that comes to one of A's version names does not write into
 	# it: that checkpoint fails, is said on stderr and in the summary, the
 	# model is written, the exit is 74, and A's version stays whole.
-	run ps-train -q -l 2 -c "$ck" --force -E 60 -m 60 -o "$BATS_TEST_TMPDIR/c.model" "$SAMPLE"
+	run ps-train -A dbpg -q -l 2 -c "$ck" --force -E 60 -m 60 -o "$BATS_TEST_TMPDIR/c.model" "$SAMPLE"
 	assert_failure 74
 	assert_line --regexp "^ps-train: server [01]: checkpoint failed: '$ck/v000000000060' holds another job's checkpoint"
 	assert_line --regexp '^checkpoints_failed	[0-9]+$'
@@ -425,7 +427,7 @@ abs_gap() {
 	run on_full_fs "$F" sh -c 'rm "$1/fill" && mkdir "$1/ck" &&
 		printf "pskit-job 1\ndata %s\nalgorithm dbpg\nlambda 1\n" "$3" >"$1/ck/JOB" &&
 		head -c 1M /dev/zero >"$1/fill" 2>/dev/null
-		ps-train -q -c "$1/ck" -E 20 -m 60 -o "$2" "$3"' sh "$F" "$BATS_TEST_TMPDIR/m" "$SAMPLE"
+		ps-train -A dbpg -q -c "$1/ck" -E 20 -m 60 -o "$2" "$3"' sh "$F" "$BATS_TEST_TMPDIR/m" "$SAMPLE"
 	echo "$output"
 	assert_failure 74
 	assert_line --regexp '^ps-train: server [01]: checkpoint failed: '
@@ -433,7 +435,7 @@ abs_gap() {
 	ps-ckpt info "$BATS_TEST_TMPDIR/m"
 	# The first refusal, before any work: a directory that cannot be the
 	# job's.
-	run on_full_fs "$F" ps-train -q -c "$F/ck" -o "$BATS_TEST_TMPDIR/m2" "$SAMPLE"
+	run on_full_fs "$F" ps-train -A dbpg -q -c "$F/ck" -o "$BATS_TEST_TMPDIR/m2" "$SAMPLE"
 	assert_failure 73
 	assert_line "ps-train: cannot write '$F/ck/JOB'"
 	[ ! -e "$BATS_TEST_TMPDIR/m2" ]

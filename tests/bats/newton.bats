@@ -2,8 +2,9 @@
 # newton.bats: ps-train -A newton, the distributed proximal Newton method
 # (ps-worker(1)): within 1e-3 of LIBLINEAR's optimum as an independent
 # evaluator scores the exported model, the same model from two runs, a
-# warm start, checkpoints, and the options it refuses.  A server killed
-# under a newton job is failover.bats's.
+# warm start, checkpoints, the options it refuses, and ps-train's choice
+# of it without -A.  A server killed under a newton job is
+# failover.bats's, a worker killed rejoin.bats's.
 
 load helper
 bats_require_minimum_version 1.5.0
@@ -96,4 +97,28 @@ scored() {
 	run ps-worker -A newton -m 2000000000 -r "$BATS_TEST_TMPDIR/ring" "$shard-0.pss"
 	assert_failure 64
 	assert_output --partial "-A newton runs at most 715827882 iterations (-m)"
+}
+
+@test "without -A: newton on a set of at most 1024 features, dbpg with more or with an option of dbpg's" {
+	local sample=$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm
+	pick() {
+		run ps-train -q -o "$BATS_TEST_TMPDIR/m" "$@"
+		assert_success
+		tsv_last_key algorithm
+	}
+	tsv_last_key() { printf '%s\n' "$output" | awk -F'\t' -v k="$1" '$1 == k { print $2 }'; }
+	[ "$(pick "$sample")" = newton ]
+	[ "$(pick -F keycache,lz4 "$sample")" = newton ]
+	[ "$(pick -t 1 "$sample")" = dbpg ]
+	[ "$(pick -b 3 "$sample")" = dbpg ]
+	[ "$(pick -F kkt "$sample")" = dbpg ]
+	[ "$(pick --momentum 0 "$sample")" = dbpg ]
+	[ "$(pick -A dbpg "$sample")" = dbpg ]
+	# 1025 features, one a row, and one row with them all: dbpg.
+	awk 'BEGIN { for (j = 1; j <= 1025; j++) print (j % 2 ? "+1" : "-1"), j ":1"
+	    s = "+1"; for (j = 1; j <= 1025; j++) s = s " " j ":0.5"; print s }' \
+	    >"$BATS_TEST_TMPDIR/wide"
+	[ "$(pick "$BATS_TEST_TMPDIR/wide")" = dbpg ]
+	head -n 1024 "$BATS_TEST_TMPDIR/wide" >"$BATS_TEST_TMPDIR/narrow"
+	[ "$(pick "$BATS_TEST_TMPDIR/narrow")" = newton ]
 }

@@ -41,7 +41,7 @@ round_of() {
 }
 
 @test "a dbpg job with a replica leaves a trace the checker passes" {
-	run ps-train -q -s 2 -R 1 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE"
+	run ps-train -q -A dbpg -s 2 -R 1 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE"
 	assert_success
 	for f in server-0 server-1 worker-0 worker-1; do
 		[ -s "$T/$f.trace" ]
@@ -56,7 +56,7 @@ round_of() {
 }
 
 @test "the checker finds a round applied twice and one lost" {
-	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
+	ps-train -q -A dbpg -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
 	"$CHECK" "$T"
 	local r
 	r=$(round_of server-0.trace)
@@ -75,7 +75,7 @@ round_of() {
 }
 
 @test "a round applied on a server that died before replicating it is lost" {
-	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
+	ps-train -q -A dbpg -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
 	# As if server 0 died before round r reached its replicas: no
 	# "replicated" for it, no clean end, and server 1 held nothing of
 	# server 0's from round r on (a later round's copy of the same keys
@@ -128,7 +128,7 @@ round_of() {
 }
 
 @test "a round applied to a key on a server without the key's last state is found" {
-	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
+	ps-train -q -A dbpg -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
 	# Server 1, which held no copy of server 0's keys, applies a later
 	# round to one of them (a handoff it dropped): the weight starts
 	# again from zero.
@@ -154,7 +154,7 @@ round_of() {
 }
 
 @test "a round a worker pushed again, answered without being applied, promises no new key" {
-	ps-train -q -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
+	ps-train -q -A dbpg -s 2 --trace "$T" -o "$BATS_TEST_TMPDIR/m" "$SAMPLE" 2>/dev/null
 	local r addr
 	r=$(round_of server-0.trace)
 	addr=$(awk -F'\t' '$2 == "start" { print $3 }' "$T/server-0.trace")

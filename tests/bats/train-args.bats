@@ -52,8 +52,8 @@ quick() {
 }
 
 @test "a model ps-train wrote is replaced whole, and nothing is left beside it" {
-	ps-train -q -m 5 -o m "$SAMPLE" 2>err1
-	ps-train -q -m 9 -o m "$SAMPLE" 2>err2
+	ps-train -q -A dbpg -m 5 -o m "$SAMPLE" 2>err1
+	ps-train -q -A dbpg -m 9 -o m "$SAMPLE" 2>err2
 	run ps-ckpt info m
 	assert_line $'iteration\t10'		# and the final round
 	run ls -A
@@ -192,11 +192,11 @@ quick() {
 }
 
 @test "--tsv prints worker 0's TSV; --human a line a second, the last, and a short summary" {
-	ps-train --tsv -m 30 -o m "$SAMPLE" >tsv 2>err
+	ps-train --tsv -A dbpg -m 30 -o m "$SAMPLE" >tsv 2>err
 	head -n 1 tsv | grep -q $'^iter\tsecs\tobjective'
 	[ "$(wc -l <tsv)" -eq 32 ]	# the header, iterations 0 to 30
 	grep -q $'^objective\t' err
-	ps-train --human -m 30 -o m "$SAMPLE" >human 2>err
+	ps-train --human -A dbpg -m 30 -o m "$SAMPLE" >human 2>err
 	run cat human
 	assert_line --index 0 --regexp '^ +iter +time +objective +change +nnz'
 	assert_line --regexp '^ +30 +[0-9.]+s +[0-9.]+ '

@@ -95,7 +95,7 @@ near() {
 clean() {
 	local f="$BATS_FILE_TMPDIR/clean-$1" opts=()
 	if [ ! -f "$f" ]; then
-		[ "$1" = sgd ] && opts=("${SGD[@]}")
+		[ "$1" = sgd ] && opts=("${SGD[@]}") || opts=(-A dbpg)
 		train "clean-$1" "${opts[@]}"
 		finish "clean-$1" >/dev/null || return 1
 		if [ "$1" = sgd ]; then
@@ -141,7 +141,7 @@ clean() {
 
 @test "dbpg: worker 1 killed mid-job is started again; the fault-free objective within 1e-3" {
 	want=$(clean dbpg)
-	train killed
+	train killed -A dbpg
 	fault killed 1 300 9
 	finish killed
 	recovered killed 1 'killed by SIGKILL'
@@ -153,7 +153,7 @@ clean() {
 
 @test "dbpg: worker 0 stopped past the silence limit is fenced, killed and started again; the fault-free objective within 1e-3" {
 	want=$(clean dbpg)
-	train hung
+	train hung -A dbpg
 	fault hung 0 300 STOP
 	finish hung
 	recovered hung 0 hung

@@ -400,7 +400,7 @@ ephemerals() {
 @test "ps-train -Z: two coordinators on ZooKeeper; kill -9 of the leader mid-job: ps-train starts it again, the other leads, and the model is the one without -Z" {
 	a9a=$(ps_data a9a) || skip "no a9a"
 	job=$BATS_TEST_TMPDIR/job
-	train_z "$job" "$ZPATH"
+	train_z "$job" "$ZPATH" -A dbpg	# long enough to kill mid-job
 	ps_wait_lines "$job/worker-0.tsv" 100 60
 	[ "$(tr ',' '\n' <"$job/coordinator" | wc -l)" -eq 2 ]
 	kill -9 "$(cat "$job/coordinator.pid")"
@@ -413,7 +413,7 @@ ephemerals() {
 	grep -q "^listening " "$job/coordinator-1.out"
 	ps-ring show "$job.model/ring" | grep -q '^ring	2	'
 	versions_increase "$job"/server-*.err
-	same_as_without "$job"
+	same_as_without "$job" -A dbpg
 }
 
 @test "ZooKeeper stopped past the session mid-job: the coordinators stop and are started again, the job goes on with the ring it holds, versions never fork" {
