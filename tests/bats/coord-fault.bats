@@ -15,7 +15,7 @@ load helper
 # The dbpg job of every dbpg test but the last: a9a to 3000 iterations (no
 # stop rule), about 4 s of work, so that a fault a second or two after the
 # workers start finds it running (the default job may be done by then).
-DBPG=(-e 0 -m 3000)
+DBPG=(-A dbpg -e 0 -m 3000)
 
 setup_file() {
 	a9a=$(ps_data a9a) || return 0
@@ -163,7 +163,7 @@ same_auc() {
 	# its timeout, and well before the job ends: a9a to 2000 iterations
 	# (no stop rule) is about 3 s of work, where the default job may be
 	# done by then.
-	local long=(-e 0 -m 2000)
+	local long=(-A dbpg -e 0 -m 2000)
 	ps-train -q --tsv --no-auth -o "$BATS_TEST_TMPDIR/ref.model" \
 	    "${long[@]}" "$A9A" 2>&1 >/dev/null 3>&- |
 	    awk -F'\t' '$1 == "objective" { print $2 }' >"$BATS_TEST_TMPDIR/ref"

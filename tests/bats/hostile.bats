@@ -76,7 +76,7 @@ HELLO_NAN=50534b3101010200000000000000000000000000000000000000000000000000060000
 	local job=$BATS_TEST_TMPDIR/job
 	# Without a replica the crash ends the job (server-fault.bats: with
 	# one, the job goes on).
-	ps_start_daemon "$BATS_TEST_TMPDIR/train.out" ps-train -q -R 0 -e 0 \
+	ps_start_daemon "$BATS_TEST_TMPDIR/train.out" ps-train -q -A dbpg -R 0 -e 0 \
 	    -m 1000000 -j "$job" -o "$BATS_TEST_TMPDIR/model" \
 	    "$PSKIT_SRCDIR/scripts/sample/a9a-sample.libsvm"
 	ps_wait_line "$job/worker-0.tsv" '^[0-9]' 20

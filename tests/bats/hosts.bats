@@ -69,12 +69,14 @@ hosts() {
 	} >"$HOSTS"
 }
 
-# train_bg [OPTION...]: ps-train on $HOSTS in the background, at most
+# train_bg [OPTION...]: ps-train -A dbpg (unless OPTION has its own -A),
+# whose LONG jobs last long enough for a fault, on $HOSTS in the
+# background, at most
 # 120 s, job directory $JOB, progress in $JOB.tsv, stderr in $JOB.err;
 # sets TRAIN_PID.
 train_bg() {
 	ps_start_daemon "$JOB.tsv" timeout 120 ps-train --tsv -j "$JOB" \
-	    -H "$HOSTS" -o "$BATS_TEST_TMPDIR/model" "$@" "$SAMPLE"
+	    -H "$HOSTS" -o "$BATS_TEST_TMPDIR/model" -A dbpg "$@" "$SAMPLE"
 	TRAIN_PID=$PS_LAST_PID
 }
 
@@ -86,12 +88,13 @@ train_end() {
 	[ "$PS_WAIT_STATUS" -eq 0 ]
 }
 
-# reference [OPTION...]: run the same job on this host alone, once for
+# reference [OPTION...]: run the same job (dbpg unless OPTION says) on
+# this host alone, once for
 # the file; REF is its progress TSV.
 reference() {
 	REF="$BATS_FILE_TMPDIR/ref-$(echo "$*" | tr -c 'A-Za-z0-9\n' _).tsv"
 	[ -s "$REF" ] && return 0
-	timeout 120 ps-train --tsv -o "$BATS_FILE_TMPDIR/ref.model" "$@" \
+	timeout 120 ps-train --tsv -o "$BATS_FILE_TMPDIR/ref.model" -A dbpg "$@" \
 	    "$SAMPLE" >"$REF" 2>"$REF.err" 3>&-
 }
 

@@ -26,14 +26,15 @@ teardown() {
 	ps_reap
 }
 
-# train RUN [OPTION...]: ps-train on $DATA (a9a) in the background, job
-# files in $BATS_TEST_TMPDIR/RUN, its stderr in RUN.err; sets TRAIN.
+# train RUN [OPTION...]: ps-train -A dbpg (unless OPTION has its own -A)
+# on $DATA (a9a) in the background, job files in $BATS_TEST_TMPDIR/RUN,
+# its stderr in RUN.err; sets TRAIN.
 train() {
 	local run=$1
 	shift
 	ps_start_daemon "$BATS_TEST_TMPDIR/$run.out" timeout 300 \
 	    ps-train -q -j "$BATS_TEST_TMPDIR/$run" \
-	    -o "$BATS_TEST_TMPDIR/$run.model" "$@" \
+	    -o "$BATS_TEST_TMPDIR/$run.model" -A dbpg "$@" \
 	    "$BATS_FILE_TMPDIR/${DATA:-a9a}"
 	TRAIN=$PS_LAST_PID
 }

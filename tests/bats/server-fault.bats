@@ -41,7 +41,7 @@ train() {
 	shift
 	rm -rf "$BATS_TEST_TMPDIR/$run"
 	ps_start_daemon "$BATS_TEST_TMPDIR/$run.out" timeout 90 \
-	    ps-train -q -j "$BATS_TEST_TMPDIR/$run" -e 0 -m 2000 \
+	    ps-train -q -j "$BATS_TEST_TMPDIR/$run" -A dbpg -e 0 -m 2000 \
 	    -o "$BATS_TEST_TMPDIR/$run.model" "$@" "$BATS_FILE_TMPDIR/a9a"
 	TRAIN=$PS_LAST_PID
 }

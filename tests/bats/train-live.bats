@@ -39,7 +39,7 @@ teardown() {
 train() {
 	local line
 	ps_start_daemon "$BATS_TEST_TMPDIR/t.out" timeout 120 \
-	    ps-train -q -j "$JOB" -e 0 -m 100000000 "$@" \
+	    ps-train -q -j "$JOB" -A dbpg -e 0 -m 100000000 "$@" \
 	    -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
 	TRAIN=$PS_LAST_PID
 	line=$(ps_wait_line "$BATS_TEST_TMPDIR/t.out.err" '^ps-train: job ' 20) ||
@@ -203,7 +203,7 @@ none_alive() {
 	local tmp=$BATS_TEST_TMPDIR/tmp d p i=0
 	mkdir "$tmp"
 	ps_start_daemon "$BATS_TEST_TMPDIR/t.out" env TMPDIR="$tmp" \
-	    ps-train -q -e 0 -m 100000000 -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
+	    ps-train -q -A dbpg -e 0 -m 100000000 -o "$BATS_TEST_TMPDIR/model" "$SAMPLE"
 	until d=$(ls -d "$tmp"/ps-train.* 2>/dev/null) && [ -f "$d/worker-1.pid" ]; do
 		[ "$i" -lt 400 ] || return 1
 		sleep 0.05

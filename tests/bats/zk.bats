@@ -421,7 +421,7 @@ ephemerals() {
 	job=$BATS_TEST_TMPDIR/job
 	# 6000 iterations: the job outlasts ZooKeeper's stop (about 8 s;
 	# 2500 took 3.4 s once the replica hop left the rounds' path).
-	train_z "$job" "$ZPATH" -e 0 -m 6000
+	train_z "$job" "$ZPATH" -A dbpg -e 0 -m 6000
 	ps_wait_lines "$job/worker-0.tsv" 100 60
 	# 5 s: past the 2 s session and the client's 1.3 s to call it lost,
 	# so that the coordinators surely stop (a pause of 3 s may be ridden
@@ -434,14 +434,14 @@ ephemerals() {
 	[ "$PS_WAIT_STATUS" -eq 0 ]
 	grep -Eq "^ps-train: coordinator [01] exited with status (69|73) at [0-9.]+ s; recovered in" "$job.err"
 	versions_increase "$job"/server-*.err
-	same_as_without "$job" -e 0 -m 6000
+	same_as_without "$job" -A dbpg -e 0 -m 6000
 }
 
 @test "a three-server ZooKeeper ensemble: its leader killed mid-job, ps-train -Z goes on and ends with the answer without -Z" {
 	a9a=$(ps_data a9a) || skip "no a9a"
 	zk_ensemble "$BATS_TEST_TMPDIR/ensemble"
 	job=$BATS_TEST_TMPDIR/job
-	train_z "$job" "$ZK_ENSEMBLE/pskit/ensemble" -e 0 -m 2500
+	train_z "$job" "$ZK_ENSEMBLE/pskit/ensemble" -A dbpg -e 0 -m 2500
 	ps_wait_lines "$job/worker-0.tsv" 100 60
 	k=1
 	for p in $ZK_EPIDS; do
@@ -456,5 +456,5 @@ ephemerals() {
 	cat "$job.err"
 	[ "$PS_WAIT_STATUS" -eq 0 ]
 	versions_increase "$job"/server-*.err
-	same_as_without "$job" -e 0 -m 2500
+	same_as_without "$job" -A dbpg -e 0 -m 2500
 }
