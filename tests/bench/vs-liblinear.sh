@@ -28,8 +28,9 @@ USAGE
 	if [ "$1" -eq 0 ]; then
 		cat <<HELP
 
-  -A alg      ps-train's -A for every ps-train run (default: its default,
-              dbpg); newton's passes are its iterations
+  -A alg      ps-train's -A for every ps-train run (default none: ps-train
+              picks, pstrain_algorithm says which); newton's passes are its
+              iterations
   -E eps      LIBLINEAR's -e, instead of searching for its loosest
   -l lambda   l1 penalty (default 1); LIBLINEAR runs with -c 1/lambda
   -r repeats  runs of each side, alternating (default 3)
@@ -46,7 +47,7 @@ HELP
 	exit "$1"
 }
 
-lambda=1 repeats=3 servers=2 workers=2 ll_only=0 keep=0 ll_e= alg=dbpg
+lambda=1 repeats=3 servers=2 workers=2 ll_only=0 keep=0 ll_e= alg=
 while getopts hkA:E:Ll:r:s:w: opt; do
 	case $opt in
 	h) usage 0 ;;
@@ -147,7 +148,7 @@ pstrain() {
 	shift
 	# shellcheck disable=SC2046 # positive_opt is "" or "-p LABEL"
 	bench_run "$work/$_n" "$pstrain" -s "$servers" -w "$workers" \
-	    -A "$alg" -l "$lambda" $(positive_opt) "$@" \
+	    ${alg:+-A "$alg"} -l "$lambda" $(positive_opt) "$@" \
 	    -o "$work/$_n.model" "$train" ||
 		{ tail -n 20 "$work/$_n.err" >&2; bench_die "ps-train failed"; }
 	ps-ckpt export -n "$nr_feature" -o "$work/$_n.ll" "$work/$_n.model" ||
@@ -236,6 +237,7 @@ printf 'liblinear_e\t%s\nliblinear_gap\t%s\nliblinear_nnz\t%s\nliblinear_secs\t%
     "$ll_secs" "$(col "$work/ll.txt" 2)"
 [ $ll_only -eq 1 ] && exit 0
 ps_secs=$(col "$work/ps.txt" 1)
+printf 'pstrain_algorithm\t%s\n' "$(summary ps.1 algorithm)"
 printf 'pstrain_gap\t%s\npstrain_nnz\t%s\npstrain_passes\t%s\npstrain_secs\t%s\n' \
     "$(gap "$(col "$work/ps.txt" 5)")" "$(col "$work/ps.txt" 6)" \
     "$(col "$work/ps.txt" 7)" "$ps_secs"
