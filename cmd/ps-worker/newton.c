@@ -435,7 +435,8 @@ newton_advance(struct worker *w)
  * The ring changed (failover.c): group the features by their new servers;
  * send again the round finished last and this iteration's others (their
  * answers are not taken: the servers dropped the sums rounds they held
- * for a worker that comes back), and the one in flight.
+ * for a worker that comes back), those this process pushed, and the one
+ * in flight.
  */
 void
 newton_ring_changed(struct worker *w)
@@ -451,7 +452,8 @@ newton_ring_changed(struct worker *w)
 		t = nw->t_next - 1 - (nw->t_next - 1) % 3;
 		for (t = t < nw->t_done - 1 ? t : nw->t_done - 1;
 		    t < nw->t_done; t++)
-			newton_send(w, t);
+			if (newton_slot(w, t)->t == t)	/* pushed here */
+				newton_send(w, t);
 	}
 	if (nw->t_done < nw->t_next) {
 		newton_expect(w, newton_slot(w, nw->t_done));
