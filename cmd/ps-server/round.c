@@ -762,16 +762,18 @@ round_push_sums_again(struct channel *ch, struct peer *p,
     const struct ps_msg *m)
 {
 	struct round *r = round_get(ch, m->timestamp, 0);
-	const struct ps_msg *first;
+	unsigned long long t = m->timestamp;
 
-	if ((r != NULL && r->pushes[p->worker_id].type == 0) ||
-	    (r == NULL && ch->job.ring_changes > 0))
-		return 0;
-	first = r != NULL ? &r->pushes[p->worker_id] : NULL;
-	if (first == NULL || !round_same_keys(first, m))
-		peer_fail(p, "pushed newton round %llu again %s",
-		    (unsigned long long)m->timestamp, first == NULL ?
-		    "after it was dropped" : "with other keys");
+	if (r == NULL && ch->job.ring_changes > 0)
+		return 0;	/* dropped at the change: pushed again (7) */
+	if (r == NULL)
+		peer_fail(p, "pushed newton round %llu again after it was "
+		    "dropped", t);
+	else if (r->pushes[p->worker_id].type == 0)
+		return 0;	/* the first push did not come here */
+	else if (!round_same_keys(&r->pushes[p->worker_id], m))
+		peer_fail(p, "pushed newton round %llu again with other keys",
+		    t);
 	return 1;
 }
 

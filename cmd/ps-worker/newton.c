@@ -442,16 +442,17 @@ void
 newton_ring_changed(struct worker *w)
 {
 	struct newton *nw = &w->newton;
-	uint64_t t;
+	uint64_t t, from;
 
 	if (nw->bysrv == NULL)
 		return;		/* still connecting: nothing sent yet */
 	newton_group(w);
 	if (nw->t_done > 0) {
 		nw->echoes++;
-		t = nw->t_next - 1 - (nw->t_next - 1) % 3;
-		for (t = t < nw->t_done - 1 ? t : nw->t_done - 1;
-		    t < nw->t_done; t++)
+		from = nw->t_next - 1 - (nw->t_next - 1) % 3;	/* iteration */
+		if (from > nw->t_done - 1)
+			from = nw->t_done - 1;	/* and the round before it */
+		for (t = from; t < nw->t_done; t++)
 			if (newton_slot(w, t)->t == t)	/* pushed here */
 				newton_send(w, t);
 	}
@@ -485,6 +486,7 @@ newton_begin(struct worker *w)
 {
 	struct newton *nw = &w->newton;
 	size_t nfeat = w->ds.nfeat, npos = w->dbpg.plan.boff[1], k;
+	uint64_t last;
 
 	ps_newton_init(&nw->nt, &w->ds);
 	nw->w = xcalloc(nfeat + 1, sizeof *nw->w);
@@ -502,8 +504,8 @@ newton_begin(struct worker *w)
 	}
 	nw->radius = 1;
 	newton_group(w);
-	if (w->comeback.back && resume_last_push(w) > 0)
-		newton_comeback(w, (resume_last_push(w) - 1) / 3);
+	if (w->comeback.back && (last = resume_last_push(w)) > 0)
+		newton_comeback(w, (last - 1) / 3);
 	else
 		resume_start_model(w);	/* the servers' model, if any */
 	w->ckpt_last = ps_clock_now();
@@ -536,6 +538,7 @@ void
 newton_release(struct worker *w)
 {
 	struct newton *nw = &w->newton;
+	size_t k;
 
 	ps_newton_release(&nw->nt);
 	free(nw->w);
@@ -547,7 +550,6 @@ newton_release(struct worker *w)
 	free(nw->bysrv);
 	free(nw->keybuf);
 	free(nw->valbuf);
-	free(nw->slot[0].vals);
-	free(nw->slot[1].vals);
-	free(nw->slot[2].vals);
+	for (k = 0; k < 3; k++)
+		free(nw->slot[k].vals);
 }
