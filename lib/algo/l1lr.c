@@ -16,6 +16,7 @@
 #include "algo/l1lr.h"
 #include "algo/logistic.h"
 #include "algo/prox.h"
+#include "util/radix.h"
 #include "util/xmalloc.h"
 
 /*
@@ -37,6 +38,35 @@ struct l1lr_where {
 };
 
 /*
+ * Each block's scratch slots, by descending count of the feature's
+ * entries (where[].pos becomes the slot): the sweeps add into the slots
+ * of a row's features in no order, and with the frequent ones packed
+ * together most of those adds hit the cache (tests/bench/README).
+ */
+static void
+l1lr_slots(struct ps_l1lr *lr, const uint32_t *count,
+    struct l1lr_where *where)
+{
+	uint64_t *keys = xcalloc(lr->ds->nfeat + 1, sizeof *keys);
+	size_t b, p;
+
+	for (b = 0; b < lr->nblocks; b++) {
+		struct ps_l1lr_block *bl = &lr->blocks[b];
+
+		for (p = 0; p < bl->nfeat; p++)
+			keys[p] = (uint64_t)(UINT32_MAX - count[bl->feats[p]])
+			    << 32 | p;
+		ps_radix_sort(keys, NULL, bl->nfeat);
+		bl->slot = xcalloc(bl->nfeat + 1, sizeof *bl->slot);
+		for (p = 0; p < bl->nfeat; p++)
+			bl->slot[keys[p] & UINT32_MAX] = (uint32_t)p;
+		for (p = 0; p < bl->nfeat; p++)
+			where[bl->feats[p]].pos = bl->slot[p];
+	}
+	free(keys);
+}
+
+/*
  * Count, then fill, every block's entries from the shard's rows.  The
  * fill keeps its cursors in locals (at, nrows), not in the arrays it
  * fills, so those need no zeros first: xmalloc gives them whole huge
@@ -50,6 +80,7 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 	size_t nb = lr->nblocks, b, i, p;
 	struct l1lr_where *where = xcalloc(ds->nfeat + 1, sizeof *where);
 	uint32_t *last = xcalloc(nb, sizeof *last), **rows, **pos;
+	uint32_t *count = xcalloc(ds->nfeat + 1, sizeof *count);
 	uint64_t *nent = xcalloc(nb, sizeof *nent), **rowptr, *at, k;
 	size_t *nrows = xcalloc(nb, sizeof *nrows);
 	float **val;
@@ -69,11 +100,14 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
 			b = where[ds->col[k]].blk;
 			nent[b]++;
+			count[ds->col[k]]++;
 			if (last[b] != i + 1) {
 				last[b] = (uint32_t)(i + 1);
 				nrows[b]++;
 			}
 		}
+	l1lr_slots(lr, count, where);
+	free(count);
 	rows = xcalloc(nb, sizeof *rows);
 	pos = xcalloc(nb, sizeof *pos);
 	rowptr = xcalloc(nb, sizeof *rowptr);
@@ -139,7 +173,6 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta,
 	lr->bg = xcalloc(maxb, sizeof *lr->bg);
 	lr->bu = xcalloc(maxb, sizeof *lr->bu);
 	lr->bd = xcalloc(maxb, sizeof *lr->bd);
-	lr->bact = xcalloc(maxb, sizeof *lr->bact);
 	lr->margin = xcalloc(ds->nrows, sizeof *lr->margin);
 	lr->rowexp = xcalloc(ds->nrows, sizeof *lr->rowexp);
 	lr->w = xcalloc(ds->nfeat, sizeof *lr->w);
@@ -160,6 +193,7 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	uint32_t b;
 
 	for (b = 0; b < lr->nblocks; b++) {
+		free(lr->blocks[b].slot);
 		free(lr->blocks[b].rows);
 		free(lr->blocks[b].rowptr);
 		free(lr->blocks[b].pos);
@@ -169,7 +203,6 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	free(lr->bg);
 	free(lr->bu);
 	free(lr->bd);
-	free(lr->bact);
 	free(lr->active);
 	free(lr->margin);
 	free(lr->rowexp);
@@ -262,8 +295,10 @@ l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
 	size_t p;
 
 	for (p = 0; p < bl->nfeat; p++) {
-		lr->bact[p] = lr->active[bl->feats[p]];
-		lr->bd[p] = lr->bact[p] ? lr->trust[bl->feats[p]] : 0;
+		uint32_t q = bl->slot[p];
+
+		lr->bd[q] = lr->active[bl->feats[p]] ?
+		    lr->trust[bl->feats[p]] : 0;
 	}
 }
 
@@ -280,8 +315,10 @@ l1lr_row_radius(const struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
 	uint64_t k;
 
 	for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
-		sum += fabs(bl->val[k]) * lr->bd[bl->pos[k]];
-		cnt += lr->bact[bl->pos[k]];
+		float dl = lr->bd[bl->pos[k]];
+
+		sum += fabs(bl->val[k]) * dl;
+		cnt += dl > 0;
 	}
 	*rsum = sum;
 	return cnt;
@@ -415,8 +452,8 @@ ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 			l1lr_grad_row(lr, bl, r, cnt, rsum, g, u);
 	}
 	for (p = 0; p < bl->nfeat; p++) {
-		gu[2 * p] = (float)g[p];
-		gu[2 * p + 1] = (float)u[p];
+		gu[2 * p] = (float)g[bl->slot[p]];
+		gu[2 * p + 1] = (float)u[bl->slot[p]];
 	}
 }
 
@@ -429,8 +466,8 @@ static void
 l1lr_apply_rows(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
     int solo, struct l1lr_delta *delta)
 {
-	const double *d = lr->bg, *dl = lr->bd;
-	const uint8_t *act = lr->bact;
+	const double *d = lr->bg;
+	const float *dl = lr->bd;
 	size_t r;
 	uint64_t k;
 
@@ -444,9 +481,11 @@ l1lr_apply_rows(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
 				dm += bl->val[k] * d[bl->pos[k]];
 		} else {
 			for (k = lo; k < hi; k++) {
-				rsum += fabs(bl->val[k]) * dl[bl->pos[k]];
+				float radius = dl[bl->pos[k]];
+
+				rsum += fabs(bl->val[k]) * radius;
 				dm += bl->val[k] * d[bl->pos[k]];
-				cnt += act[bl->pos[k]];
+				cnt += radius > 0;
 			}
 			if (cnt == 0)
 				continue;
@@ -463,8 +502,8 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
     const float *slack)
 {
 	struct ps_l1lr_block *bl = &lr->blocks[b];
-	double *d = lr->bg, *dl = lr->bd;
-	uint8_t *act = lr->bact;
+	double *d = lr->bg;
+	float *dl = lr->bd;
 	struct l1lr_delta delta = { 0, 0, 1, 1, 0 };
 	int solo = bl->reserved == L1LR_RESERVED_SOLO;
 	size_t p, changed = 0;
@@ -473,19 +512,18 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 		lr->nreserved--;
 	bl->reserved = L1LR_RESERVED_NOT;
 	for (p = 0; p < bl->nfeat; p++) {
-		uint32_t j = bl->feats[p];
+		uint32_t j = bl->feats[p], q = bl->slot[p];
 
-		act[p] = lr->active[j];
-		d[p] = dl[p] = 0;
-		if (!act[p])
+		d[q] = dl[q] = 0;
+		if (!lr->active[j])
 			continue;
-		dl[p] = lr->trust[j];
-		d[p] = (double)wnew[p] - (double)lr->w[j];
+		dl[q] = lr->trust[j];
+		d[q] = (double)wnew[p] - (double)lr->w[j];
 		if (slack == NULL || slack[p] >= 0)
-			lr->trust[j] = ps_trust_after(fabs(d[p]) +
-			    (slack != NULL ? slack[p] : 0), dl[p]);
+			lr->trust[j] = ps_trust_after(fabs(d[q]) +
+			    (slack != NULL ? slack[p] : 0), dl[q]);
 		lr->w[j] = wnew[p];
-		changed += d[p] != 0;
+		changed += d[q] != 0;
 	}
 	l1lr_apply_rows(lr, bl, solo, &delta);
 	lr->loss += delta.lin + delta.logs + log(delta.pnew / delta.pold);

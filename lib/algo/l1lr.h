@@ -43,7 +43,10 @@ struct ps_l1lr_block {
 	size_t		 nrows;		/* rows with an entry in the block */
 	uint32_t	*rows;		/* [nrows] row indices, ascending */
 	uint64_t	*rowptr;	/* [nrows + 1] into pos and val */
-	uint32_t	*pos;		/* position of each entry's feature in feats */
+	uint32_t	*slot;		/* [nfeat]: where position p's sums go in
+					   the scratch (its most frequent
+					   features first) */
+	uint32_t	*pos;		/* scratch slot of each entry's feature */
 	float		*val;		/* value of each entry */
 	int		 reserved;	/* its features count as pending: one
 					   of the L1LR_RESERVED_* in l1lr.c */
@@ -64,9 +67,16 @@ struct ps_l1lr {
 	/* Pending features per row: their count and radius sum (r_i, k_i). */
 	uint32_t	*pendk;		/* nrows */
 	double		*pendr;		/* nrows */
-	/* Scratch of the size of the largest block. */
-	double		*bg, *bu, *bd;
-	uint8_t		*bact;
+	/*
+	 * Scratch of the size of the largest block, by slot: the sums and
+	 * the trust radius of each active feature, 0 for an inactive one
+	 * (an active feature's radius is positive: prox.h), which is how
+	 * the sweeps tell them apart.  Three arrays of 20 bytes a feature
+	 * in all, against four of 25 with a double radius and an active
+	 * flag: the sweeps' scattered reads miss the cache less.
+	 */
+	double		*bg, *bu;
+	float		*bd;
 };
 
 /*
