@@ -70,6 +70,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "cluster/hello.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "wire/msg_round.h"
@@ -673,7 +674,8 @@ dbpg_max_block(const struct plan *pl)
 /*
  * Once the shard and the ring are in: its features in blocks, and the
  * loss over them.  The pass barrier bounds any delay by the blocks of a
- * pass, so tau is at most that.
+ * pass, so tau is at most that.  newton takes the plan (its keys and
+ * their owners) and keeps its own view of the rows (newton.c).
  */
 void
 dbpg_prepare(struct worker *w)
@@ -684,6 +686,8 @@ dbpg_prepare(struct worker *w)
 	    w->conf.seed);
 	if (w->conf.tau > db->plan.nblocks)
 		w->conf.tau = db->plan.nblocks;
+	if (w->conf.algorithm == PS_ALG_NEWTON)
+		return;
 	ps_l1lr_init(&db->lr, &w->ds, w->conf.beta, db->plan.nblocks,
 	    db->plan.boff, db->plan.feats);
 }
