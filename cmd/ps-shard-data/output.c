@@ -311,3 +311,12 @@ sd_outputs_print_stats(const struct sd_outputs *os, FILE *fp)
 		sd_stats_print(fp, name, &os->out[k].st);
 	}
 }
+
+void
+sd_outputs_merge_stats(const struct sd_outputs *os, struct sd_stats *all)
+{
+	size_t k;
+
+	for (k = 0; k < os->n; k++)
+		sd_stats_merge(all, &os->out[k].st);
+}

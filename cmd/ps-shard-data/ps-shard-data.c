@@ -236,7 +236,7 @@ read_input(const char *path, const struct sd_opts *o, struct sd_outputs *os,
 		return EX_NOINPUT;
 	}
 	while ((rc = ps_libsvm_next(r, &row, err, sizeof err)) == 1) {
-		if (o->stats)
+		if (o->stats && o->prefix == NULL)	/* else run() merges */
 			sd_stats_add(all, &row);
 		if (o->prefix != NULL && (status = sd_outputs_add(os, &row)))
 			break;
@@ -290,6 +290,8 @@ run(const struct sd_opts *o, char **files, int nfiles, struct sd_stats *all)
 	if (status == 0 && o->prefix != NULL)
 		status = sd_outputs_commit(&os);
 	if (status == 0 && o->stats) {
+		if (o->prefix != NULL)	/* every row went to one output */
+			sd_outputs_merge_stats(&os, all);
 		sd_stats_print_header(stdout);
 		sd_stats_print(stdout, "all", all);
 		if (o->prefix != NULL)

@@ -43,6 +43,7 @@ struct sd_stats {
 
 void	sd_stats_init(struct sd_stats *st);
 void	sd_stats_add(struct sd_stats *st, const struct ps_libsvm_row *row);
+void	sd_stats_merge(struct sd_stats *dst, const struct sd_stats *src);
 void	sd_stats_print_header(FILE *fp);
 void	sd_stats_print(FILE *fp, const char *name, const struct sd_stats *st);
 void	sd_stats_release(struct sd_stats *st);
@@ -77,5 +78,7 @@ int	sd_outputs_commit(struct sd_outputs *os);
 void	sd_outputs_free(struct sd_outputs *os);
 /* Print the per-output stats lines. */
 void	sd_outputs_print_stats(const struct sd_outputs *os, FILE *fp);
+/* Add every output's stats to all (the outputs hold every row once). */
+void	sd_outputs_merge_stats(const struct sd_outputs *os, struct sd_stats *all);
 
 #endif

@@ -65,13 +65,12 @@ set_grow(struct sd_stats *st)
 	free(old);
 }
 
-/* Add id to the set, counting it in nfeat if it is new. */
+/* Add the ids of mask in word key w to the set, counting the new ones. */
 static void
-set_add(struct sd_stats *st, uint64_t id)
+set_or(struct sd_stats *st, uint64_t w, uint64_t m)
 {
-	uint64_t w = (id >> 6) + 1, m = UINT64_C(1) << (id & 63), *p;
+	uint64_t *p = set_find(st->slot, st->cap, w);
 
-	p = set_find(st->slot, st->cap, w);
 	if (p[0] == 0) {
 		if (2 * (st->slot[2 * st->cap] + 1) > st->cap) {
 			set_grow(st);
@@ -80,8 +79,15 @@ set_add(struct sd_stats *st, uint64_t id)
 		p[0] = w;
 		st->slot[2 * st->cap]++;
 	}
-	st->nfeat += (p[1] & m) == 0;
+	st->nfeat += (size_t)__builtin_popcountll(m & ~p[1]);
 	p[1] |= m;
+}
+
+/* Add id to the set, counting it in nfeat if it is new. */
+static void
+set_add(struct sd_stats *st, uint64_t id)
+{
+	set_or(st, (id >> 6) + 1, UINT64_C(1) << (id & 63));
 }
 
 /* Grow the plain bitmap to hold word w (< DENSE_WORDS), zeroed. */
@@ -123,6 +129,32 @@ sd_stats_add(struct sd_stats *st, const struct ps_libsvm_row *row)
 		st->nfeat += (st->dense[w] & m) == 0;
 		st->dense[w] |= m;
 	}
+}
+
+/*
+ * Add the counts of src, a disjoint set of rows, to dst: a feature of both
+ * counts once.  Costs the bitmaps' words, not the rows' non-zeros.
+ */
+void
+sd_stats_merge(struct sd_stats *dst, const struct sd_stats *src)
+{
+	size_t w;
+
+	dst->rows += src->rows;
+	dst->nnz += src->nnz;
+	dst->positives += src->positives;
+	if (src->max_fid > dst->max_fid)
+		dst->max_fid = src->max_fid;
+	if (src->ndense > dst->ndense)
+		dense_grow(dst, src->ndense - 1);
+	for (w = 0; w < src->ndense; w++) {
+		dst->nfeat += (size_t)__builtin_popcountll(src->dense[w] &
+		    ~dst->dense[w]);
+		dst->dense[w] |= src->dense[w];
+	}
+	for (w = 0; w < src->cap; w++)
+		if (src->slot[2 * w] != 0)
+			set_or(dst, src->slot[2 * w], src->slot[2 * w + 1]);
 }
 
 void

@@ -165,6 +165,20 @@ bad_input() {
 	assert_line --index 1 "all	3	8	18446744073709551615	13	2	1"
 }
 
+@test "with shards written, the all row merges theirs: the same as without" {
+	# Rows that share ids end up in different outputs, on both sides of
+	# the plain bitmap's end and far beyond it (stats.c, sd_stats_merge).
+	printf '%s\n' '+1 1:1 64:1 16777215:1 16777216:1' \
+	    '-1 1:1 16777215:1 16777216:1 16777217:1 1099511627776:1' \
+	    '+1 63:1 64:1 1099511627776:1 18446744073709551615:1' \
+	    '-1 2:1 64:1 1099511627777:1' >"$D/ids"
+	for f in "$D/ids" "$(ps_data a9a)"; do
+		ps-shard-data -s "$f" | sed -n 2p >"$D/want"
+		ps-shard-data -s -n 3 --test 0.3 -o "$D/m" "$f" | sed -n 2p >"$D/got"
+		cmp "$D/want" "$D/got"
+	done
+}
+
 @test "binary shards: per-shard rows add up, no temporaries left" {
 	run ps-shard-data -s -n 4 -o "$D/b" "$(ps_data a9a)"
 	assert_success
