@@ -27,7 +27,10 @@
  * the same pushes as before, since the servers' answers are the same
  * and its trust radius is in the gradient round's result.  A push of a
  * sums round it made before is dropped (the first one is in the sums);
- * one of a step round is taken as round.c's invariant 9 says.
+ * one of a step round is taken as round.c's invariant 9 says.  A ring
+ * change drops the rounds held with the others (round.c, invariant 7):
+ * the other workers send that iteration's rounds again, which they keep
+ * (cmd/ps-worker/newton.c), and the sums are made anew under the new ring.
  */
 #include "config.h"
 
@@ -119,6 +122,20 @@ newton_keeps(const struct channel *ch, const struct round *r)
 {
 	return ch->job.rejoin_wait > 0 && newton_sums_round(ch, r->t) &&
 	    r->t / 3 + 1 >= ch->job.grads_gathered;
+}
+
+/*
+ * Is sums round r, not gathered, past gathering?  After a ring change
+ * each worker sends again the rounds of the iteration it finished a round
+ * in last (cmd/ps-worker/newton.c); one whose gradient round was answered
+ * first is an iteration ahead of the others and sends none of the one
+ * before.  Once a gradient round is gathered every worker pushed it, so
+ * none goes again from an iteration before it.
+ */
+int
+newton_stale(const struct channel *ch, const struct round *r)
+{
+	return !r->done && r->t / 3 + 1 < ch->job.grads_gathered;
 }
 
 /* The reply to worker id's pull of sums round r: its keys' sums. */

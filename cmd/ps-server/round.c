@@ -466,7 +466,11 @@ round_release(struct channel *ch, struct round *r)
 		round_free(ch, r);
 }
 
-/* A newton gradient round was gathered: free the sums rounds held. */
+/*
+ * A newton sums round was gathered: free the sums rounds held, and those
+ * some workers sent again after a ring change that can no longer gather
+ * (newton_stale).
+ */
 static void
 rounds_release_held(struct channel *ch)
 {
@@ -474,8 +478,12 @@ rounds_release_held(struct channel *ch)
 
 	for (r = TAILQ_FIRST(&ch->job.rounds); r != NULL; r = next) {
 		next = TAILQ_NEXT(r, entry);
-		if (newton_sums_round(ch, r->t) && r->done)
+		if (!newton_sums_round(ch, r->t))
+			continue;
+		if (r->done)
 			round_release(ch, r);
+		else if (newton_stale(ch, r))
+			round_free(ch, r);
 	}
 }
 

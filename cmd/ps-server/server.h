@@ -521,6 +521,7 @@ float	round_reply_weight(struct channel *ch, uint32_t slot, int count);
 int	newton_sums_round(const struct channel *ch, uint64_t t);
 void	newton_gather(struct channel *ch, struct round *r);
 int	newton_keeps(const struct channel *ch, const struct round *r);
+int	newton_stale(const struct channel *ch, const struct round *r);
 void	newton_sums_reply(const struct channel *ch, const struct round *r,
 	    uint32_t id, struct ps_msg *reply);
 double	newton_step(const struct channel *ch, const struct round *r,

@@ -30,9 +30,10 @@
  * of the final weights, is the last line.
  *
  * Rounds run one at a time.  After a ring change the round in flight goes
- * again to the new ring, and so does the one finished last (its answers
- * are not taken): as dbpg.c does, so that a server that lost a round with
- * its primary can complete it.  A worker started again during the job
+ * again to the new ring, and so do those of the iteration of the one
+ * finished last (their answers are not taken): as dbpg.c does, so that a
+ * server that lost a round with its primary can complete it, and so that
+ * a worker that came back in that iteration finds its sums again.  A worker started again during the job
  * (--rejoin) goes again from the start of the iteration it died in
  * (newton_comeback): it makes the same pushes as its first run, and the
  * job the same steps.
@@ -59,7 +60,7 @@ enum { NEWTON_GRADIENT, NEWTON_DIRECTION, NEWTON_STEP };
 static struct nround *
 newton_slot(struct worker *w, uint64_t t)
 {
-	return &w->newton.slot[t % 3];
+	return &w->newton.slot[t % NEWTON_SLOTS];
 }
 
 /* The plan's positions grouped by server under the current ring. */
@@ -433,10 +434,12 @@ newton_advance(struct worker *w)
 
 /*
  * The ring changed (failover.c): group the features by their new servers;
- * send again the round finished last and this iteration's others (their
- * answers are not taken: the servers dropped the sums rounds they held
- * for a worker that comes back), those this process pushed, and the one
- * in flight.
+ * send again the rounds of the iteration of the round finished last, up
+ * to it (their answers are not taken), those this process pushed, and
+ * the one in flight.  The servers dropped the sums rounds they held for a
+ * worker that comes back (cmd/ps-server/newton.c, rejoin), which goes
+ * again from the start of the iteration it died in: with this worker's
+ * gradient round in flight, the one before, whose step round it pushed.
  */
 void
 newton_ring_changed(struct worker *w)
@@ -449,9 +452,7 @@ newton_ring_changed(struct worker *w)
 	newton_group(w);
 	if (nw->t_done > 0) {
 		nw->echoes++;
-		from = nw->t_next - 1 - (nw->t_next - 1) % 3;	/* iteration */
-		if (from > nw->t_done - 1)
-			from = nw->t_done - 1;	/* and the round before it */
+		from = nw->t_done - 1 - (nw->t_done - 1) % 3;
 		for (t = from; t < nw->t_done; t++)
 			if (newton_slot(w, t)->t == t)	/* pushed here */
 				newton_send(w, t);
@@ -497,7 +498,7 @@ newton_begin(struct worker *w)
 	nw->bysrv = xcalloc(npos + 1, sizeof *nw->bysrv);
 	nw->keybuf = xcalloc(npos + 1, sizeof *nw->keybuf);
 	nw->valbuf = xcalloc(2 * npos + 1, sizeof *nw->valbuf);
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < NEWTON_SLOTS; k++) {
 		nw->slot[k].vals = xcalloc(2 * npos + 1,
 		    sizeof *nw->slot[k].vals);
 		nw->slot[k].t = UINT64_MAX;
@@ -550,6 +551,6 @@ newton_release(struct worker *w)
 	free(nw->bysrv);
 	free(nw->keybuf);
 	free(nw->valbuf);
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < NEWTON_SLOTS; k++)
 		free(nw->slot[k].vals);
 }

@@ -281,7 +281,12 @@ struct nround {
 	uint32_t	 vmin;		/* the lowest vote, 0 or 1 */
 };
 
-/* newton.c: the proximal Newton run (one block: dbpg's plan). */
+/*
+ * newton.c: the proximal Newton run (one block: dbpg's plan).  It keeps
+ * the pushes of its last four rounds: with a gradient round in flight,
+ * those of the iteration before, which a ring change sends again.
+ */
+#define NEWTON_SLOTS	4
 struct newton {
 	struct ps_newton nt;		/* column view, direction d */
 	size_t		*off;		/* [nservers + 2] into bysrv */
@@ -293,7 +298,8 @@ struct newton {
 	double		*dbar, *holders;	/* by local feature */
 	uint64_t	*keybuf;	/* one push's keys */
 	float		*valbuf;	/* and values */
-	struct nround	 slot[3];	/* by t % 3: an iteration's rounds */
+	struct nround	 slot[NEWTON_SLOTS];	/* by t % NEWTON_SLOTS: the
+					   last rounds pushed (newton.c) */
 	uint64_t	 t_next;	/* next round to start */
 	uint64_t	 t_done;	/* rounds below it finished */
 	uint64_t	 t_taken;	/* rounds below it taken (newton_finish) */
