@@ -33,10 +33,10 @@
  * again to the new ring, and so do those of the iteration of the one
  * finished last (their answers are not taken): as dbpg.c does, so that a
  * server that lost a round with its primary can complete it, and so that
- * a worker that came back in that iteration finds its sums again.  A worker started again during the job
- * (--rejoin) goes again from the start of the iteration it died in
- * (newton_comeback): it makes the same pushes as its first run, and the
- * job the same steps.
+ * a worker that came back in that iteration finds its sums again.  A
+ * worker started again during the job (--rejoin) goes again from the
+ * start of the iteration it died in (newton_comeback): it makes the same
+ * pushes as its first run, and the job the same steps.
  */
 #include "config.h"
 
