@@ -96,12 +96,21 @@ same_answer() {
 	awk -v g="$(rel_gap "$got" "$want")" 'BEGIN { exit !(g < 1e-9 && g > -1e-9) }'
 }
 
-# joined RUN: wait (up to 10 s) until a replacement joined job RUN's ring.
+# joined RUN: wait (up to 10 s) until a replacement joined job RUN's ring;
+# else show what the coordinator, ps-train and the workers said.
 joined() {
-	local i=0
+	local i=0 f
 	until grep -q "ring version 4: server .* joined" \
 	    "$BATS_TEST_TMPDIR/$1/coordinator.err"; do
-		[ $i -lt 200 ] || { echo "no server joined"; return 1; }
+		if [ $i -ge 200 ]; then
+			echo "no server joined"
+			for f in "$BATS_TEST_TMPDIR/$1.out.err" \
+			    "$BATS_TEST_TMPDIR/$1"/coordinator.err \
+			    "$BATS_TEST_TMPDIR/$1"/worker-*.err; do
+				sed "s|^|${f##*/}: |" "$f"
+			done
+			return 1
+		fi
 		sleep 0.05
 		i=$((i + 1))
 	done
