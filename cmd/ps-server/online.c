@@ -326,7 +326,7 @@ online_applied(struct channel *ch, struct peer *p, const struct ps_msg *m,
 	size_t k;
 
 	for (k = 0; k < n; k++)
-		keys[k] = ch->store.keys.bykey[slots[k]];
+		keys[k] = ps_keytab_key(&ch->store.keys, slots[k]);
 	if (n < m->nkeys)
 		log_info("%s: push %llu of worker %u: %u of its keys held it "
 		    "already (taken over), applied to the other %zu",

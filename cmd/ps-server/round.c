@@ -283,7 +283,7 @@ round_trace_apply(struct channel *ch, const struct round *r,
 		return;
 	keys = xcalloc(n + 1, sizeof *keys);
 	for (k = 0; k < n; k++)
-		keys[k] = st->keys.bykey[slots[k]];
+		keys[k] = ps_keytab_key(&st->keys, slots[k]);
 	ps_trace_event(ch->srv->trace, keys, n, "apply\t%u\t%llu\t%u",
 	    ch->id, (unsigned long long)r->t, ch->job.ring_version);
 	free(keys);
@@ -501,7 +501,7 @@ round_key_slot(const struct channel *ch, const struct round *r, uint32_t id,
 
 	if (r->slots[id] != NULL && r->nslots[id] == push->nkeys &&
 	    r->slots[id][k] < ps_keytab_count(kt) &&
-	    kt->bykey[r->slots[id][k]] == push->keys[k])
+	    ps_keytab_key(kt, r->slots[id][k]) == push->keys[k])
 		return (long)r->slots[id][k];
 	return ps_keytab_find(kt, push->keys[k]);
 }

@@ -183,7 +183,7 @@ store_keep_prev(struct store *st)
 void
 store_copy_key(struct store *dst, const struct store *src, uint32_t s)
 {
-	uint32_t d = store_slot(dst, src->keys.bykey[s]);
+	uint32_t d = store_slot(dst, ps_keytab_key(&src->keys, s));
 
 	store_set(dst, d, src->w[s]);
 	dst->trust[d] = src->trust[s];
@@ -304,7 +304,7 @@ store_save(const struct store *st, const struct job *job, uint64_t iteration,
 	for (i = 0; i < n; i++) {
 		if (!store_saves(st, i))
 			continue;
-		m.fids[k] = st->keys.bykey[i];
+		m.fids[k] = ps_keytab_key(&st->keys, i);
 		slot[k++] = (uint32_t)i;
 	}
 	ps_radix_sort(m.fids, slot, k);

@@ -1,6 +1,7 @@
 /*
  * keytab.c: linear-probing hash table of feature ids, kept at most 3/4
- * full; buckets hold slot indices and the keys live once, in bykey.
+ * full; buckets hold slot indices and the keys live once, in bykey32 or,
+ * from the first key past 32 bits, in bykey.
  */
 #include "config.h"
 
@@ -22,15 +23,18 @@ ps_keytab_init(struct ps_keytab *t)
 	t->buckets = xcalloc(KEYTAB_MIN_BUCKETS, sizeof *t->buckets);
 	t->count = 0;
 	t->bykey_cap = KEYTAB_MIN_BUCKETS / 2;
-	t->bykey = xcalloc(t->bykey_cap, sizeof *t->bykey);
+	t->bykey32 = xcalloc(t->bykey_cap, sizeof *t->bykey32);
+	t->bykey = NULL;
 }
 
 void
 ps_keytab_release(struct ps_keytab *t)
 {
 	free(t->buckets);
+	free(t->bykey32);
 	free(t->bykey);
 	t->buckets = NULL;
+	t->bykey32 = NULL;
 	t->bykey = NULL;
 	t->count = 0;
 }
@@ -41,7 +45,7 @@ keytab_bucket(const struct ps_keytab *t, uint64_t key)
 {
 	size_t b = ps_key_mix(key) & t->mask;
 
-	while (t->buckets[b] != 0 && t->bykey[t->buckets[b] - 1] != key)
+	while (t->buckets[b] != 0 && ps_keytab_key(t, t->buckets[b] - 1) != key)
 		b = (b + 1) & t->mask;
 	return b;
 }
@@ -64,11 +68,45 @@ keytab_grow(struct ps_keytab *t)
 	t->buckets = xcalloc(n, sizeof *t->buckets);
 	t->mask = n - 1;
 	for (i = 0; i < t->count; i++) {
-		b = ps_key_mix(t->bykey[i]) & t->mask;
+		b = ps_key_mix(ps_keytab_key(t, i)) & t->mask;
 		while (t->buckets[b] != 0)
 			b = (b + 1) & t->mask;
 		t->buckets[b] = (uint32_t)(i + 1);
 	}
+}
+
+/* The first key past 32 bits: every key moves to 8 bytes. */
+static void
+keytab_widen(struct ps_keytab *t)
+{
+	size_t i;
+
+	t->bykey = xcalloc(t->bykey_cap, sizeof *t->bykey);
+	for (i = 0; i < t->count; i++)
+		t->bykey[i] = t->bykey32[i];
+	free(t->bykey32);
+	t->bykey32 = NULL;
+}
+
+/* Slot count (the next one) holds key. */
+static void
+keytab_put_key(struct ps_keytab *t, uint64_t key)
+{
+	if (t->bykey == NULL && key > UINT32_MAX)
+		keytab_widen(t);
+	if (t->count == t->bykey_cap) {
+		t->bykey_cap += t->bykey_cap / 2;
+		if (t->bykey != NULL)
+			t->bykey = xreallocarray(t->bykey, t->bykey_cap,
+			    sizeof *t->bykey);
+		else
+			t->bykey32 = xreallocarray(t->bykey32, t->bykey_cap,
+			    sizeof *t->bykey32);
+	}
+	if (t->bykey != NULL)
+		t->bykey[t->count] = key;
+	else
+		t->bykey32[t->count] = (uint32_t)key;
 }
 
 uint32_t
@@ -80,12 +118,7 @@ ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created)
 		*created = 0;
 		return t->buckets[b] - 1;
 	}
-	if (t->count == t->bykey_cap) {
-		t->bykey_cap += t->bykey_cap / 2;
-		t->bykey = xreallocarray(t->bykey, t->bykey_cap,
-		    sizeof *t->bykey);
-	}
-	t->bykey[t->count] = key;
+	keytab_put_key(t, key);
 	if (4 * (t->count + 1) > 3 * (t->mask + 1)) {
 		t->count++;
 		keytab_grow(t);	/* places the new slot too */
@@ -93,6 +126,16 @@ ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created)
 		t->buckets[b] = (uint32_t)++t->count;
 	*created = 1;
 	return (uint32_t)(t->count - 1);
+}
+
+/* Ask the memory for slot s's key. */
+static void
+keytab_prefetch_key(const struct ps_keytab *t, size_t s)
+{
+	if (t->bykey != NULL)
+		__builtin_prefetch(&t->bykey[s]);
+	else
+		__builtin_prefetch(&t->bykey32[s]);
 }
 
 void
@@ -109,7 +152,7 @@ ps_keytab_insert_many(struct ps_keytab *t, const uint64_t *keys, size_t n,
 		if (k + KEYTAB_AHEAD_KEY < n) {
 			b = ps_key_mix(keys[k + KEYTAB_AHEAD_KEY]) & t->mask;
 			if (t->buckets[b] != 0)
-				__builtin_prefetch(&t->bykey[t->buckets[b] - 1]);
+				keytab_prefetch_key(t, t->buckets[b] - 1);
 		}
 		slots[k] = ps_keytab_insert(t, keys[k], &created);
 	}

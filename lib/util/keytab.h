@@ -13,15 +13,19 @@
 #include <stdint.h>
 
 /*
- * A bucket holds a slot index plus one (0: empty); the key is bykey[slot],
- * so that a key costs 8 bytes in bykey and 4 / load in buckets (at most
- * 3/4 full: about 7 bytes), not 12 / load as a (key, slot) bucket would.
+ * A bucket holds a slot index plus one (0: empty); the key is the slot's
+ * entry in bykey32, or in bykey once a key does not fit in 32 bits (the
+ * table then widens all of them): feature ids are mostly small, so that a
+ * key costs 4 bytes there and 4 / load in buckets (at most 3/4 full:
+ * about 7 bytes), not 12 / load as a (key, slot) bucket would.  Read a
+ * slot's key with ps_keytab_key().
  */
 struct ps_keytab {
 	uint32_t	*buckets;	/* bucket -> slot + 1, 0 = empty */
 	size_t		 mask;		/* number of buckets - 1 */
 	size_t		 count;		/* keys held */
-	uint64_t	*bykey;		/* slot -> key, in insertion order */
+	uint32_t	*bykey32;	/* slot -> key while all fit, or NULL */
+	uint64_t	*bykey;		/* slot -> key once one did not, or NULL */
 	size_t		 bykey_cap;
 };
 
@@ -44,6 +48,12 @@ static inline size_t
 ps_keytab_count(const struct ps_keytab *t)
 {
 	return t->count;
+}
+/* The key of slot s (< ps_keytab_count()). */
+static inline uint64_t
+ps_keytab_key(const struct ps_keytab *t, size_t s)
+{
+	return t->bykey != NULL ? t->bykey[s] : t->bykey32[s];
 }
 
 #endif

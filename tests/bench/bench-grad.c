@@ -1,8 +1,10 @@
 /*
  * bench-grad.c: how fast a worker computes on its shard: margins X w, one
  * full gradient + curvature pass X^T g over all features as one block, and
- * a pass over B blocks with weight updates as the worker runs it.  Prints
- * TSV: what, seconds (median of the repeats), nnz/s.
+ * a pass over B blocks with weight updates as the worker runs it, after
+ * the worker's start: reading the shard and building its B blocks (once
+ * each, so their fresh memory's page faults count).  Prints TSV: what,
+ * seconds (median of the repeats; of one run for the start), nnz/s.
  *
  * usage: bench-grad shard.pss [blocks [repeats]]
  */
@@ -56,7 +58,7 @@ main(int argc, char **argv)
 	size_t nb, reps, r, j, *off, *fill;
 	uint32_t *all, *order;
 	float *gu, *wn;
-	double *margin, t[3][64];
+	double *margin, t[3][64], tload, tinit;
 
 	if (argc < 2 || argc > 4) {
 		fprintf(stderr, "usage: bench-grad shard.pss [blocks [repeats]]\n");
@@ -66,10 +68,12 @@ main(int argc, char **argv)
 	reps = argc > 3 ? strtoul(argv[3], NULL, 10) : 5;
 	if (nb < 1 || reps < 1 || reps > 64)
 		return 64;
+	tload = ps_clock_now();
 	if (ps_shard_read(argv[1], &ds, err, sizeof err) != 0) {
 		fprintf(stderr, "bench-grad: %s\n", err);
 		return 65;
 	}
+	tload = ps_clock_now() - tload;
 	all = xcalloc(ds.nfeat + 1, sizeof *all);
 	order = xcalloc(ds.nfeat + 1, sizeof *order);
 	off = xcalloc(nb + 1, sizeof *off);
@@ -83,7 +87,9 @@ main(int argc, char **argv)
 	memcpy(fill, off, nb * sizeof *fill);
 	for (j = 0; j < ds.nfeat; j++)
 		order[fill[ps_key_mix(ds.fids[j]) % nb]++] = (uint32_t)j;
+	tinit = ps_clock_now();
 	ps_l1lr_init(&lr, &ds, 1, (uint32_t)nb, off, order);
+	tinit = ps_clock_now() - tinit;
 	{
 		size_t alloff[2] = { 0, ds.nfeat };
 
@@ -107,6 +113,8 @@ main(int argc, char **argv)
 		t[2][r] = ps_clock_now() - t0;
 	}
 	printf("what\tseconds\tnnz_per_s\n");
+	printf("load_shard\t%.4f\t%.4g\n", tload, (double)ds.nnz / tload);
+	printf("init_blocks\t%.4f\t%.4g\n", tinit, (double)ds.nnz / tinit);
 	for (j = 0; j < 3; j++) {
 		static const char *what[] = { "margins_Xw", "grad_XTg_one_block",
 		    "pass_over_blocks" };

@@ -174,9 +174,42 @@ test_keytab(void **state)
 		assert_int_equal(ps_keytab_find(&t, k * 7919), (long)(k - 1));
 		assert_int_equal(ps_keytab_insert(&t, k * 7919, &created), k - 1);
 		assert_false(created);
-		assert_true(t.bykey[k - 1] == k * 7919);
+		assert_true(ps_keytab_key(&t, k - 1) == k * 7919);
 	}
 	assert_int_equal(ps_keytab_find(&t, 3), -1);
+	ps_keytab_release(&t);
+}
+
+/*
+ * Keys stay 4 bytes until one does not fit: then every key is kept in 8,
+ * and the table finds old and new ones alike.
+ */
+static void
+test_keytab_widen(void **state)
+{
+	struct ps_keytab t;
+	uint64_t k, big = UINT64_C(1) << 40;
+	int created;
+
+	ps_keytab_init(&t);
+	for (k = 1; k <= 3000; k++)
+		ps_keytab_insert(&t, k * 3, &created);
+	assert_non_null(t.bykey32);
+	assert_null(t.bykey);
+	assert_int_equal(ps_keytab_find(&t, big + 3), -1);
+	assert_int_equal(ps_keytab_insert(&t, big + 3, &created), 3000);
+	assert_true(created);
+	assert_null(t.bykey32);
+	assert_non_null(t.bykey);
+	for (k = 3001; k <= 6000; k++)
+		ps_keytab_insert(&t, k % 2 ? big + k : k * 3, &created);
+	assert_int_equal(ps_keytab_count(&t), 6001);
+	for (k = 1; k <= 3000; k++)
+		assert_int_equal(ps_keytab_find(&t, k * 3), (long)(k - 1));
+	assert_true(ps_keytab_key(&t, 3000) == big + 3);
+	for (k = 3001; k <= 6000; k++)
+		assert_true(ps_keytab_key(&t, k) == (k % 2 ? big + k : k * 3));
+	assert_int_equal(ps_keytab_find(&t, 3), 0);
 	ps_keytab_release(&t);
 }
 
@@ -208,7 +241,7 @@ test_keytab_insert_many(void **state)
 		    &created));
 	assert_int_equal(ps_keytab_count(&t), ps_keytab_count(&u));
 	for (k = 0; k < ps_keytab_count(&t); k++)
-		assert_true(t.bykey[k] == u.bykey[k]);
+		assert_true(ps_keytab_key(&t, k) == ps_keytab_key(&u, k));
 	ps_keytab_insert_many(&t, keys, 0, slots);
 	assert_int_equal(ps_keytab_count(&t), ps_keytab_count(&u));
 	ps_keytab_release(&t);
@@ -343,6 +376,7 @@ main(void)
 		cmocka_unit_test(test_prox_momentum),
 		cmocka_unit_test(test_keyhash_bijection),
 		cmocka_unit_test(test_keytab),
+		cmocka_unit_test(test_keytab_widen),
 		cmocka_unit_test(test_keytab_insert_many),
 		cmocka_unit_test(test_auc),
 		cmocka_unit_test(test_logistic),

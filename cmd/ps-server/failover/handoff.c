@@ -70,7 +70,7 @@ handoff_send(struct channel *ch, const struct store *old)
 
 	/* A server cut off from the coordinator holds nothing to give. */
 	for (i = 0; i < count && ns > 0 && !srv->coord_lost; i++) {
-		q = ps_ring_lookup(&srv->ring, old->keys.bykey[i]);
+		q = ps_ring_lookup(&srv->ring, ps_keytab_key(&old->keys, i));
 		if (srv->in_ring && q == srv->ring_index)
 			continue;
 		if (slots[q] == NULL)

@@ -140,7 +140,7 @@ replica_group(struct server *srv, const struct store *st,
 	size_t *idx = xcalloc(max, sizeof *idx);
 
 	for (k = 0; k < nslots; k++) {
-		uint64_t key = st->keys.bykey[slots[k]];
+		uint64_t key = ps_keytab_key(&st->keys, slots[k]);
 
 		cnt = ps_ring_replicas(&srv->ring, key, idx, max);
 		for (j = 1; j < cnt; j++) {
@@ -241,7 +241,7 @@ replica_send_store(struct channel *ch, const struct store *st, size_t server,
 	int rc;
 
 	for (k = 0; k < n; k++) {
-		recs[k].key = st->keys.bykey[slots[k]];
+		recs[k].key = ps_keytab_key(&st->keys, slots[k]);
 		recs[k].slot = slots[k];
 	}
 	rc = replica_send(ch, st, server, t, &rep, recs, n);

@@ -49,7 +49,7 @@ ringchange_sort(const struct server *srv, const struct store *from,
 	size_t i, count = ps_keytab_count(&from->keys);
 
 	for (i = 0; i < count; i++) {
-		uint64_t key = from->keys.bykey[i];
+		uint64_t key = ps_keytab_key(&from->keys, i);
 		struct store *to;
 		long have;
 
