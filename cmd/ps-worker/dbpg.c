@@ -21,7 +21,8 @@
  *  3. The last iteration of each pass carries the worker's vote on
  *     stopping (stop.c): it looks at the latest pass that has finished,
  *     from s - B to s (normally t - 2B to t - B for the coming pass start
- *     t): its summed KKT violation and the exact objectives at its ends.
+ *     t): the exact objectives at the pass starts up to its end, and its
+ *     summed KKT violation.
  *     If it converged it votes 1, or 2 if that pass also began with
  *     every feature in the KKT active set; else 0.  The servers send back
  *     the lowest vote of all workers, so before the first iteration of the
@@ -486,6 +487,15 @@ dbpg_kkt_shown(const struct worker *w, uint64_t t)
 	return t >= b ? stop_kkt_rel(w, t / b - 1) : NAN;
 }
 
+/* The stopping estimate of the latest pass that ended before t (stop.c). */
+static double
+dbpg_gap_shown(const struct worker *w, uint64_t t)
+{
+	uint64_t b = w->dbpg.plan.nblocks;
+
+	return t >= b ? stop_gap_estimate(w, t / b - 1) : NAN;
+}
+
 /* One TSV progress line; test metrics at the end of a pass. */
 static void
 dbpg_print(struct worker *w, uint64_t t, double obj, double nnz, int eval)
@@ -496,11 +506,11 @@ dbpg_print(struct worker *w, uint64_t t, double obj, double nnz, int eval)
 	if (eval && w->have_test)
 		evaltest_run(w, &logloss, &auc);
 	links_bytes(w, &sent, &recv);
-	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g\t%.6g",
-	    (unsigned long long)t, ps_clock_now() - w->started, obj,
+	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g\t%.6g"
+	    "\t%.6g", (unsigned long long)t, ps_clock_now() - w->started, obj,
 	    t < w->dbpg.objcap ? dbpg_rel_change(w, t) : NAN, nnz,
 	    (unsigned long long)sent, (unsigned long long)recv, logloss, auc,
-	    dbpg_kkt_shown(w, t));
+	    dbpg_kkt_shown(w, t), dbpg_gap_shown(w, t));
 	filters_print(w);
 	putchar('\n');
 }
@@ -730,7 +740,8 @@ dbpg_begin(struct worker *w)
 	} else {
 		resume_start_model(w);	/* rule 8 */
 		printf("iter\tsecs\tobjective\trel_change\tnnz\t"
-		    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc\tkkt_rel");
+		    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc\tkkt_rel"
+		    "\tgap_est");
 		filters_print_header();
 		putchar('\n');
 	}

@@ -340,10 +340,14 @@ newton_start(struct worker *w, uint64_t t)
 	newton_send(w, t);
 }
 
-/* One TSV progress line, in dbpg's columns; test metrics with it. */
+/*
+ * One TSV progress line, in dbpg's columns; test metrics with it.  Its
+ * gap_est is the changes to come at the rate of the last two, the sum
+ * the stopping rule bounds.
+ */
 static void
 newton_print(struct worker *w, uint64_t iter, double obj, double change,
-    double nnz, double kkt_rel)
+    double nnz, double kkt_rel, double gap)
 {
 	double logloss = NAN, auc = NAN;
 	uint64_t sent, recv;
@@ -351,10 +355,10 @@ newton_print(struct worker *w, uint64_t iter, double obj, double change,
 	if (w->have_test)
 		evaltest_run(w, &logloss, &auc);
 	links_bytes(w, &sent, &recv);
-	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g\t%.6g",
-	    (unsigned long long)iter, ps_clock_now() - w->started, obj, change,
-	    nnz, (unsigned long long)sent, (unsigned long long)recv, logloss,
-	    auc, kkt_rel);
+	printf("%llu\t%.3f\t%.17g\t%.6g\t%.0f\t%llu\t%llu\t%.6g\t%.6g\t%.6g"
+	    "\t%.6g", (unsigned long long)iter, ps_clock_now() - w->started,
+	    obj, change, nnz, (unsigned long long)sent,
+	    (unsigned long long)recv, logloss, auc, kkt_rel, gap);
 	filters_print(w);
 	putchar('\n');
 }
@@ -369,18 +373,18 @@ newton_stepped(struct worker *w, uint64_t i, const struct nround *r)
 {
 	struct newton *nw = &w->newton;
 	double change = i > 0 ? (nw->fprev - nw->f) / fabs(nw->f) : NAN;
-	double eps = w->conf.eps, rel, rate;
+	double eps = w->conf.eps, rel, rate, tail;
 
 	if (r->kkt > nw->kktref)
 		nw->kktref = r->kkt;
 	rel = nw->kktref > 0 ? r->kkt / nw->kktref : NAN;
-	newton_print(w, i, nw->f, change, nw->nnz, rel);
+	rate = fabs(change) / fabs(nw->chgprev);
+	tail = rate < 1 ? fabs(change) * rate / (1 - rate) : NAN;
+	newton_print(w, i, nw->f, change, nw->nnz, rel, tail);
 	if (!isnan(r->step))	/* NAN: settled everywhere (round.c, 7) */
 		nw->radius = ps_newton_radius(nw->radius, r->step);
-	rate = fabs(change) / fabs(nw->chgprev);
 	nw->vote = i + 1 >= w->conf.max_iter || (eps > 0 && i > 0 &&
-	    ((rel <= eps && rate <= 0.5 &&
-	    fabs(change) * rate / (1 - rate) <= eps) ||
+	    ((rel <= eps && rate <= 0.5 && tail <= eps) ||
 	    fabs(change) <= eps / 1000));
 	nw->fprev = nw->f;
 	nw->chgprev = change;
@@ -511,7 +515,8 @@ newton_begin(struct worker *w)
 		resume_start_model(w);	/* the servers' model, if any */
 	w->ckpt_last = ps_clock_now();
 	printf("iter\tsecs\tobjective\trel_change\tnnz\t"
-	    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc\tkkt_rel");
+	    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc\tkkt_rel"
+	    "\tgap_est");
 	filters_print_header();
 	putchar('\n');
 }
@@ -526,7 +531,7 @@ newton_run(struct worker *w)
 	links_run(w, newton_advance, "round", &nw->t_done);
 	iters = nw->t_next / 3;
 	newton_print(w, iters, nw->f, (nw->fprev - nw->f) / fabs(nw->f),
-	    nw->nnz, NAN);
+	    nw->nnz, NAN, NAN);
 	fflush(stdout);
 	log_info("finished after %llu iterations: objective %.9g, %.0f non-zero "
 	    "weights", (unsigned long long)iters, nw->f, nw->nnz);

@@ -443,6 +443,7 @@ void	stop_pass_grow(struct dbpg *db, uint64_t p);
 void	stop_ring_changed(struct worker *w);
 void	stop_add_kkt(struct worker *w, uint64_t t, double kkt);
 double	stop_kkt_rel(const struct worker *w, uint64_t p);
+double	stop_gap_estimate(const struct worker *w, uint64_t p);
 uint32_t stop_vote(const struct worker *w);
 
 /* sgd.c */

@@ -68,7 +68,7 @@ teardown() {
 	# stdout alone: stderr begins with the job's coordinator line.
 	run --separate-stderr ps-train -s 1 -w 2 -T "$BATS_TEST_TMPDIR/test" -o "$BATS_TEST_TMPDIR/model" "$BATS_TEST_TMPDIR/train"
 	assert_success
-	assert_line --index 0 --regexp '^iter	secs	objective	rel_change	nnz	bytes_sent	bytes_recv	test_logloss	test_auc	kkt_rel	msgs_sent	msgs_recv	kkt_in	kkt_out	skip_out	sigmod_in	sigmod_out	keycache_in	keycache_out	fp16_in	fp16_out	lz4_in	lz4_out$'
+	assert_line --index 0 --regexp '^iter	secs	objective	rel_change	nnz	bytes_sent	bytes_recv	test_logloss	test_auc	kkt_rel	gap_est	msgs_sent	msgs_recv	kkt_in	kkt_out	skip_out	sigmod_in	sigmod_out	keycache_in	keycache_out	fp16_in	fp16_out	lz4_in	lz4_out$'
 	tsv="$BATS_TEST_TMPDIR/model/progress.tsv"
 	awk -F'\t' 'NR > 1 && $1 != NR - 2 { exit 1 }' "$tsv"
 	auc=$(tail -n 1 "$tsv" | cut -f 9)
