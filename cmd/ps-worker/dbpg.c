@@ -493,7 +493,7 @@ dbpg_gap_shown(const struct worker *w, uint64_t t)
 {
 	uint64_t b = w->dbpg.plan.nblocks;
 
-	return t >= b ? stop_gap_estimate(w, t / b - 1) : NAN;
+	return t >= b && !w->dbpg.warm ? stop_gap_estimate(w, t / b - 1) : NAN;
 }
 
 /* One TSV progress line; test metrics at the end of a pass. */

@@ -208,6 +208,7 @@ resume_start_model(struct worker *w)
 	if (nnz == 0)
 		return;
 	resume_weights(w, 0);
+	w->dbpg.warm = 1;	/* no tail estimate (stop.c) */
 	if (w->conf.algorithm != PS_ALG_NEWTON)
 		memset(lr->active, 1, lr->ds->nfeat * sizeof *lr->active);
 	log_info("the servers hold a model with %.0f non-zero weights: "

@@ -23,7 +23,10 @@
  *     is at most epsilon and the pass changed the objective by at most
  *     epsilon / 100, relatively.
  * Or when the pass changed the objective by at most epsilon / 1000 (a
- * warm start near the optimum, -I, whose F hardly moves).  At epsilon
+ * warm start near the optimum, -I, whose F hardly moves).  A job that
+ * began from the servers' model (dbpg.c rule 8) has no measure 1: its
+ * windows would see a tail without its start, and it would end where
+ * the cold job's rule had not.  At epsilon
  * 1e-3 each of 1 and 2 ends every shared data set and the generated ones
  * within 1e-3 of the optimum, and either may come first: 1 ends the
  * well-conditioned ones (news20 scaled, the generated sets) in half to
@@ -163,7 +166,7 @@ stop_vote(const struct worker *w)
 	f0 = db->objective[s - b];
 	f1 = db->objective[s];
 	change = fabs(f0 - f1) / fabs(f1);
-	gap = stop_gap_estimate(w, s / b - 1);
+	gap = db->warm ? NAN : stop_gap_estimate(w, s / b - 1);
 	if (!(change <= eps / 1000) && !(gap <= eps) &&
 	    !(db->t_resumed == 0 && stop_kkt_rel(w, s / b - 1) <= eps &&
 	    change <= eps / 100))

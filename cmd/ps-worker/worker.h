@@ -264,6 +264,7 @@ struct dbpg {
 	uint32_t	*order;		/* this pass's block order */
 	size_t		 passcap;
 	int		 stopping;
+	int		 warm;		/* began from the servers' model */
 };
 
 /* newton.c: one round of a newton job, in flight or finished last. */

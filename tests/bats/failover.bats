@@ -45,12 +45,14 @@ cluster() {
 }
 
 # workers RUN [OPTION...]: both workers on the cluster; sets W0, W1.
+# -e 0 -m 400: the job runs on past the faults (at iterations 150 to
+# 300; the default -e ends it near 170), the same length every time.
 workers() {
 	local run=$1 k
 	shift
 	for k in 0 1; do
 		ps_start_daemon "$BATS_TEST_TMPDIR/$run/w$k.tsv" timeout 180 \
-		    ps-worker -v -C "$COORD" -i $k -n 2 -b 14 "$@" \
+		    ps-worker -v -C "$COORD" -i $k -n 2 -b 14 -e 0 -m 400 "$@" \
 		    "$BATS_FILE_TMPDIR/train-$k.pss"
 		eval "W$k=$PS_LAST_PID"
 	done

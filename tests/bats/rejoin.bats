@@ -14,7 +14,7 @@
 load helper
 
 # Jobs that run on well past the iterations a test kills a worker at (the
-# default stop ends an a9a job near iteration 390, under a second).
+# default stop ends an a9a job near iteration 170, under a second).
 LONG=(-e 0 -m 1000)
 
 setup_file() {
@@ -133,7 +133,7 @@ one_table() {
 	for k in 0 1; do
 		ps_start_daemon "$BATS_TEST_TMPDIR/w$k.tsv" ps-worker \
 		    -r "$BATS_TEST_TMPDIR/ring" -i $k -n 2 -b 14 --rejoin 1 --timeout 30 \
-		    "$BATS_TEST_TMPDIR/train-$k.pss"
+		    "${LONG[@]}" "$BATS_TEST_TMPDIR/train-$k.pss"
 		eval "w$k=$PS_LAST_PID"
 	done
 	ps_wait_line "$BATS_TEST_TMPDIR/w0.tsv" '^200	' 60
