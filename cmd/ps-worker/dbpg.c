@@ -493,7 +493,7 @@ dbpg_gap_shown(const struct worker *w, uint64_t t)
 {
 	uint64_t b = w->dbpg.plan.nblocks;
 
-	return t >= b && !w->dbpg.warm ? stop_gap_estimate(w, t / b - 1) : NAN;
+	return t >= b ? stop_gap_estimate(w, t / b - 1) : NAN;
 }
 
 /* One TSV progress line; test metrics at the end of a pass. */
@@ -739,9 +739,7 @@ dbpg_begin(struct worker *w)
 		dbpg_resume(w, resume);
 	} else {
 		resume_start_model(w);	/* rule 8 */
-		printf("iter\tsecs\tobjective\trel_change\tnnz\t"
-		    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc\tkkt_rel"
-		    "\tgap_est");
+		fputs(PROGRESS_COLUMNS, stdout);
 		filters_print_header();
 		putchar('\n');
 	}

@@ -514,9 +514,7 @@ newton_begin(struct worker *w)
 	else
 		resume_start_model(w);	/* the servers' model, if any */
 	w->ckpt_last = ps_clock_now();
-	printf("iter\tsecs\tobjective\trel_change\tnnz\t"
-	    "bytes_sent\tbytes_recv\ttest_logloss\ttest_auc\tkkt_rel"
-	    "\tgap_est");
+	fputs(PROGRESS_COLUMNS, stdout);
 	filters_print_header();
 	putchar('\n');
 }

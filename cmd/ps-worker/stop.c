@@ -126,14 +126,17 @@ stop_objective(const struct worker *w, uint64_t i)
 	return t < db->t_done && t < db->objcap ? db->objective[t] : NAN;
 }
 
-/* The estimate for the pass start after pass p (the header), or NAN. */
+/*
+ * Measure 1 for the pass start after pass p (the header); NAN before
+ * there are two windows, and in a job from the servers' model.
+ */
 double
 stop_gap_estimate(const struct worker *w, uint64_t p)
 {
 	uint64_t i = p + 1, span = i / 4 > 2 ? i / 4 : 2;
 	double f, r, r0, rho;
 
-	if (i < 2 * span)
+	if (i < 2 * span || w->dbpg.warm)
 		return NAN;
 	f = stop_objective(w, i);
 	r = stop_objective(w, i - span) - f;
@@ -166,7 +169,7 @@ stop_vote(const struct worker *w)
 	f0 = db->objective[s - b];
 	f1 = db->objective[s];
 	change = fabs(f0 - f1) / fabs(f1);
-	gap = db->warm ? NAN : stop_gap_estimate(w, s / b - 1);
+	gap = stop_gap_estimate(w, s / b - 1);
 	if (!(change <= eps / 1000) && !(gap <= eps) &&
 	    !(db->t_resumed == 0 && stop_kkt_rel(w, s / b - 1) <= eps &&
 	    change <= eps / 100))

@@ -209,6 +209,13 @@ struct failover {
 	unsigned	 count;		/* ring changes taken over */
 };
 
+/*
+ * The progress TSV's first columns, dbpg's and newton's alike (the
+ * filters' follow; ps-worker(1), DESCRIPTION).
+ */
+#define PROGRESS_COLUMNS	"iter\tsecs\tobjective\trel_change\tnnz\t" \
+	"bytes_sent\tbytes_recv\ttest_logloss\ttest_auc\tkkt_rel\tgap_est"
+
 /* dbpg.c rule 6: no vote on stopping, from a worker just restarted. */
 #define VOTE_ABSTAIN	UINT32_MAX
 
