@@ -21,7 +21,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sysexits.h>
 
 #include "cluster/hello.h"
@@ -210,7 +209,7 @@ resume_start_model(struct worker *w)
 	resume_weights(w, 0);
 	w->dbpg.warm = 1;	/* no tail estimate (stop.c) */
 	if (w->conf.algorithm != PS_ALG_NEWTON)
-		memset(lr->active, 1, lr->ds->nfeat * sizeof *lr->active);
+		ps_l1lr_activate_all(lr);
 	log_info("the servers hold a model with %.0f non-zero weights: "
 	    "starting from it", nnz);
 }

@@ -19,19 +19,6 @@
 #include "util/radix.h"
 #include "util/xmalloc.h"
 
-/*
- * How a block is reserved.  A block reserved while no other is (always
- * under tau 0) is the only pending one: its rows' radius sums and counts
- * are then the pending ones, so the gradient sweep uses them where it
- * computes them and neither it nor the apply touches pendr and pendk
- * (SOLO; a sweep over a block reserved SOLO beforehand gathers its radii
- * again).  A block reserved beside others adds them there (SHARED), and a
- * SOLO one does too as soon as another is reserved (l1lr_unsolo).
- */
-#define L1LR_RESERVED_NOT	0
-#define L1LR_RESERVED_SHARED	1
-#define L1LR_RESERVED_SOLO	2
-
 /* Where a local feature sits: its block and its position in the block. */
 struct l1lr_where {
 	uint32_t	 blk, pos;
@@ -80,7 +67,7 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 	size_t nb = lr->nblocks, b, i, p;
 	struct l1lr_where *where = xcalloc(ds->nfeat + 1, sizeof *where);
 	uint32_t *last = xcalloc(nb, sizeof *last), **rows, **pos;
-	uint32_t *count = xcalloc(ds->nfeat + 1, sizeof *count);
+	uint32_t *count = xcalloc(ds->nfeat + 1, sizeof *count);	/* lr's */
 	uint64_t *nent = xcalloc(nb, sizeof *nent), **rowptr, *at, k;
 	size_t *nrows = xcalloc(nb, sizeof *nrows);
 	float **val;
@@ -107,7 +94,7 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 			}
 		}
 	l1lr_slots(lr, count, where);
-	free(count);
+	lr->nent = count;
 	rows = xcalloc(nb, sizeof *rows);
 	pos = xcalloc(nb, sizeof *pos);
 	rowptr = xcalloc(nb, sizeof *rowptr);
@@ -117,14 +104,15 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 		struct ps_l1lr_block *bl = &lr->blocks[b];
 
 		/* Filled whole below (xmalloc: no zeros to write first). */
-		bl->rows = rows[b] = xmalloc((nrows[b] + 1) * sizeof *bl->rows);
-		bl->rowptr = rowptr[b] = xmalloc((nrows[b] + 1) *
-		    sizeof *bl->rowptr);
-		bl->pos = pos[b] = xmalloc((nent[b] + 1) * sizeof *bl->pos);
-		bl->val = val[b] = xmalloc((nent[b] + 1) * sizeof *bl->val);
+		rows[b] = xmalloc((nrows[b] + 1) * sizeof **rows);
+		rowptr[b] = xmalloc((nrows[b] + 1) * sizeof **rowptr);
+		pos[b] = xmalloc((nent[b] + 1) * sizeof **pos);
+		val[b] = xmalloc((nent[b] + 1) * sizeof **val);
 		rows[b][nrows[b]] = pos[b][nent[b]] = 0;
 		val[b][nent[b]] = 0;
-		bl->nrows = nrows[b];
+		bl->all = (struct ps_l1lr_rows){ nrows[b], rows[b], rowptr[b],
+		    pos[b], val[b] };
+		bl->nactive_ent = nent[b];
 		nrows[b] = 0;
 		last[b] = 0;
 	}
@@ -187,6 +175,15 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta,
 	ps_l1lr_loss(lr);
 }
 
+static void
+l1lr_rows_release(struct ps_l1lr_rows *v)
+{
+	free(v->rows);
+	free(v->rowptr);
+	free(v->pos);
+	free(v->val);
+}
+
 void
 ps_l1lr_release(struct ps_l1lr *lr)
 {
@@ -194,16 +191,15 @@ ps_l1lr_release(struct ps_l1lr *lr)
 
 	for (b = 0; b < lr->nblocks; b++) {
 		free(lr->blocks[b].slot);
-		free(lr->blocks[b].rows);
-		free(lr->blocks[b].rowptr);
-		free(lr->blocks[b].pos);
-		free(lr->blocks[b].val);
+		l1lr_rows_release(&lr->blocks[b].all);
+		l1lr_rows_release(&lr->blocks[b].live);
 	}
 	free(lr->blocks);
 	free(lr->bg);
 	free(lr->bu);
 	free(lr->bd);
 	free(lr->active);
+	free(lr->nent);
 	free(lr->margin);
 	free(lr->rowexp);
 	free(lr->w);
@@ -280,8 +276,9 @@ ps_l1lr_restart(struct ps_l1lr *lr)
 	uint32_t b;
 
 	for (b = 0; b < lr->nblocks; b++)
-		lr->blocks[b].reserved = L1LR_RESERVED_NOT;
+		lr->blocks[b].reserved = PS_L1LR_RESERVED_NOT;
 	lr->nreserved = 0;
+	ps_l1lr_live_reset(lr);
 	memset(lr->pendk, 0, lr->ds->nrows * sizeof *lr->pendk);
 	memset(lr->pendr, 0, lr->ds->nrows * sizeof *lr->pendr);
 	ps_l1lr_margins(lr->ds, lr->w, lr->margin);
@@ -302,37 +299,43 @@ l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
 	}
 }
 
+/* The entries a block's sweeps go over (l1lr_live.c). */
+static inline const struct ps_l1lr_rows *
+l1lr_sweep(const struct ps_l1lr_block *bl)
+{
+	return bl->shrunk ? &bl->live : &bl->all;
+}
+
 /*
- * Row r of block bl (l1lr_gather() filled the scratch): its entries'
- * radius sum into *rsum, and how many are active.
+ * Row r of v (l1lr_gather() filled the scratch): its entries' radius sum
+ * into *rsum, and how many are active.
  */
 static inline uint32_t
-l1lr_row_radius(const struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
+l1lr_row_radius(const struct ps_l1lr *lr, const struct ps_l1lr_rows *v,
     size_t r, double *rsum)
 {
 	uint32_t cnt = 0;
 	double sum = 0;
 	uint64_t k;
 
-	for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
-		float dl = lr->bd[bl->pos[k]];
+	for (k = v->rowptr[r]; k < v->rowptr[r + 1]; k++) {
+		float dl = lr->bd[v->pos[k]];
 
-		sum += fabs(bl->val[k]) * dl;
+		sum += fabs(v->val[k]) * dl;
 		cnt += dl > 0;
 	}
 	*rsum = sum;
 	return cnt;
 }
 
-/* Row r of block bl counts as pending: its radius sum and count join. */
+/* Row r of v counts as pending: its radius sum and count join. */
 static inline void
-l1lr_reserve_row(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
-    size_t r)
+l1lr_reserve_row(struct ps_l1lr *lr, const struct ps_l1lr_rows *v, size_t r)
 {
-	uint32_t i = bl->rows[r];
+	uint32_t i = v->rows[r];
 	double rsum;
 
-	lr->pendk[i] += l1lr_row_radius(lr, bl, r, &rsum);
+	lr->pendk[i] += l1lr_row_radius(lr, v, r, &rsum);
 	lr->pendr[i] += rsum;
 }
 
@@ -340,10 +343,11 @@ l1lr_reserve_row(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
 static void
 l1lr_reserve_rows(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
 {
+	const struct ps_l1lr_rows *v = l1lr_sweep(bl);
 	size_t r;
 
-	for (r = 0; r < bl->nrows; r++)
-		l1lr_reserve_row(lr, bl, r);
+	for (r = 0; r < v->nrows; r++)
+		l1lr_reserve_row(lr, v, r);
 }
 
 /* A block is to be reserved beside a SOLO one: that one becomes SHARED. */
@@ -355,8 +359,8 @@ l1lr_unsolo(struct ps_l1lr *lr)
 
 	for (b = 0; b < lr->nblocks; b++) {
 		bl = &lr->blocks[b];
-		if (bl->reserved == L1LR_RESERVED_SOLO) {
-			bl->reserved = L1LR_RESERVED_SHARED;
+		if (bl->reserved == PS_L1LR_RESERVED_SOLO) {
+			bl->reserved = PS_L1LR_RESERVED_SHARED;
 			l1lr_gather(lr, bl);
 			l1lr_reserve_rows(lr, bl);
 		}
@@ -373,8 +377,8 @@ l1lr_reserve_begin(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
 {
 	if (lr->nreserved == 1)
 		l1lr_unsolo(lr);
-	bl->reserved = lr->nreserved == 0 ? L1LR_RESERVED_SOLO :
-	    L1LR_RESERVED_SHARED;
+	bl->reserved = lr->nreserved == 0 ? PS_L1LR_RESERVED_SOLO :
+	    PS_L1LR_RESERVED_SHARED;
 	lr->nreserved++;
 	l1lr_gather(lr, bl);
 }
@@ -384,22 +388,22 @@ ps_l1lr_reserve(struct ps_l1lr *lr, uint32_t b)
 {
 	struct ps_l1lr_block *bl = &lr->blocks[b];
 
-	if (bl->reserved != L1LR_RESERVED_NOT)
+	if (bl->reserved != PS_L1LR_RESERVED_NOT)
 		return;
 	l1lr_reserve_begin(lr, bl);
-	if (bl->reserved == L1LR_RESERVED_SHARED)
+	if (bl->reserved == PS_L1LR_RESERVED_SHARED)
 		l1lr_reserve_rows(lr, bl);
 }
 
 /*
- * Row r's share of block bl's gradient and curvature bound, with cnt
- * pending features (beta weighs them in k_i) of radius sum rsum (r_i).
+ * Row r of v's share of its block's gradient and curvature bound, with
+ * cnt pending features (beta weighs them in k_i) of radius sum rsum (r_i).
  */
 static inline void
-l1lr_grad_row(const struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
+l1lr_grad_row(const struct ps_l1lr *lr, const struct ps_l1lr_rows *v,
     size_t r, uint32_t cnt, double rsum, double *g, double *u)
 {
-	uint32_t i = bl->rows[r];
+	uint32_t i = v->rows[r];
 	double y = lr->ds->y[i], e = lr->rowexp[i], c, h, kfac;
 	uint64_t k;
 
@@ -408,11 +412,11 @@ l1lr_grad_row(const struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
 	h = ps_logistic_curv_bound_e(e, rsum > 0 ? rsum : 0) * kfac;
 	/* Loss slope: -y sigma(-y m), from e = exp(-|m|). */
 	c = -y * (y * lr->margin[i] > 0 ? e : 1) / (1 + e);
-	for (k = bl->rowptr[r]; k < bl->rowptr[r + 1]; k++) {
-		double x = bl->val[k];
+	for (k = v->rowptr[r]; k < v->rowptr[r + 1]; k++) {
+		double x = v->val[k];
 
-		g[bl->pos[k]] += x * c;
-		u[bl->pos[k]] += x * x * h;
+		g[v->pos[k]] += x * c;
+		u[v->pos[k]] += x * x * h;
 	}
 }
 
@@ -425,31 +429,32 @@ void
 ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 {
 	struct ps_l1lr_block *bl = &lr->blocks[b];
+	const struct ps_l1lr_rows *v = l1lr_sweep(bl);
 	double *g = lr->bg, *u = lr->bu;
-	int fresh = bl->reserved == L1LR_RESERVED_NOT, solo;
+	int fresh = bl->reserved == PS_L1LR_RESERVED_NOT, solo;
 	size_t p, r;
 
 	if (fresh)
 		l1lr_reserve_begin(lr, bl);
-	else if (bl->reserved == L1LR_RESERVED_SOLO)
+	else if (bl->reserved == PS_L1LR_RESERVED_SOLO)
 		l1lr_gather(lr, bl);
-	solo = bl->reserved == L1LR_RESERVED_SOLO;
+	solo = bl->reserved == PS_L1LR_RESERVED_SOLO;
 	for (p = 0; p < bl->nfeat; p++)
 		g[p] = u[p] = 0;
-	for (r = 0; r < bl->nrows; r++) {
-		uint32_t i = bl->rows[r], cnt;
+	for (r = 0; r < v->nrows; r++) {
+		uint32_t i = v->rows[r], cnt;
 		double rsum;
 
 		if (solo) {
-			cnt = l1lr_row_radius(lr, bl, r, &rsum);
+			cnt = l1lr_row_radius(lr, v, r, &rsum);
 		} else {
 			if (fresh)
-				l1lr_reserve_row(lr, bl, r);
+				l1lr_reserve_row(lr, v, r);
 			cnt = lr->pendk[i];
 			rsum = lr->pendr[i];
 		}
 		if (cnt != 0)	/* else no active feature of the block here */
-			l1lr_grad_row(lr, bl, r, cnt, rsum, g, u);
+			l1lr_grad_row(lr, v, r, cnt, rsum, g, u);
 	}
 	for (p = 0; p < bl->nfeat; p++) {
 		gu[2 * p] = (float)g[bl->slot[p]];
@@ -458,12 +463,12 @@ ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 }
 
 /*
- * Apply's sweep over block bl's rows: each moves by its entries' weight
+ * Apply's sweep over the rows of v: each moves by its entries' weight
  * changes d; a SHARED block's radius sums (radii dl) and active counts
  * (act) leave pendr and pendk.
  */
 static void
-l1lr_apply_rows(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
+l1lr_apply_rows(struct ps_l1lr *lr, const struct ps_l1lr_rows *v,
     int solo, struct l1lr_delta *delta)
 {
 	const double *d = lr->bg;
@@ -471,20 +476,20 @@ l1lr_apply_rows(struct ps_l1lr *lr, const struct ps_l1lr_block *bl,
 	size_t r;
 	uint64_t k;
 
-	for (r = 0; r < bl->nrows; r++) {
-		uint32_t i = bl->rows[r], cnt = 0;
-		uint64_t lo = bl->rowptr[r], hi = bl->rowptr[r + 1];
+	for (r = 0; r < v->nrows; r++) {
+		uint32_t i = v->rows[r], cnt = 0;
+		uint64_t lo = v->rowptr[r], hi = v->rowptr[r + 1];
 		double rsum = 0, dm = 0;
 
 		if (solo) {	/* pendr, pendk untouched; cnt 0: dm 0 */
 			for (k = lo; k < hi; k++)
-				dm += bl->val[k] * d[bl->pos[k]];
+				dm += v->val[k] * d[v->pos[k]];
 		} else {
 			for (k = lo; k < hi; k++) {
-				float radius = dl[bl->pos[k]];
+				float radius = dl[v->pos[k]];
 
-				rsum += fabs(bl->val[k]) * radius;
-				dm += bl->val[k] * d[bl->pos[k]];
+				rsum += fabs(v->val[k]) * radius;
+				dm += v->val[k] * d[v->pos[k]];
 				cnt += radius > 0;
 			}
 			if (cnt == 0)
@@ -505,12 +510,12 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 	double *d = lr->bg;
 	float *dl = lr->bd;
 	struct l1lr_delta delta = { 0, 0, 1, 1, 0 };
-	int solo = bl->reserved == L1LR_RESERVED_SOLO;
+	int solo = bl->reserved == PS_L1LR_RESERVED_SOLO;
 	size_t p, changed = 0;
 
-	if (bl->reserved != L1LR_RESERVED_NOT)
+	if (bl->reserved != PS_L1LR_RESERVED_NOT)
 		lr->nreserved--;
-	bl->reserved = L1LR_RESERVED_NOT;
+	bl->reserved = PS_L1LR_RESERVED_NOT;
 	for (p = 0; p < bl->nfeat; p++) {
 		uint32_t j = bl->feats[p], q = bl->slot[p];
 
@@ -525,38 +530,9 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 		lr->w[j] = wnew[p];
 		changed += d[q] != 0;
 	}
-	l1lr_apply_rows(lr, bl, solo, &delta);
+	l1lr_apply_rows(lr, l1lr_sweep(bl), solo, &delta);
 	lr->loss += delta.lin + delta.logs + log(delta.pnew / delta.pold);
 	return changed;
-}
-
-size_t
-ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const uint8_t *drop)
-{
-	const struct ps_l1lr_block *bl = &lr->blocks[b];
-	size_t p, dropped = 0;
-
-	for (p = 0; p < bl->nfeat; p++) {
-		uint32_t j = bl->feats[p];
-
-		if (lr->active[j] && drop[p]) {
-			lr->active[j] = 0;
-			dropped++;
-		}
-	}
-	return dropped;
-}
-
-size_t
-ps_l1lr_activate_all(struct ps_l1lr *lr)
-{
-	size_t j, back = 0;
-
-	for (j = 0; j < lr->ds->nfeat; j++) {
-		back += !lr->active[j];
-		lr->active[j] = 1;
-	}
-	return back;
 }
 
 void

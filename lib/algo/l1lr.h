@@ -36,21 +36,51 @@
 
 #include "data/dataset.h"
 
-/* One block's entries, row by row: the rows it touches, ascending. */
+/* Entries row by row: the rows they lie in, ascending, and theirs. */
+struct ps_l1lr_rows {
+	size_t		 nrows;
+	uint32_t	*rows;		/* [nrows] row indices, ascending */
+	uint64_t	*rowptr;	/* [nrows + 1] into pos and val */
+	uint32_t	*pos;		/* scratch slot of each entry's feature */
+	float		*val;		/* value of each entry */
+};
+
+/*
+ * One block's entries.  Once the KKT active set left at most half of
+ * those the sweeps go over (l1lr_live.c), they are copied without the
+ * inactive features' entries, and the sweeps go over that copy (live)
+ * until the set is reset: an inactive feature's entries add nothing to
+ * what they compute but time.
+ */
 struct ps_l1lr_block {
 	size_t		 nfeat;		/* features in the block */
 	const uint32_t	*feats;		/* their local indices (caller's) */
-	size_t		 nrows;		/* rows with an entry in the block */
-	uint32_t	*rows;		/* [nrows] row indices, ascending */
-	uint64_t	*rowptr;	/* [nrows + 1] into pos and val */
 	uint32_t	*slot;		/* [nfeat]: where position p's sums go in
 					   the scratch (its most frequent
 					   features first) */
-	uint32_t	*pos;		/* scratch slot of each entry's feature */
-	float		*val;		/* value of each entry */
+	struct ps_l1lr_rows all;	/* every entry */
+	struct ps_l1lr_rows live;	/* with shrunk, the active features' */
+	size_t		 live_rowcap;	/* rows allocated in live */
+	uint64_t	 live_entcap;	/* entries allocated in live */
+	uint64_t	 nactive_ent;	/* entries of the active features */
+	int		 shrunk;	/* the sweeps go over live */
 	int		 reserved;	/* its features count as pending: one
-					   of the L1LR_RESERVED_* in l1lr.c */
+					   of PS_L1LR_RESERVED_* */
 };
+
+/*
+ * How a block is reserved.  A block reserved while no other is (always
+ * under tau 0) is the only pending one: its rows' radius sums and counts
+ * are then the pending ones, so the gradient sweep uses them where it
+ * computes them and neither it nor the apply touches pendr and pendk
+ * (SOLO; a sweep over a block reserved SOLO beforehand gathers its radii
+ * again).  A block reserved beside others adds them there (SHARED), and a
+ * SOLO one does too as soon as another is reserved (l1lr_unsolo).
+ */
+#define PS_L1LR_RESERVED_NOT	0
+#define PS_L1LR_RESERVED_SHARED	1
+#define PS_L1LR_RESERVED_SOLO	2
+
 
 struct ps_l1lr {
 	const struct ps_dataset *ds;	/* the shard, not owned */
@@ -62,6 +92,7 @@ struct ps_l1lr {
 	float		*w;		/* nfeat: the worker's copy of its weights */
 	float		*trust;		/* nfeat: trust radius delta_j */
 	uint8_t		*active;	/* nfeat: in the KKT active set */
+	uint32_t	*nent;		/* nfeat: entries of each feature */
 	double		 beta;		/* weight of the row-count factor k_i */
 	uint32_t	 nreserved;	/* blocks reserved, not yet applied */
 	/* Pending features per row: their count and radius sum (r_i, k_i). */
@@ -116,6 +147,11 @@ size_t	ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 size_t	ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const uint8_t *drop);
 /* Put every feature back in the active set; returns how many came back. */
 size_t	ps_l1lr_activate_all(struct ps_l1lr *lr);
+/*
+ * The active flags changed other than by ps_l1lr_kkt(), with no block
+ * reserved: the sweeps go over every entry again.
+ */
+void	ps_l1lr_live_reset(struct ps_l1lr *lr);
 /*
  * The caller set w, trust and active anew (a restarted worker): forget
  * every reservation and recompute the margins and the loss from w.

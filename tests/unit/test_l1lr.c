@@ -2,7 +2,8 @@
  * test_l1lr.c: unit tests of the worker-side l1-LR computations on a small
  * random data set: the block gradient against finite differences, the
  * curvature bound as a true majoriser inside the trust region, margin
- * and loss bookkeeping after an update, and reservations in either order;
+ * and loss bookkeeping after an update, reservations in either order,
+ * sweeps over the live entries alone the same as over all of them;
  * and the proximal Newton method's gradient, Hessian diagonal and sweeps
  * (newton.h), which must reach the optimum's KKT conditions.
  */
@@ -211,6 +212,77 @@ test_reserve_order(void **state)
 	free_data(&ds);
 }
 
+/*
+ * Two blocks whose KKT verdicts dropped most features: their sweeps go
+ * over the live entries only (l1lr_live.c), first copied, then copied
+ * again in place, and give the gradients, margins and pending sums of
+ * the sweeps over every entry (ps_l1lr_live_reset()), bit for bit, with
+ * the blocks reserved alone and side by side.
+ */
+static void
+test_live_entries(void **state)
+{
+	struct ps_dataset ds;
+	struct ps_l1lr live, all;
+	uint32_t feats[NFEAT];
+	uint8_t drop1[NFEAT], drop2[NFEAT];
+	float gl[2 * NFEAT], ga[2 * NFEAT], wnew[NFEAT];
+	size_t j, b, round, boff[3] = { 0, 6, NFEAT };
+
+	make_data(&ds, 4);
+	for (j = 0; j < NFEAT; j++) {
+		feats[j] = (uint32_t)j;
+		wnew[j] = (float)(0.05 * ((int)j - 6));
+		drop1[j] = j % 6 >= 2;		/* 2 of 6 left */
+		drop2[j] = j % 6 >= 1;		/* 1 of 6 left */
+	}
+	ps_l1lr_init(&live, &ds, 1, 2, boff, feats);
+	ps_l1lr_init(&all, &ds, 1, 2, boff, feats);
+	for (round = 0; round < 3; round++) {
+		const uint8_t *drop = round == 0 ? drop1 : drop2;
+
+		for (b = 0; b < 2; b++) {	/* round 1: side by side */
+			if (round == 1)
+				ps_l1lr_reserve(&live, 1 - (uint32_t)b);
+			if (round == 1)
+				ps_l1lr_reserve(&all, 1 - (uint32_t)b);
+			ps_l1lr_block_grad(&live, (uint32_t)b, gl);
+			ps_l1lr_block_grad(&all, (uint32_t)b, ga);
+			for (j = 0; j < 6; j++)
+				if (all.active[feats[6 * b + j]])
+					assert_memory_equal(gl + 2 * j,
+					    ga + 2 * j, 2 * sizeof *gl);
+		}
+		for (b = 0; b < 2; b++) {
+			for (j = 0; j < 6; j++)
+				wnew[6 * b + j] *= 0.5f;
+			ps_l1lr_apply(&live, (uint32_t)b, wnew + 6 * b, NULL);
+			ps_l1lr_apply(&all, (uint32_t)b, wnew + 6 * b, NULL);
+			ps_l1lr_kkt(&live, (uint32_t)b, drop + 6 * b);
+			ps_l1lr_kkt(&all, (uint32_t)b, drop + 6 * b);
+			ps_l1lr_live_reset(&all);
+		}
+		for (b = 0; b < 2; b++)
+			assert_true(live.blocks[b].shrunk && !all.blocks[b].shrunk);
+		assert_memory_equal(live.margin, all.margin,
+		    NROWS * sizeof *live.margin);
+		assert_memory_equal(live.pendr, all.pendr,
+		    NROWS * sizeof *live.pendr);
+		assert_true(live.loss == all.loss);
+	}
+	for (b = 0; b < 2; b++) {	/* copied again, in place */
+		const struct ps_l1lr_block *bl = &live.blocks[b];
+
+		assert_true(bl->live.rowptr[bl->live.nrows] ==
+		    bl->nactive_ent && bl->nactive_ent > 0);
+		assert_true(bl->nactive_ent < bl->all.rowptr[bl->all.nrows] / 4);
+	}
+	assert_true(ps_l1lr_activate_all(&live) > 0 && !live.blocks[0].shrunk);
+	ps_l1lr_release(&live);
+	ps_l1lr_release(&all);
+	free_data(&ds);
+}
+
 /* ps_newton_grad: g against finite differences, h against its formula. */
 static void
 test_newton_grad(void **state)
@@ -395,6 +467,7 @@ main(void)
 		cmocka_unit_test(test_gradient),
 		cmocka_unit_test(test_majoriser),
 		cmocka_unit_test(test_reserve_order),
+		cmocka_unit_test(test_live_entries),
 		cmocka_unit_test(test_newton_grad),
 		cmocka_unit_test(test_newton_optimum),
 		cmocka_unit_test(test_newton_direct),
