@@ -223,14 +223,6 @@ dbpg_push(struct worker *w, uint64_t t, size_t s)
 	links_send(w, s, &m);
 }
 
-/* Does iteration t push the feature at plan position pos? */
-static int
-dbpg_selects(struct worker *w, uint64_t t, size_t pos)
-{
-	return w->dbpg.lr.active[w->dbpg.plan.feats[pos]] &&
-	    !filters_skip(w, t, w->dbpg.plan.keys[pos]);
-}
-
 /*
  * Group block b's features that iteration t pushes by server, ascending
  * within (actpos, actoff).  At the iteration's start (first set) they are
@@ -241,37 +233,42 @@ static void
 dbpg_select(struct worker *w, uint64_t t, struct iter *it, int first)
 {
 	struct plan *pl = &w->dbpg.plan;
-	size_t lo = pl->boff[it->block], hi = pl->boff[it->block + 1], s, pos;
+	const struct ps_l1lr_block *bl = &w->dbpg.lr.blocks[it->block];
+	size_t lo = pl->boff[it->block], s, i;
 	float omitted = it->theta > 0 ? (float)it->theta : 0;
 
+	/* Only the active features' entries are read (ps_l1lr_apply()). */
 	memset(it->actoff, 0, (pl->nservers + 1) * sizeof *it->actoff);
-	for (pos = lo; pos < hi; pos++) {
-		it->wnew[pos - lo] = w->dbpg.lr.w[pl->feats[pos]];
-		it->slack[pos - lo] = -1;	/* not pushed: left alone */
-		it->drop[pos - lo] = 0;
-		if (first) {
-			if (w->dbpg.lr.active[pl->feats[pos]])
-				w->counts.active++;
-			it->sel[pos - lo] = (uint8_t)dbpg_selects(w, t, pos);
-		}
-		if (it->sel[pos - lo])
-			it->actoff[pl->srv[pos] + 1]++;
+	for (i = 0; i < bl->nact; i++) {
+		uint32_t p = bl->act[i];
+
+		it->wnew[p] = w->dbpg.lr.w[pl->feats[lo + p]];
+		it->slack[p] = -1;	/* not pushed: left alone */
+		it->drop[p] = 0;
+		if (first)
+			it->sel[p] = (uint8_t)!filters_skip(w, t,
+			    pl->keys[lo + p]);
+		if (it->sel[p])
+			it->actoff[pl->srv[lo + p] + 1]++;
 	}
 	for (s = 0; s < pl->nservers; s++)
 		it->actoff[s + 1] += it->actoff[s];
 	/* Fill each server's part, moving its start up; then shift back. */
-	for (pos = lo; pos < hi; pos++) {
-		if (!it->sel[pos - lo])
+	for (i = 0; i < bl->nact; i++) {
+		uint32_t p = bl->act[i];
+
+		if (!it->sel[p])
 			continue;
-		it->actpos[it->actoff[pl->srv[pos]]++] = (uint32_t)(pos - lo);
+		it->actpos[it->actoff[pl->srv[lo + p]]++] = p;
 		/* Until a reply names it, the weight was filtered out. */
-		it->slack[pos - lo] = omitted;
+		it->slack[p] = omitted;
 	}
 	for (s = pl->nservers; s > 0; s--)
 		it->actoff[s] = it->actoff[s - 1];
 	it->actoff[0] = 0;
 	if (first) {
-		w->counts.block += hi - lo;
+		w->counts.active += bl->nact;
+		w->counts.block += bl->nfeat;
 		w->counts.pushed += it->actoff[pl->nservers];
 	}
 }

@@ -112,7 +112,6 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 		val[b][nent[b]] = 0;
 		bl->all = (struct ps_l1lr_rows){ nrows[b], rows[b], rowptr[b],
 		    pos[b], val[b] };
-		bl->nactive_ent = nent[b];
 		nrows[b] = 0;
 		last[b] = 0;
 	}
@@ -170,6 +169,13 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta,
 		lr->trust[i] = PS_TRUST_INIT;
 		lr->active[i] = 1;
 	}
+	for (i = 0; i < nblocks; i++) {
+		lr->blocks[i].act = xcalloc(lr->blocks[i].nfeat + 1,
+		    sizeof *lr->blocks[i].act);
+		lr->blocks[i].livepos = xcalloc(lr->blocks[i].nfeat + 1,
+		    sizeof *lr->blocks[i].livepos);
+	}
+	ps_l1lr_live_reset(lr);
 	lr->pendk = xcalloc(ds->nrows, sizeof *lr->pendk);
 	lr->pendr = xcalloc(ds->nrows, sizeof *lr->pendr);
 	ps_l1lr_loss(lr);
@@ -191,6 +197,8 @@ ps_l1lr_release(struct ps_l1lr *lr)
 
 	for (b = 0; b < lr->nblocks; b++) {
 		free(lr->blocks[b].slot);
+		free(lr->blocks[b].act);
+		free(lr->blocks[b].livepos);
 		l1lr_rows_release(&lr->blocks[b].all);
 		l1lr_rows_release(&lr->blocks[b].live);
 	}
@@ -285,16 +293,20 @@ ps_l1lr_restart(struct ps_l1lr *lr)
 	ps_l1lr_loss(lr);
 }
 
-/* Gather block b's active flags and (active) trust radii into scratch. */
+/*
+ * Gather block bl's active flags and (active) trust radii into scratch,
+ * for the features with entries in its sweeps (l1lr_live.c).
+ */
 static void
 l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
 {
-	size_t p;
 
-	for (p = 0; p < bl->nfeat; p++) {
-		uint32_t q = bl->slot[p];
+	size_t n = bl->shrunk ? bl->nlivepos : bl->nfeat, i;
 
-		lr->bd[q] = lr->active[bl->feats[p]] ?
+	for (i = 0; i < n; i++) {
+		uint32_t p = bl->shrunk ? bl->livepos[i] : (uint32_t)i;
+
+		lr->bd[bl->slot[p]] = lr->active[bl->feats[p]] ?
 		    lr->trust[bl->feats[p]] : 0;
 	}
 }
@@ -432,15 +444,20 @@ ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 	const struct ps_l1lr_rows *v = l1lr_sweep(bl);
 	double *g = lr->bg, *u = lr->bu;
 	int fresh = bl->reserved == PS_L1LR_RESERVED_NOT, solo;
-	size_t p, r;
+	size_t p, r, a;
 
 	if (fresh)
 		l1lr_reserve_begin(lr, bl);
 	else if (bl->reserved == PS_L1LR_RESERVED_SOLO)
 		l1lr_gather(lr, bl);
 	solo = bl->reserved == PS_L1LR_RESERVED_SOLO;
-	for (p = 0; p < bl->nfeat; p++)
-		g[p] = u[p] = 0;
+	if (bl->shrunk)		/* only the slots of the copy's features */
+		for (a = 0; a < bl->nlivepos; a++)
+			g[bl->slot[bl->livepos[a]]] =
+			    u[bl->slot[bl->livepos[a]]] = 0;
+	else
+		for (p = 0; p < bl->nfeat; p++)
+			g[p] = u[p] = 0;
 	for (r = 0; r < v->nrows; r++) {
 		uint32_t i = v->rows[r], cnt;
 		double rsum;
@@ -456,7 +473,8 @@ ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 		if (cnt != 0)	/* else no active feature of the block here */
 			l1lr_grad_row(lr, v, r, cnt, rsum, g, u);
 	}
-	for (p = 0; p < bl->nfeat; p++) {
+	for (a = 0; a < bl->nact; a++) {
+		p = bl->act[a];
 		gu[2 * p] = (float)g[bl->slot[p]];
 		gu[2 * p + 1] = (float)u[bl->slot[p]];
 	}
@@ -511,17 +529,23 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 	float *dl = lr->bd;
 	struct l1lr_delta delta = { 0, 0, 1, 1, 0 };
 	int solo = bl->reserved == PS_L1LR_RESERVED_SOLO;
-	size_t p, changed = 0;
+	size_t p, i, changed = 0;
 
 	if (bl->reserved != PS_L1LR_RESERVED_NOT)
 		lr->nreserved--;
 	bl->reserved = PS_L1LR_RESERVED_NOT;
-	for (p = 0; p < bl->nfeat; p++) {
-		uint32_t j = bl->feats[p], q = bl->slot[p];
+	/* The entries of inactive features move by 0. */
+	if (bl->shrunk)
+		for (i = 0; i < bl->nlivepos; i++)
+			d[bl->slot[bl->livepos[i]]] =
+			    dl[bl->slot[bl->livepos[i]]] = 0;
+	else
+		for (p = 0; p < bl->nfeat; p++)
+			d[p] = dl[p] = 0;
+	for (i = 0; i < bl->nact; i++) {
+		uint32_t j = bl->feats[bl->act[i]], q = bl->slot[bl->act[i]];
 
-		d[q] = dl[q] = 0;
-		if (!lr->active[j])
-			continue;
+		p = bl->act[i];
 		dl[q] = lr->trust[j];
 		d[q] = (double)wnew[p] - (double)lr->w[j];
 		if (slack == NULL || slack[p] >= 0)

@@ -58,6 +58,13 @@ struct ps_l1lr_block {
 	uint32_t	*slot;		/* [nfeat]: where position p's sums go in
 					   the scratch (its most frequent
 					   features first) */
+	uint32_t	*act;		/* [nact]: the positions of the active
+					   features, ascending */
+	size_t		 nact;
+	uint32_t	*livepos;	/* [nlivepos]: with shrunk, those of
+					   the features in live (active when
+					   it was copied) */
+	size_t		 nlivepos;
 	struct ps_l1lr_rows all;	/* every entry */
 	struct ps_l1lr_rows live;	/* with shrunk, the active features' */
 	size_t		 live_rowcap;	/* rows allocated in live */

@@ -214,33 +214,32 @@ test_reserve_order(void **state)
 
 /*
  * Two blocks whose KKT verdicts dropped most features: their sweeps go
- * over the live entries only (l1lr_live.c), first copied, then copied
- * again in place, and give the gradients, margins and pending sums of
- * the sweeps over every entry (ps_l1lr_live_reset()), bit for bit, with
- * the blocks reserved alone and side by side.
+ * over the live entries only (l1lr_live.c), first copied, then with
+ * features dropped since the copy, then copied again in place, and give
+ * the gradients, margins and pending sums of the sweeps over every entry
+ * (ps_l1lr_live_reset()), bit for bit, with the blocks reserved alone
+ * and side by side.
  */
 static void
 test_live_entries(void **state)
 {
+	/* Features kept, by round, of block 0 (9) and block 1 (3). */
+	static const size_t keep[3][2] = { { 3, 1 }, { 2, 1 }, { 1, 1 } };
 	struct ps_dataset ds;
 	struct ps_l1lr live, all;
 	uint32_t feats[NFEAT];
-	uint8_t drop1[NFEAT], drop2[NFEAT];
+	uint8_t drop[NFEAT];
 	float gl[2 * NFEAT], ga[2 * NFEAT], wnew[NFEAT];
-	size_t j, b, round, boff[3] = { 0, 6, NFEAT };
+	size_t j, b, round, boff[3] = { 0, 9, NFEAT };
 
 	make_data(&ds, 4);
 	for (j = 0; j < NFEAT; j++) {
 		feats[j] = (uint32_t)j;
 		wnew[j] = (float)(0.05 * ((int)j - 6));
-		drop1[j] = j % 6 >= 2;		/* 2 of 6 left */
-		drop2[j] = j % 6 >= 1;		/* 1 of 6 left */
 	}
 	ps_l1lr_init(&live, &ds, 1, 2, boff, feats);
 	ps_l1lr_init(&all, &ds, 1, 2, boff, feats);
 	for (round = 0; round < 3; round++) {
-		const uint8_t *drop = round == 0 ? drop1 : drop2;
-
 		for (b = 0; b < 2; b++) {	/* round 1: side by side */
 			if (round == 1)
 				ps_l1lr_reserve(&live, 1 - (uint32_t)b);
@@ -248,22 +247,27 @@ test_live_entries(void **state)
 				ps_l1lr_reserve(&all, 1 - (uint32_t)b);
 			ps_l1lr_block_grad(&live, (uint32_t)b, gl);
 			ps_l1lr_block_grad(&all, (uint32_t)b, ga);
-			for (j = 0; j < 6; j++)
-				if (all.active[feats[6 * b + j]])
+			for (j = 0; j < boff[b + 1] - boff[b]; j++)
+				if (all.active[feats[boff[b] + j]])
 					assert_memory_equal(gl + 2 * j,
 					    ga + 2 * j, 2 * sizeof *gl);
 		}
 		for (b = 0; b < 2; b++) {
-			for (j = 0; j < 6; j++)
-				wnew[6 * b + j] *= 0.5f;
-			ps_l1lr_apply(&live, (uint32_t)b, wnew + 6 * b, NULL);
-			ps_l1lr_apply(&all, (uint32_t)b, wnew + 6 * b, NULL);
-			ps_l1lr_kkt(&live, (uint32_t)b, drop + 6 * b);
-			ps_l1lr_kkt(&all, (uint32_t)b, drop + 6 * b);
+			for (j = boff[b]; j < boff[b + 1]; j++) {
+				wnew[j] *= 0.5f;
+				drop[j] = j - boff[b] >= keep[round][b];
+			}
+			ps_l1lr_apply(&live, (uint32_t)b, wnew + boff[b], NULL);
+			ps_l1lr_apply(&all, (uint32_t)b, wnew + boff[b], NULL);
+			ps_l1lr_kkt(&live, (uint32_t)b, drop + boff[b]);
+			ps_l1lr_kkt(&all, (uint32_t)b, drop + boff[b]);
 			ps_l1lr_live_reset(&all);
+			assert_true(live.blocks[b].shrunk &&
+			    !all.blocks[b].shrunk);
 		}
-		for (b = 0; b < 2; b++)
-			assert_true(live.blocks[b].shrunk && !all.blocks[b].shrunk);
+		if (round == 1)		/* block 0 kept the copy of round 0 */
+			assert_true(live.blocks[0].nlivepos == 3 &&
+			    live.blocks[0].nact == 2);
 		assert_memory_equal(live.margin, all.margin,
 		    NROWS * sizeof *live.margin);
 		assert_memory_equal(live.pendr, all.pendr,
@@ -275,9 +279,9 @@ test_live_entries(void **state)
 
 		assert_true(bl->live.rowptr[bl->live.nrows] ==
 		    bl->nactive_ent && bl->nactive_ent > 0);
-		assert_true(bl->nactive_ent < bl->all.rowptr[bl->all.nrows] / 4);
 	}
 	assert_true(ps_l1lr_activate_all(&live) > 0 && !live.blocks[0].shrunk);
+	assert_true(live.blocks[0].nact == 9 && live.blocks[1].nact == 3);
 	ps_l1lr_release(&live);
 	ps_l1lr_release(&all);
 	free_data(&ds);
