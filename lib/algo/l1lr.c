@@ -172,8 +172,8 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta,
 	for (i = 0; i < nblocks; i++) {
 		lr->blocks[i].act = xcalloc(lr->blocks[i].nfeat + 1,
 		    sizeof *lr->blocks[i].act);
-		lr->blocks[i].livepos = xcalloc(lr->blocks[i].nfeat + 1,
-		    sizeof *lr->blocks[i].livepos);
+		lr->blocks[i].swept = xcalloc(lr->blocks[i].nfeat + 1,
+		    sizeof *lr->blocks[i].swept);
 	}
 	ps_l1lr_live_reset(lr);
 	lr->pendk = xcalloc(ds->nrows, sizeof *lr->pendk);
@@ -198,7 +198,7 @@ ps_l1lr_release(struct ps_l1lr *lr)
 	for (b = 0; b < lr->nblocks; b++) {
 		free(lr->blocks[b].slot);
 		free(lr->blocks[b].act);
-		free(lr->blocks[b].livepos);
+		free(lr->blocks[b].swept);
 		l1lr_rows_release(&lr->blocks[b].all);
 		l1lr_rows_release(&lr->blocks[b].live);
 	}
@@ -301,10 +301,10 @@ static void
 l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
 {
 
-	size_t n = bl->shrunk ? bl->nlivepos : bl->nfeat, i;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		uint32_t p = bl->shrunk ? bl->livepos[i] : (uint32_t)i;
+	for (i = 0; i < bl->nswept; i++) {
+		uint32_t p = bl->swept[i];
 
 		lr->bd[bl->slot[p]] = lr->active[bl->feats[p]] ?
 		    lr->trust[bl->feats[p]] : 0;
@@ -451,13 +451,8 @@ ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu)
 	else if (bl->reserved == PS_L1LR_RESERVED_SOLO)
 		l1lr_gather(lr, bl);
 	solo = bl->reserved == PS_L1LR_RESERVED_SOLO;
-	if (bl->shrunk)		/* only the slots of the copy's features */
-		for (a = 0; a < bl->nlivepos; a++)
-			g[bl->slot[bl->livepos[a]]] =
-			    u[bl->slot[bl->livepos[a]]] = 0;
-	else
-		for (p = 0; p < bl->nfeat; p++)
-			g[p] = u[p] = 0;
+	for (a = 0; a < bl->nswept; a++)
+		g[bl->slot[bl->swept[a]]] = u[bl->slot[bl->swept[a]]] = 0;
 	for (r = 0; r < v->nrows; r++) {
 		uint32_t i = v->rows[r], cnt;
 		double rsum;
@@ -534,14 +529,8 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 	if (bl->reserved != PS_L1LR_RESERVED_NOT)
 		lr->nreserved--;
 	bl->reserved = PS_L1LR_RESERVED_NOT;
-	/* The entries of inactive features move by 0. */
-	if (bl->shrunk)
-		for (i = 0; i < bl->nlivepos; i++)
-			d[bl->slot[bl->livepos[i]]] =
-			    dl[bl->slot[bl->livepos[i]]] = 0;
-	else
-		for (p = 0; p < bl->nfeat; p++)
-			d[p] = dl[p] = 0;
+	for (i = 0; i < bl->nswept; i++)	/* inactive ones move by 0 */
+		d[bl->slot[bl->swept[i]]] = dl[bl->slot[bl->swept[i]]] = 0;
 	for (i = 0; i < bl->nact; i++) {
 		uint32_t j = bl->feats[bl->act[i]], q = bl->slot[bl->act[i]];
 

@@ -61,10 +61,11 @@ struct ps_l1lr_block {
 	uint32_t	*act;		/* [nact]: the positions of the active
 					   features, ascending */
 	size_t		 nact;
-	uint32_t	*livepos;	/* [nlivepos]: with shrunk, those of
-					   the features in live (active when
-					   it was copied) */
-	size_t		 nlivepos;
+	uint32_t	*swept;		/* [nswept]: those of the features with
+					   entries in what the sweeps go over:
+					   all, or with shrunk those active
+					   when live was copied */
+	size_t		 nswept;
 	struct ps_l1lr_rows all;	/* every entry */
 	struct ps_l1lr_rows live;	/* with shrunk, the active features' */
 	size_t		 live_rowcap;	/* rows allocated in live */

@@ -91,8 +91,8 @@ live_copy(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
 	}
 	dst->rowptr[nr] = at;
 	dst->nrows = nr;
-	memcpy(bl->livepos, bl->act, bl->nact * sizeof *bl->act);
-	bl->nlivepos = bl->nact;
+	memcpy(bl->swept, bl->act, bl->nact * sizeof *bl->act);
+	bl->nswept = bl->nact;
 	bl->shrunk = 1;
 }
 
@@ -133,11 +133,14 @@ ps_l1lr_live_reset(struct ps_l1lr *lr)
 		bl->shrunk = 0;
 		bl->nactive_ent = 0;
 		bl->nact = 0;
-		for (p = 0; p < bl->nfeat; p++)
+		bl->nswept = bl->nfeat;
+		for (p = 0; p < bl->nfeat; p++) {
+			bl->swept[p] = (uint32_t)p;
 			if (lr->active[bl->feats[p]]) {
 				bl->nactive_ent += lr->nent[bl->feats[p]];
 				bl->act[bl->nact++] = (uint32_t)p;
 			}
+		}
 	}
 }
 

@@ -266,7 +266,7 @@ test_live_entries(void **state)
 			    !all.blocks[b].shrunk);
 		}
 		if (round == 1)		/* block 0 kept the copy of round 0 */
-			assert_true(live.blocks[0].nlivepos == 3 &&
+			assert_true(live.blocks[0].nswept == 3 &&
 			    live.blocks[0].nact == 2);
 		assert_memory_equal(live.margin, all.margin,
 		    NROWS * sizeof *live.margin);
