@@ -211,7 +211,7 @@ rounds_ring_changed(struct channel *ch)
  * t + 1 or more (invariant 7); return the slots summed, their sums in *gu
  * (g and u of slots[k] at 2k and 2k + 1: the round's scratch, not kept per
  * key), and the summed loss and lowest vote.  Each push's keys' slots stay
- * in r->slots, for its reply.
+ * in r->slots, for its reply; its values are freed.
  */
 static uint32_t *
 round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
@@ -260,6 +260,10 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 			sum[2 * j] += m->vals[2 * k];
 			sum[2 * j + 1] += m->vals[2 * k + 1];
 		}
+	}
+	for (i = 0; i < ch->job.nworkers; i++) {	/* summed: the round */
+		free(r->pushes[i].vals);	/* keeps the keys alone */
+		r->pushes[i].vals = NULL;
 	}
 	for (k = 0; k < n; k++)
 		st->mark[slots[k]] = store_round_mark(r->t);

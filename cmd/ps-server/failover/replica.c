@@ -61,7 +61,7 @@
 #include "util/xmalloc.h"
 
 #define REPLICA_CONNECT_TIMEOUT	2.0
-#define REPLICA_CHUNK		65536	/* keys a frame, well below the limit */
+#define REPLICA_CHUNK		8192	/* keys a frame: the frame's arrays stay small */
 
 /* One key's copy bound for one replica server. */
 struct replica_rec {
