@@ -23,7 +23,7 @@
  * round is gathered, which needs every worker's push.  A worker that
  * died in iteration i comes back at i (its last push here was at most
  * its step round, 3i + 2): it takes the weights from before that step
- * round (kept for it, undo.c) and pushes 3i, 3i + 1 and 3i + 2 again,
+ * round (the store keeps them) and pushes 3i, 3i + 1 and 3i + 2 again,
  * the same pushes as before, since the servers' answers are the same
  * and its trust radius is in the gradient round's result.  A push of a
  * sums round it made before is dropped (the first one is in the sums);
@@ -108,11 +108,8 @@ newton_gather(struct channel *ch, struct round *r)
 	r->result.kkt = NAN;
 	r->result.step = NAN;
 	r->has_result = 1;
-	if (r->t % 3 == 0 && r->t / 3 + 1 > ch->job.grads_gathered) {
+	if (r->t % 3 == 0 && r->t / 3 + 1 > ch->job.grads_gathered)
 		ch->job.grads_gathered = r->t / 3 + 1;
-		/* no worker resumes before this iteration now (undo.c) */
-		undo_forget(&ch->job.undo, 0, r->t);
-	}
 	r->done = 1;
 	if (r->t + 1 > ch->job.rounds_done)
 		ch->job.rounds_done = r->t + 1;

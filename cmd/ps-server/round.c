@@ -65,7 +65,7 @@
  *     resumes at, whose weights it took when it came back, says so (its
  *     again) and carries those weights and KKT verdicts: for a key whose
  *     last round is the resume round or later, its state before that
- *     round, which the job keeps (undo.c; the same block may come twice among
+ *     round, which the store keeps (the same block may come twice among
  *     the rounds the worker pushes again, the later one applied here
  *     already).  The worker leaves their trust radii alone.  From the
  *     rounds from there on it took the state before them
@@ -170,7 +170,6 @@ rounds_clear(struct channel *ch)
 
 	while ((r = TAILQ_FIRST(&ch->job.rounds)) != NULL)
 		round_free(ch, r);
-	undo_forget(&ch->job.undo, 0, UINT64_MAX);
 	free(ch->job.history);
 	ch->job.history = NULL;
 	ch->job.ring_changes = 0;
@@ -345,12 +344,15 @@ round_apply(struct channel *ch, struct round *r)
 	if (newton)	/* its step round (newton.c) */
 		step = newton_step(ch, r, &r->result.kkt);
 	r->result.step = step;
-	if (ch->job.rejoin_wait > 0)	/* failover/rejoin.c */
-		undo_keep(&ch->job.undo, r->t, st, slots, n);
 	for (k = 0; k < n; k++) {
 		uint32_t s = slots[k];
 		float w;
 
+		if (st->wprev != NULL) {	/* failover/rejoin.c */
+			st->wprev[s] = st->w[s];
+			st->trustprev[s] = st->trust[s];
+			st->glastprev[s] = st->glast[s];
+		}
 		if (newton) {
 			store_set(st, s, newton_weight(st->w[s], step,
 			    gu[2 * k], gu[2 * k + 1]));
@@ -408,25 +410,21 @@ round_reply_weight(struct channel *ch, uint32_t slot, int count)
 /*
  * The weight a reply carries for slot as it was before round r, and its
  * trust radius: the state before the slot's last round when that round
- * is r or later (kept for workers that come back, undo.c, invariant 9),
- * else the current one.
+ * is r or later (the store keeps it for workers that come back,
+ * invariant 9), else the current one.
  */
 float
 round_reply_weight_before(struct channel *ch, uint32_t slot, uint64_t r,
     float *trust)
 {
 	const struct store *st = &ch->store;
-	const struct undo_entry *e = NULL;
 
-	if (st->mark[slot] > r && st->mark[slot] < ROUND_COLLECTING)
-		e = undo_find(&ch->job.undo, store_mark_round(st->mark[slot]),
-		    slot);
-	if (e == NULL) {
+	if (st->wprev == NULL || st->mark[slot] <= r) {
 		*trust = st->trust[slot];
 		return round_reply_weight(ch, slot, 0);
 	}
-	*trust = e->trust;
-	return round_kkt_weight(ch, e->w, e->glast);
+	*trust = st->trustprev[slot];
+	return round_kkt_weight(ch, st->wprev[slot], st->glastprev[slot]);
 }
 
 /* Significantly-modified filter (4): send w to worker id? Remember it if so. */
@@ -468,11 +466,8 @@ round_release(struct channel *ch, struct round *r)
 {
 	if (r->acks == 0 && !newton_keeps(ch, r) &&
 	    (r->npulls == ch->job.nworkers ||
-	    (r->replay && r->npulls == r->npushes))) {
-		if (ch->job.algorithm != PS_ALG_NEWTON)	/* undo.c */
-			undo_forget(&ch->job.undo, r->t, r->t + 1);
+	    (r->replay && r->npulls == r->npushes)))
 		round_free(ch, r);
-	}
 }
 
 /*

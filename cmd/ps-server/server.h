@@ -109,6 +109,9 @@ struct store {
 	float			*glast;		/* gradient sum of the slot's last round */
 	float			*xprox;		/* the step's result behind w, which */
 	uint8_t			*streak;	/* momentum extrapolates (prox.h, 4) */
+	float			*wprev;		/* w, trust and glast before the slot's */
+	float			*trustprev;	/* last round; NULL unless a job keeps */
+	float			*glastprev;	/* them (failover/rejoin.c) */
 	float			*sent;		/* [slot * nsent + worker]: weight last
 						   sent (significantly-modified filter) */
 	uint32_t		 nsent;		/* workers in sent; 0 until first used */
@@ -119,26 +122,6 @@ struct store {
 	size_t			 cap;		/* allocated entries per array */
 	double			 l1;		/* sum |w| */
 	uint64_t		 nnz;		/* count of w != 0 */
-};
-
-/* undo.c: a key's state before a round's step. */
-struct undo_entry {
-	uint32_t		 slot;
-	float			 w, trust, glast;
-};
-
-/* undo.c: what round t's step replaced. */
-struct round_undo {
-	uint64_t		 t;
-	struct undo_entry	*entries;
-	size_t			 n;
-	int			 sorted;	/* by slot */
-};
-
-/* undo.c: the records a worker that comes back may still need. */
-struct undo_list {
-	struct round_undo	*recs;
-	size_t			 n;
 };
 
 /* round.c: a completed round's result, kept for replays (see round.c). */
@@ -271,7 +254,6 @@ struct job {
 	uint64_t		*again_below;	/* [nworkers]: rounds a returning
 						   worker pushes again */
 	uint64_t		*resumed_at;	/* [nworkers]: where it resumed */
-	struct undo_list	 undo;		/* with a rejoin wait (undo.c) */
 };
 
 /*
@@ -425,6 +407,7 @@ int	store_save(const struct store *st, const struct job *job,
 	    uint64_t iteration, const char *path, char *err, size_t errlen);
 void	store_sent_reset(struct store *st, uint32_t nworkers);
 void	store_sent_forget(struct store *st, uint32_t worker);
+void	store_keep_prev(struct store *st);
 void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
 void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);
@@ -447,13 +430,6 @@ store_mark_round(uint32_t mark)
 {
 	return mark == 0 ? UINT64_MAX : (uint64_t)mark - 1;
 }
-
-/* undo.c */
-void	undo_keep(struct undo_list *list, uint64_t t, const struct store *st,
-	    const uint32_t *slots, size_t n);
-const struct undo_entry *undo_find(struct undo_list *list, uint64_t t,
-	    uint32_t slot);
-void	undo_forget(struct undo_list *list, uint64_t lo, uint64_t hi);
 
 /* startmodel.c */
 void	startmodel_load(struct server *srv, const char *path);

@@ -35,6 +35,9 @@ store_release(struct store *st)
 	free(st->glast);
 	free(st->xprox);
 	free(st->streak);
+	free(st->wprev);
+	free(st->trustprev);
+	free(st->glastprev);
 	free(st->sent);
 	free(st->z);
 	free(st->n);
@@ -62,6 +65,13 @@ store_grow(struct store *st, size_t n)
 	if (st->nsent > 0)
 		st->sent = xreallocarray(st->sent, cap * st->nsent,
 		    sizeof *st->sent);
+	if (st->wprev != NULL) {
+		st->wprev = xreallocarray(st->wprev, cap, sizeof *st->wprev);
+		st->trustprev = xreallocarray(st->trustprev, cap,
+		    sizeof *st->trustprev);
+		st->glastprev = xreallocarray(st->glastprev, cap,
+		    sizeof *st->glastprev);
+	}
 	if (st->z != NULL) {
 		st->z = xreallocarray(st->z, cap, sizeof *st->z);
 		st->n = xreallocarray(st->n, cap, sizeof *st->n);
@@ -142,6 +152,27 @@ store_sent_forget(struct store *st, uint32_t worker)
 		return;
 	for (s = 0; s < n; s++)
 		st->sent[s * st->nsent + worker] = NAN;
+}
+
+/*
+ * Keep each slot's state before its last round from now on (failover/rejoin.c):
+ * until a round touches a slot, its state then is the current one.
+ */
+void
+store_keep_prev(struct store *st)
+{
+	size_t cap = st->cap ? st->cap : 1, n = ps_keytab_count(&st->keys);
+
+	if (st->wprev != NULL)
+		return;
+	st->wprev = xcalloc(cap, sizeof *st->wprev);
+	st->trustprev = xcalloc(cap, sizeof *st->trustprev);
+	st->glastprev = xcalloc(cap, sizeof *st->glastprev);
+	if (n > 0) {
+		memcpy(st->wprev, st->w, n * sizeof *st->w);
+		memcpy(st->trustprev, st->trust, n * sizeof *st->trust);
+		memcpy(st->glastprev, st->glast, n * sizeof *st->glast);
+	}
 }
 
 /*

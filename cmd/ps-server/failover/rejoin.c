@@ -18,10 +18,10 @@
  * them under their own timeout.  The one that comes back is told where to
  * resume (HELLO_OK's resume, rounds_resume_point), takes the weights,
  * trust radii and KKT verdicts of its keys as they were before the round
- * it resumes at with a resume pull (rejoin_pull; the job keeps the keys'
- * state before each round a worker may still resume at, undo.c), and
- * pushes again from a little before the resume point to rebuild its view
- * of the rounds (round.c, invariant 9).
+ * it resumes at with a resume pull (rejoin_pull; the store keeps each
+ * key's state before its last round for this), and pushes again from a
+ * little before the resume point to rebuild its view of the rounds
+ * (round.c, invariant 9).
  *
  * newton: the same, by iterations (cmd/ps-server/newton.c, rejoin): told
  * the round after its last push here, the worker takes the weights before
@@ -69,6 +69,8 @@ rejoin_start(struct channel *ch, const struct ps_hello *hello)
 	job->again_below = xcalloc(job->nworkers,
 	    sizeof *job->again_below);
 	job->resumed_at = xcalloc(job->nworkers, sizeof *job->resumed_at);
+	if (job->rejoin_wait > 0 && job->algorithm != PS_ALG_SGD)
+		store_keep_prev(&ch->store);
 }
 
 /* The job ended: free what rejoin_start made. */
