@@ -73,6 +73,7 @@ job_start(struct channel *ch, const struct ps_hello *h)
 	job->ring_version = h->ring_version;
 	job->lambda = h->lambda;
 	job->kkt = job_hello_kkt(h);
+	store_gsmall_reset(&ch->store, job->kkt);
 	job->workers = xcalloc(n, sizeof *job->workers);
 	job->iter_base = 0;
 	startmodel_apply(ch, h->algorithm == PS_ALG_SGD ? opt : NULL);

@@ -351,7 +351,8 @@ round_apply(struct channel *ch, struct round *r)
 		if (st->wprev != NULL) {	/* failover/rejoin.c */
 			st->wprev[s] = st->w[s];
 			st->trustprev[s] = st->trust[s];
-			st->glastprev[s] = st->glast[s];
+			st->gsmall[s] = (st->gsmall[s] & STORE_GSMALL) ?
+			    STORE_GSMALL | STORE_GSMALL_PREV : 0;
 		}
 		if (newton) {
 			store_set(st, s, newton_weight(st->w[s], step,
@@ -362,7 +363,8 @@ round_apply(struct channel *ch, struct round *r)
 		    ch->job.lambda);
 		w = round_step(ch, s, gu[2 * k], gu[2 * k + 1]);
 		store_set(st, s, w);
-		st->glast[s] = (float)gu[2 * k];
+		st->gsmall[s] = (st->gsmall[s] & STORE_GSMALL_PREV) |
+		    (fabsf((float)gu[2 * k]) <= ch->job.kkt ? STORE_GSMALL : 0);
 	}
 	free(gu);
 	round_trace_apply(ch, r, slots, n);
@@ -384,12 +386,14 @@ round_apply(struct channel *ch, struct round *r)
 	return acks < 0 ? -1 : 0;
 }
 
-/* KKT drops a weight w whose last gradient sum was g: -0 then (3), else w. */
+/*
+ * KKT drops a weight w whose last gradient sum was within the threshold
+ * (gsmall): -0 then (3), else w.
+ */
 static float
-round_kkt_weight(const struct channel *ch, float w, float g)
+round_kkt_weight(const struct channel *ch, float w, uint8_t gsmall)
 {
-	return ch->job.kkt > 0 && w == 0 && fabsf(g) <= ch->job.kkt ?
-	    -0.0f : w;
+	return ch->job.kkt > 0 && w == 0 && gsmall ? -0.0f : w;
 }
 
 /*
@@ -400,7 +404,8 @@ float
 round_reply_weight(struct channel *ch, uint32_t slot, int count)
 {
 	const struct store *st = &ch->store;
-	float w = round_kkt_weight(ch, st->w[slot], st->glast[slot]);
+	float w = round_kkt_weight(ch, st->w[slot],
+	    st->gsmall[slot] & STORE_GSMALL);
 
 	if (w == 0 && signbit(w))
 		ch->srv->stats.kkt_marked += count != 0;
@@ -424,7 +429,8 @@ round_reply_weight_before(struct channel *ch, uint32_t slot, uint64_t r,
 		return round_reply_weight(ch, slot, 0);
 	}
 	*trust = st->trustprev[slot];
-	return round_kkt_weight(ch, st->wprev[slot], st->glastprev[slot]);
+	return round_kkt_weight(ch, st->wprev[slot],
+	    st->gsmall[slot] & STORE_GSMALL_PREV);
 }
 
 /* Significantly-modified filter (4): send w to worker id? Remember it if so. */

@@ -99,6 +99,10 @@ struct peer {
 };
 TAILQ_HEAD(peer_list, peer);
 
+/* store.c: the bits of a slot's gsmall. */
+#define STORE_GSMALL		1
+#define STORE_GSMALL_PREV	2
+
 /* store.c: the server's keys and per-key state, in slot order. */
 struct store {
 	struct ps_keytab	 keys;
@@ -106,12 +110,16 @@ struct store {
 	float			*trust;		/* trust radius (prox.h) */
 	uint32_t		*mark;		/* last round (t + 1) that touched
 						   the slot (store_round_mark()) */
-	float			*glast;		/* gradient sum of the slot's last round */
+	uint8_t			*gsmall;	/* STORE_GSMALL: the gradient sum of
+						   the slot's last round was within
+						   the KKT threshold (round.c, 3), as
+						   a new slot's 0 is; _PREV: of the
+						   round before (with wprev) */
 	float			*xprox;		/* the step's result behind w, which */
 	uint8_t			*streak;	/* momentum extrapolates (prox.h, 4) */
-	float			*wprev;		/* w, trust and glast before the slot's */
-	float			*trustprev;	/* last round; NULL unless a job keeps */
-	float			*glastprev;	/* them (failover/rejoin.c) */
+	float			*wprev;		/* w and trust before the slot's last */
+	float			*trustprev;	/* round; NULL unless a job keeps them
+						   (failover/rejoin.c) */
 	float			*sent;		/* [slot * nsent + worker]: weight last
 						   sent (significantly-modified filter) */
 	uint32_t		 nsent;		/* workers in sent; 0 until first used */
@@ -120,6 +128,7 @@ struct store {
 	int			 optimizer;	/* with z: whose state it is */
 	double			 epochs;	/* with z: epochs of data behind it */
 	size_t			 cap;		/* allocated entries per array */
+	double			 gsmall_kkt;	/* the threshold gsmall is of */
 	double			 l1;		/* sum |w| */
 	uint64_t		 nnz;		/* count of w != 0 */
 };
@@ -406,6 +415,7 @@ void	store_sort_by_mark(const struct store *st, uint32_t *slots,
 int	store_save(const struct store *st, const struct job *job,
 	    uint64_t iteration, const char *path, char *err, size_t errlen);
 void	store_sent_reset(struct store *st, uint32_t nworkers);
+void	store_gsmall_reset(struct store *st, double kkt);
 void	store_sent_forget(struct store *st, uint32_t worker);
 void	store_keep_prev(struct store *st);
 void	store_online_begin(struct store *st, const struct ps_ftrl *opt);

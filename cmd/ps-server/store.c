@@ -32,12 +32,11 @@ store_release(struct store *st)
 	free(st->w);
 	free(st->trust);
 	free(st->mark);
-	free(st->glast);
+	free(st->gsmall);
 	free(st->xprox);
 	free(st->streak);
 	free(st->wprev);
 	free(st->trustprev);
-	free(st->glastprev);
 	free(st->sent);
 	free(st->z);
 	free(st->n);
@@ -59,7 +58,7 @@ store_grow(struct store *st, size_t n)
 	st->w = xreallocarray(st->w, cap, sizeof *st->w);
 	st->trust = xreallocarray(st->trust, cap, sizeof *st->trust);
 	st->mark = xreallocarray(st->mark, cap, sizeof *st->mark);
-	st->glast = xreallocarray(st->glast, cap, sizeof *st->glast);
+	st->gsmall = xreallocarray(st->gsmall, cap, sizeof *st->gsmall);
 	st->xprox = xreallocarray(st->xprox, cap, sizeof *st->xprox);
 	st->streak = xreallocarray(st->streak, cap, sizeof *st->streak);
 	if (st->nsent > 0)
@@ -69,8 +68,6 @@ store_grow(struct store *st, size_t n)
 		st->wprev = xreallocarray(st->wprev, cap, sizeof *st->wprev);
 		st->trustprev = xreallocarray(st->trustprev, cap,
 		    sizeof *st->trustprev);
-		st->glastprev = xreallocarray(st->glastprev, cap,
-		    sizeof *st->glastprev);
 	}
 	if (st->z != NULL) {
 		st->z = xreallocarray(st->z, cap, sizeof *st->z);
@@ -93,7 +90,11 @@ store_new_slot(struct store *st, uint32_t s)
 	st->w[s] = 0;
 	st->trust[s] = PS_TRUST_INIT;
 	st->mark[s] = 0;
-	st->glast[s] = 0;
+	st->gsmall[s] = STORE_GSMALL | STORE_GSMALL_PREV;
+	if (st->wprev != NULL) {
+		st->wprev[s] = 0;
+		st->trustprev[s] = PS_TRUST_INIT;
+	}
 	st->xprox[s] = 0;
 	st->streak[s] = 0;
 	for (k = 0; k < st->nsent; k++)
@@ -139,6 +140,19 @@ store_sent_reset(struct store *st, uint32_t nworkers)
 }
 
 /*
+ * A job with KKT threshold kkt starts: the verdicts of another threshold
+ * say nothing of this one's (the sums behind them are not kept), so every
+ * key counts as above it until a round of this job touches it.
+ */
+void
+store_gsmall_reset(struct store *st, double kkt)
+{
+	if (kkt != st->gsmall_kkt && ps_keytab_count(&st->keys) > 0)
+		memset(st->gsmall, 0, ps_keytab_count(&st->keys));
+	st->gsmall_kkt = kkt;
+}
+
+/*
  * A worker came back (failover/rejoin.c): what it holds is not known, so the
  * significantly-modified filter sends it every weight once more (no
  * distance from NaN is within a threshold).
@@ -161,23 +175,24 @@ store_sent_forget(struct store *st, uint32_t worker)
 void
 store_keep_prev(struct store *st)
 {
-	size_t cap = st->cap ? st->cap : 1, n = ps_keytab_count(&st->keys);
+	size_t cap = st->cap ? st->cap : 1, n = ps_keytab_count(&st->keys), s;
 
 	if (st->wprev != NULL)
 		return;
 	st->wprev = xcalloc(cap, sizeof *st->wprev);
 	st->trustprev = xcalloc(cap, sizeof *st->trustprev);
-	st->glastprev = xcalloc(cap, sizeof *st->glastprev);
 	if (n > 0) {
 		memcpy(st->wprev, st->w, n * sizeof *st->w);
 		memcpy(st->trustprev, st->trust, n * sizeof *st->trust);
-		memcpy(st->glastprev, st->glast, n * sizeof *st->glast);
 	}
+	for (s = 0; s < n; s++)
+		st->gsmall[s] = (st->gsmall[s] & STORE_GSMALL) ?
+		    STORE_GSMALL | STORE_GSMALL_PREV : 0;
 }
 
 /*
  * Copy key's state from slot s of src into dst (created if absent): the
- * weight, trust radius, last gradient sum, round mark, momentum and the
+ * weight, trust radius, KKT verdict, round mark, momentum and the
  * optimiser state if src has one.
  */
 void
@@ -187,7 +202,7 @@ store_copy_key(struct store *dst, const struct store *src, uint32_t s)
 
 	store_set(dst, d, src->w[s]);
 	dst->trust[d] = src->trust[s];
-	dst->glast[d] = src->glast[s];
+	dst->gsmall[d] = src->gsmall[s];
 	dst->mark[d] = src->mark[s];
 	dst->xprox[d] = src->xprox[s];
 	dst->streak[d] = src->streak[s];

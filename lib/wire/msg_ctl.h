@@ -12,7 +12,8 @@
  *                              absent
  *                    1  online the optimiser (ftrl.h) whose (w, z, n)
  *                              the values are, an sgd channel's; 0 or
- *                              absent: (w, trust, glast)
+ *                              absent: (w, trust, above: its gradient
+ *                              sum above the KKT threshold, 0 or 1)
  *                    2  worker PUSH and FLOOR: the worker whose push
  *                    3  epochs an sgd channel's HANDOFF: the sender's
  *                              model's epochs of data,
@@ -46,7 +47,7 @@ enum ps_replicate_kind {
 struct ps_replicate {
 	int		 kind;		/* enum ps_replicate_kind */
 	int		 online;	/* values (w, z, n) of this
-					   optimiser; 0: (w, trust, glast) */
+					   optimiser; 0: (w, trust, above) */
 	uint32_t	 worker;	/* PUSH, FLOOR */
 	double		 epochs;	/* an online HANDOFF: the sender's */
 	uint64_t	 iteration;	/* its iteration */

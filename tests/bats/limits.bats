@@ -223,7 +223,7 @@ DBPG_HELLO='HELLO,nokeys aux=0,1,0,1,0,1'
 	EOF
 	assert_line 'ERROR sender=0 nkeys=0 naux=0 push for round 2147483647, past the last a job may have (2147483646)'
 	run "$FRAMETOOL" "$ADDR" script <<-EOF
-	REPLICATE ts=2147483647 keys=3 vals=0.5,1,0.25,0.5,2
+	REPLICATE ts=2147483647 keys=3 vals=0.5,1,1,0.5,2
 	EOF
 	assert_line --partial 'replicate refused: round 2147483647, past the last'
 	# Round 2147483646 is the last one: its one push completes it, and

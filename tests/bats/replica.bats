@@ -135,26 +135,31 @@ replicas_hold() {
 	theirs=$(seq 1 200 | ps-ring lookup "$BATS_TEST_TMPDIR/ring" |
 	    awk -F'\t' -v a="$1" '$3 == a { print $1; exit }')
 	run "$FRAMETOOL" "$2" script <<-EOF
-	REPLICATE rv=1 ts=4 keys=$theirs vals=0.5,1,0.25,0.5,2
+	REPLICATE rv=1 ts=4 keys=$theirs vals=0.5,1,1,0.5,2
 	EOF
 	assert_output --partial 'REPLICATE_OK'
 	run "$FRAMETOOL" "$2" script <<-EOF
-	REPLICATE rv=1 ts=5 keys=$mine vals=0.5,1,0.25,0.5,2
+	REPLICATE rv=1 ts=5 keys=$mine vals=0.5,1,1,0.5,2
 	EOF
 	assert_output --partial "this server is no replica of key $mine"
 	run "$FRAMETOOL" "$2" script <<-EOF
-	REPLICATE rv=7 ts=5 keys=$theirs vals=0.5,1,0.25,0.5,2
+	REPLICATE rv=7 ts=5 keys=$theirs vals=0.5,1,1,0.5,2
 	EOF
 	assert_output --partial 'ring version'
 	run "$FRAMETOOL" "$2" script <<-EOF
-	REPLICATE rv=1 ts=6 keys=$theirs vals=0.5,-1,0.25,0.5,2
+	REPLICATE rv=1 ts=6 keys=$theirs vals=0.5,-1,1,0.5,2
 	EOF
 	assert_output --partial 'bad value -1'
 	# A momentum streak is a whole number from 0 to 255.
 	run "$FRAMETOOL" "$2" script <<-EOF
-	REPLICATE rv=1 ts=7 keys=$theirs vals=0.5,1,0.25,0.5,2.5
+	REPLICATE rv=1 ts=7 keys=$theirs vals=0.5,1,1,0.5,2.5
 	EOF
 	assert_output --partial 'bad value 2.5'
+	# A KKT verdict (the gradient sum above the threshold) is 0 or 1.
+	run "$FRAMETOOL" "$2" script <<-EOF
+	REPLICATE rv=1 ts=8 keys=$theirs vals=0.5,1,0.25,0.5,2
+	EOF
+	assert_output --partial 'bad value 0.25'
 }
 
 @test "ps-train -R 1 trains to the same objective; sgd too; bad -R is refused" {

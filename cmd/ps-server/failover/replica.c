@@ -41,7 +41,9 @@
  *     (online.c, invariant 8); after a ring change every server says its
  *     own to every other (kind FLOOR, no keys), before any handoff.
  *
- * REPLICATE: width 5 per key, (w, trust, glast, xprox, streak), or an sgd
+ * REPLICATE: width 5 per key, (w, trust, above, xprox, streak), above 1
+ * when the last round's gradient sum was above the KKT threshold, else 0
+ * (round.c, 3; the verdict, not the sum, is kept), or an sgd
  * channel's (w, z, n, 0, 0), timestamp t, channel; its scalars
  * (msg_ctl.h): the kind (a round, a resync, a handoff (handoff.c), an sgd
  * push, a floor), whether the values are an sgd channel's, and the worker
@@ -186,7 +188,7 @@ replica_frame(struct channel *ch, const struct store *st,
 		m.keys[k] = recs[k].key;
 		v[0] = st->w[s];
 		v[1] = rep->online ? (float)st->z[s] : st->trust[s];
-		v[2] = rep->online ? (float)st->n[s] : st->glast[s];
+		v[2] = rep->online ? (float)st->n[s] : !(st->gsmall[s] & STORE_GSMALL);
 		if (rep->online)
 			continue;	/* the rest 0 */
 		v[3] = st->xprox[s];
@@ -407,6 +409,8 @@ replica_value_ok(float v, size_t i, int online)
 		return i != 2 || v >= 0;
 	if (i == 1)
 		return v > 0;
+	if (i == 2)
+		return v == 0 || v == 1;
 	return i != 4 || (v >= 0 && v <= UINT8_MAX && v == floorf(v));
 }
 
@@ -414,7 +418,7 @@ replica_value_ok(float v, size_t i, int online)
  * Invariant 4: 0 if this server follows every key's segment (any key, for
  * a handoff: handoff.c checks it is the new primary; none, for a floor)
  * and the values are finite, a trust radius positive, an n not negative,
- * a streak a whole number from 0 to 255; else -1.
+ * a verdict 0 or 1, a streak a whole number from 0 to 255; else -1.
  */
 static int
 replica_check_keys(const struct server *srv, const struct ps_msg *m,
@@ -466,7 +470,7 @@ replica_sender(const struct server *srv, const struct ps_msg *m)
 
 /*
  * Set slot s of st from key k's values in m: (w, z, n) of optimiser
- * online, or (w, trust, glast, xprox, streak) when 0.
+ * online, or (w, trust, above, xprox, streak) when 0.
  */
 void
 replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
@@ -477,7 +481,7 @@ replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
 	store_set(st, s, v[0]);
 	if (!online) {
 		st->trust[s] = v[1];
-		st->glast[s] = v[2];
+		st->gsmall[s] = v[2] == 0 ? STORE_GSMALL : 0;
 		st->xprox[s] = v[3];
 		st->streak[s] = (uint8_t)v[4];
 		return;
