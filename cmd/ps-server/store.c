@@ -15,6 +15,7 @@
 #include "algo/prox.h"
 #include "model/model.h"
 #include "server.h"
+#include "util/bigarray.h"
 #include "util/radix.h"
 #include "util/xmalloc.h"
 
@@ -29,14 +30,14 @@ void
 store_release(struct store *st)
 {
 	ps_keytab_release(&st->keys);
-	free(st->w);
-	free(st->trust);
-	free(st->mark);
-	free(st->gsmall);
-	free(st->xprox);
-	free(st->streak);
-	free(st->wprev);
-	free(st->trustprev);
+	ps_bigarray_free(st->w, st->cap, sizeof *st->w);
+	ps_bigarray_free(st->trust, st->cap, sizeof *st->trust);
+	ps_bigarray_free(st->mark, st->cap, sizeof *st->mark);
+	ps_bigarray_free(st->gsmall, st->cap, sizeof *st->gsmall);
+	ps_bigarray_free(st->xprox, st->cap, sizeof *st->xprox);
+	ps_bigarray_free(st->streak, st->cap, sizeof *st->streak);
+	ps_bigarray_free(st->wprev, st->cap, sizeof *st->wprev);
+	ps_bigarray_free(st->trustprev, st->cap, sizeof *st->trustprev);
 	free(st->sent);
 	free(st->z);
 	free(st->n);
@@ -44,9 +45,11 @@ store_release(struct store *st)
 }
 
 /*
- * Make room for slot n in every per-slot array, growing by half: entries
- * past the last slot are left unwritten, so that their pages never become
- * resident (store_slot() sets each new slot).
+ * Make room for slot n in every per-slot array, growing by half.  The
+ * per-key state is in arrays of their own pages (bigarray.h): they grow
+ * without a copy or a freed block left behind, and entries past the last
+ * slot are left unwritten, so that their pages never become resident
+ * (store_slot() sets each new slot).
  */
 static void
 store_grow(struct store *st, size_t n)
@@ -55,19 +58,24 @@ store_grow(struct store *st, size_t n)
 
 	while (cap <= n)
 		cap += cap / 2;
-	st->w = xreallocarray(st->w, cap, sizeof *st->w);
-	st->trust = xreallocarray(st->trust, cap, sizeof *st->trust);
-	st->mark = xreallocarray(st->mark, cap, sizeof *st->mark);
-	st->gsmall = xreallocarray(st->gsmall, cap, sizeof *st->gsmall);
-	st->xprox = xreallocarray(st->xprox, cap, sizeof *st->xprox);
-	st->streak = xreallocarray(st->streak, cap, sizeof *st->streak);
+	st->w = ps_bigarray_resize(st->w, st->cap, cap, sizeof *st->w);
+	st->trust = ps_bigarray_resize(st->trust, st->cap, cap,
+	    sizeof *st->trust);
+	st->mark = ps_bigarray_resize(st->mark, st->cap, cap, sizeof *st->mark);
+	st->gsmall = ps_bigarray_resize(st->gsmall, st->cap, cap,
+	    sizeof *st->gsmall);
+	st->xprox = ps_bigarray_resize(st->xprox, st->cap, cap,
+	    sizeof *st->xprox);
+	st->streak = ps_bigarray_resize(st->streak, st->cap, cap,
+	    sizeof *st->streak);
 	if (st->nsent > 0)
 		st->sent = xreallocarray(st->sent, cap * st->nsent,
 		    sizeof *st->sent);
 	if (st->wprev != NULL) {
-		st->wprev = xreallocarray(st->wprev, cap, sizeof *st->wprev);
-		st->trustprev = xreallocarray(st->trustprev, cap,
-		    sizeof *st->trustprev);
+		st->wprev = ps_bigarray_resize(st->wprev, st->cap, cap,
+		    sizeof *st->wprev);
+		st->trustprev = ps_bigarray_resize(st->trustprev, st->cap,
+		    cap, sizeof *st->trustprev);
 	}
 	if (st->z != NULL) {
 		st->z = xreallocarray(st->z, cap, sizeof *st->z);
@@ -179,8 +187,9 @@ store_keep_prev(struct store *st)
 
 	if (st->wprev != NULL)
 		return;
-	st->wprev = xcalloc(cap, sizeof *st->wprev);
-	st->trustprev = xcalloc(cap, sizeof *st->trustprev);
+	st->wprev = ps_bigarray_resize(NULL, 0, cap, sizeof *st->wprev);
+	st->trustprev = ps_bigarray_resize(NULL, 0, cap,
+	    sizeof *st->trustprev);
 	if (n > 0) {
 		memcpy(st->wprev, st->w, n * sizeof *st->w);
 		memcpy(st->trustprev, st->trust, n * sizeof *st->trust);

@@ -1,15 +1,17 @@
 /*
  * keytab.c: linear-probing hash table of feature ids, kept at most 3/4
  * full; buckets hold slot indices and the keys live once, in bykey32 or,
- * from the first key past 32 bits, in bykey.
+ * from the first key past 32 bits, in bykey.  All three are arrays of
+ * their own pages (bigarray.h), so that a table that grows leaves no freed
+ * copies in the heap.
  */
 #include "config.h"
 
 #include <stdlib.h>
 
+#include "util/bigarray.h"
 #include "util/keyhash.h"
 #include "util/keytab.h"
-#include "util/xmalloc.h"
 
 #define KEYTAB_MIN_BUCKETS	1024
 /* How many keys ahead insert_many asks for a bucket, then for its key. */
@@ -20,19 +22,21 @@ void
 ps_keytab_init(struct ps_keytab *t)
 {
 	t->mask = KEYTAB_MIN_BUCKETS - 1;
-	t->buckets = xcalloc(KEYTAB_MIN_BUCKETS, sizeof *t->buckets);
+	t->buckets = ps_bigarray_resize(NULL, 0, KEYTAB_MIN_BUCKETS,
+	    sizeof *t->buckets);
 	t->count = 0;
 	t->bykey_cap = KEYTAB_MIN_BUCKETS / 2;
-	t->bykey32 = xcalloc(t->bykey_cap, sizeof *t->bykey32);
+	t->bykey32 = ps_bigarray_resize(NULL, 0, t->bykey_cap,
+	    sizeof *t->bykey32);
 	t->bykey = NULL;
 }
 
 void
 ps_keytab_release(struct ps_keytab *t)
 {
-	free(t->buckets);
-	free(t->bykey32);
-	free(t->bykey);
+	ps_bigarray_free(t->buckets, t->mask + 1, sizeof *t->buckets);
+	ps_bigarray_free(t->bykey32, t->bykey_cap, sizeof *t->bykey32);
+	ps_bigarray_free(t->bykey, t->bykey_cap, sizeof *t->bykey);
 	t->buckets = NULL;
 	t->bykey32 = NULL;
 	t->bykey = NULL;
@@ -64,8 +68,8 @@ keytab_grow(struct ps_keytab *t)
 {
 	size_t n = (t->mask + 1) * 2, i, b;
 
-	free(t->buckets);
-	t->buckets = xcalloc(n, sizeof *t->buckets);
+	ps_bigarray_free(t->buckets, t->mask + 1, sizeof *t->buckets);
+	t->buckets = ps_bigarray_resize(NULL, 0, n, sizeof *t->buckets);
 	t->mask = n - 1;
 	for (i = 0; i < t->count; i++) {
 		b = ps_key_mix(ps_keytab_key(t, i)) & t->mask;
@@ -81,10 +85,10 @@ keytab_widen(struct ps_keytab *t)
 {
 	size_t i;
 
-	t->bykey = xcalloc(t->bykey_cap, sizeof *t->bykey);
+	t->bykey = ps_bigarray_resize(NULL, 0, t->bykey_cap, sizeof *t->bykey);
 	for (i = 0; i < t->count; i++)
 		t->bykey[i] = t->bykey32[i];
-	free(t->bykey32);
+	ps_bigarray_free(t->bykey32, t->bykey_cap, sizeof *t->bykey32);
 	t->bykey32 = NULL;
 }
 
@@ -95,13 +99,15 @@ keytab_put_key(struct ps_keytab *t, uint64_t key)
 	if (t->bykey == NULL && key > UINT32_MAX)
 		keytab_widen(t);
 	if (t->count == t->bykey_cap) {
-		t->bykey_cap += t->bykey_cap / 2;
+		size_t cap = t->bykey_cap + t->bykey_cap / 2;
+
 		if (t->bykey != NULL)
-			t->bykey = xreallocarray(t->bykey, t->bykey_cap,
-			    sizeof *t->bykey);
+			t->bykey = ps_bigarray_resize(t->bykey, t->bykey_cap,
+			    cap, sizeof *t->bykey);
 		else
-			t->bykey32 = xreallocarray(t->bykey32, t->bykey_cap,
-			    sizeof *t->bykey32);
+			t->bykey32 = ps_bigarray_resize(t->bykey32,
+			    t->bykey_cap, cap, sizeof *t->bykey32);
+		t->bykey_cap = cap;
 	}
 	if (t->bykey != NULL)
 		t->bykey[t->count] = key;

@@ -1,7 +1,8 @@
 /*
  * test_core.c: unit tests of the algorithm core: soft thresholding and the
  * trust-region proximal step, the key hash and key table, AUC and log
- * loss, and the radix sort of feature ids.
+ * loss, the radix sort of feature ids and the arrays that grow by
+ * remapping.
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include "algo/logistic.h"
 #include "algo/metrics.h"
 #include "algo/prox.h"
+#include "util/bigarray.h"
 #include "util/keyhash.h"
 #include "util/keytab.h"
 #include "util/radix.h"
@@ -349,6 +351,36 @@ test_radix_sort(void **state)
 	free(many);
 }
 
+/*
+ * bigarray: growing keeps the entries, new ones are zero, shrinking to
+ * the same pages keeps the array where it is.
+ */
+static void
+test_bigarray(void **state)
+{
+	uint32_t *a = ps_bigarray_resize(NULL, 0, 10, sizeof *a), *b;
+	size_t k, n = 300000;
+
+	(void)state;
+	for (k = 0; k < 10; k++)
+		assert_int_equal(a[k], 0);
+	for (k = 0; k < 10; k++)
+		a[k] = (uint32_t)k + 1;
+	b = ps_bigarray_resize(a, 10, 11, sizeof *a);
+	assert_ptr_equal(a, b);		/* the same page */
+	a = ps_bigarray_resize(b, 11, n, sizeof *a);
+	for (k = 0; k < 10; k++)
+		assert_int_equal(a[k], k + 1);
+	for (k = 10; k < n; k++)
+		assert_int_equal(a[k], 0);
+	a[n - 1] = 7;
+	a = ps_bigarray_resize(a, n, 2 * n, sizeof *a);
+	assert_int_equal(a[n - 1], 7);
+	assert_int_equal(a[2 * n - 1], 0);
+	ps_bigarray_free(a, 2 * n, sizeof *a);
+	ps_bigarray_free(NULL, 0, sizeof *a);
+}
+
 /* xhuge_room: whole huge pages for large arrays, the count otherwise. */
 static void
 test_xhuge_room(void **state)
@@ -382,6 +414,7 @@ main(void)
 		cmocka_unit_test(test_logistic),
 		cmocka_unit_test(test_radix_sort),
 		cmocka_unit_test(test_xhuge_room),
+		cmocka_unit_test(test_bigarray),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
