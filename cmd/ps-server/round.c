@@ -348,12 +348,8 @@ round_apply(struct channel *ch, struct round *r)
 		uint32_t s = slots[k];
 		float w;
 
-		if (st->wprev != NULL) {	/* failover/rejoin.c */
-			st->wprev[s] = st->w[s];
-			st->trustprev[s] = st->trust[s];
-			st->gsmall[s] = (st->gsmall[s] & STORE_GSMALL) ?
-			    STORE_GSMALL | STORE_GSMALL_PREV : 0;
-		}
+		if (st->wprev != NULL)	/* failover/rejoin.c */
+			store_keep_prev_slot(st, s);
 		if (newton) {
 			store_set(st, s, newton_weight(st->w[s], step,
 			    gu[2 * k], gu[2 * k + 1]));

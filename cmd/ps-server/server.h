@@ -418,6 +418,7 @@ void	store_sent_reset(struct store *st, uint32_t nworkers);
 void	store_gsmall_reset(struct store *st, double kkt);
 void	store_sent_forget(struct store *st, uint32_t worker);
 void	store_keep_prev(struct store *st);
+void	store_keep_prev_slot(struct store *st, uint32_t s);
 void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
 void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);

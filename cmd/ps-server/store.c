@@ -190,13 +190,18 @@ store_keep_prev(struct store *st)
 	st->wprev = ps_bigarray_resize(NULL, 0, cap, sizeof *st->wprev);
 	st->trustprev = ps_bigarray_resize(NULL, 0, cap,
 	    sizeof *st->trustprev);
-	if (n > 0) {
-		memcpy(st->wprev, st->w, n * sizeof *st->w);
-		memcpy(st->trustprev, st->trust, n * sizeof *st->trust);
-	}
 	for (s = 0; s < n; s++)
-		st->gsmall[s] = (st->gsmall[s] & STORE_GSMALL) ?
-		    STORE_GSMALL | STORE_GSMALL_PREV : 0;
+		store_keep_prev_slot(st, (uint32_t)s);
+}
+
+/* Slot s's state now is its state before its last round (st->wprev set). */
+void
+store_keep_prev_slot(struct store *st, uint32_t s)
+{
+	st->wprev[s] = st->w[s];
+	st->trustprev[s] = st->trust[s];
+	st->gsmall[s] = (st->gsmall[s] & STORE_GSMALL) ?
+	    STORE_GSMALL | STORE_GSMALL_PREV : 0;
 }
 
 /*

@@ -63,7 +63,7 @@
 #include "util/xmalloc.h"
 
 #define REPLICA_CONNECT_TIMEOUT	2.0
-#define REPLICA_CHUNK		8192	/* keys a frame: the frame's arrays stay small */
+#define REPLICA_CHUNK		8192	/* keys a frame: small arrays a frame */
 
 /* One key's copy bound for one replica server. */
 struct replica_rec {
@@ -188,7 +188,8 @@ replica_frame(struct channel *ch, const struct store *st,
 		m.keys[k] = recs[k].key;
 		v[0] = st->w[s];
 		v[1] = rep->online ? (float)st->z[s] : st->trust[s];
-		v[2] = rep->online ? (float)st->n[s] : !(st->gsmall[s] & STORE_GSMALL);
+		v[2] = rep->online ? (float)st->n[s] :
+		    !(st->gsmall[s] & STORE_GSMALL);
 		if (rep->online)
 			continue;	/* the rest 0 */
 		v[3] = st->xprox[s];
