@@ -272,11 +272,11 @@ struct job {
  */
 #define SERVER_CHANNELS_MAX	16
 /*
- * What a key costs a server, roughly: store.c's arrays (21 bytes, 12 more
- * when workers may rejoin), the key table (4 while the keys fit in 32
- * bits, else 8, and about 7 of buckets), two workers' cached key lists
- * (2-4 bytes a key each) and a round's frames; peak RSS over keys held
- * measured about 70 on 1M generated rows (tests/bench/README).
+ * What a key costs a server, with room to spare: store.c's arrays (18
+ * bytes, 8 more when workers may rejoin), the key table (4 while the keys
+ * fit in 32 bits, else 8, and 4-8 of buckets), two workers' cached key
+ * lists (2-4 bytes a key each) and a round's frames; peak RSS over keys
+ * held measured 45-50 on 1M and 4M generated rows (tests/bench/README).
  */
 #define SERVER_KEY_BYTES	80
 /*
