@@ -63,6 +63,7 @@ ps_newton_release(struct ps_newton *nt)
 	free(nt->d);
 	free(nt->own);
 	free(nt->place);
+	free(nt->mat);
 	memset(nt, 0, sizeof *nt);
 }
 
@@ -239,6 +240,14 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
 #define TRIAL_FLUSH	1e150
 #define TRIAL_Z		300
 
+/*
+ * A row's factors exp(-2^-m dz) come from the smallest step's by squaring
+ * (a multiplication, where a square root from the largest step's waited
+ * on the one before, 20 cycles each), and an exp again every this many
+ * steps: each squaring doubles the relative error, 2^9 ulps at most.
+ */
+#define TRIAL_SQUARINGS	9
+
 /* *prod times factor, moved into *loss as a log once past TRIAL_FLUSH. */
 static void
 trial_mul(double *prod, double *loss, double factor)
@@ -246,6 +255,24 @@ trial_mul(double *prod, double *loss, double factor)
 	if ((*prod *= factor) > TRIAL_FLUSH) {
 		*loss += log(*prod);
 		*prod = 1;
+	}
+}
+
+/* One row's factors 1 + e exp(-2^-m dz) into prod[m], m < n. */
+static void
+trial_row(double e, double dz, size_t n, double *prod, double *loss)
+{
+	double u = 0;
+	size_t m, left = 0;
+
+	for (m = n; m-- > 0; left--) {
+		if (left == 0) {
+			u = exp(-ldexp(dz, -(int)m));
+			left = TRIAL_SQUARINGS + 1;
+		} else {
+			u *= u;
+		}
+		trial_mul(&prod[m], &loss[m], 1 + e * u);
 	}
 }
 
@@ -263,7 +290,7 @@ ps_newton_trials(struct ps_newton *nt, const double *margin,
 		prod[m] = 1;
 	}
 	for (i = 0; i < ds->nrows; i++) {
-		double y = ds->y[i], xd = 0, z = y * margin[i], dz, e, u;
+		double y = ds->y[i], xd = 0, z = y * margin[i], dz, e;
 
 		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++)
 			xd += ds->val[k] * dbar[ds->col[k]];
@@ -277,10 +304,8 @@ ps_newton_trials(struct ps_newton *nt, const double *margin,
 			continue;
 		}
 		e = exp(-z);
-		u = exp(-dz);	/* exp(-step dz), step halved by sqrt */
 		trial_mul(&prod0, &loss0, 1 + e);
-		for (m = 0; m < n; m++, u = sqrt(u))
-			trial_mul(&prod[m], &loss[m], 1 + e * u);
+		trial_row(e, dz, n, prod, loss);
 	}
 	for (m = 0; m < n; m++)
 		loss[m] += log(prod[m]);
@@ -310,6 +335,6 @@ ps_newton_radius(double radius, double step)
 	if (step < 0.25)
 		return radius / 4;
 	if (step == 1)
-		return radius * 2;
+		return radius * 4;
 	return radius;
 }

@@ -176,7 +176,12 @@ ps_newton_direct(struct ps_newton *nt, const float *w, const double *GH,
 	for (i = 0; i < ds->nrows; i++)
 		if (ds->rowptr[i + 1] - ds->rowptr[i] > rowmax)
 			rowmax = ds->rowptr[i + 1] - ds->rowptr[i];
-	a = xcalloc(na * na + 1, sizeof *a);
+	if (nt->matcap < na * na + 1) {
+		free(nt->mat);
+		nt->matcap = na * na + 1;
+		nt->mat = xmalloc(nt->matcap * sizeof *nt->mat);
+	}
+	a = nt->mat;
 	b = xcalloc(na + 1, sizeof *b);
 	idx = xcalloc(rowmax, sizeof *idx);
 	val = xcalloc(rowmax, sizeof *val);
@@ -200,7 +205,6 @@ ps_newton_direct(struct ps_newton *nt, const float *w, const double *GH,
 	ps_newton_sweeps_from(nt, w, GH, K, lambda, radius, sweeps);
 	rc = ps_newton_model(nt, w, GH, K, lambda) < 0 ? 0 : -1;
 out:
-	free(a);
 	free(b);
 	free(idx);
 	free(val);

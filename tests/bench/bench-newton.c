@@ -5,14 +5,14 @@
  * any of it goes on the wire.  Each iteration prints TSV: iteration,
  * objective F (the shards' loss plus lambda |w|_1, before the step), its
  * gap to -f fstar, non-zero weights, the line search's step and seconds
- * so far.  The directions' trust radius (newton.h) starts at 1, is
- * quartered after a step below 1/4 and doubled after a whole one.  Each
+ * so far.  The directions' trust radius (newton.h) starts at -r (1), is
+ * quartered after a step below 1/4 and quadrupled after a whole one.  Each
  * worker solves its model directly while at most -D features are active
  * (default 1024, as ps-worker's --solve-max; 0: never), polished by 2
  * sweeps, else runs -S sweeps.
  *
  * usage: bench-newton [-D max-active] [-f fstar] [-i iterations]
- *                     [-l lambda] [-S sweeps] shard.pss ...
+ *                     [-l lambda] [-r radius] [-S sweeps] shard.pss ...
  */
 #include "config.h"
 
@@ -266,17 +266,18 @@ main(int argc, char **argv)
 	sm.sweeps = 20;
 	sm.iters = 20;
 	sm.solve_max = 1024;
-	while ((c = getopt(argc, argv, "D:f:i:l:S:")) != -1)
+	while ((c = getopt(argc, argv, "D:f:i:l:r:S:")) != -1)
 		switch (c) {
 		case 'D': sm.solve_max = (size_t)atol(optarg); break;
 		case 'f': sm.fstar = atof(optarg); break;
 		case 'i': sm.iters = atoi(optarg); break;
 		case 'l': sm.lambda = atof(optarg); break;
+		case 'r': sm.radius = atof(optarg); break;
 		case 'S': sm.sweeps = atoi(optarg); break;
 		default: goto usage;
 		}
 	if (optind == argc || sm.iters < 1 || sm.sweeps < 1 ||
-	    !(sm.lambda > 0))
+	    !(sm.lambda > 0) || !(sm.radius > 0))
 		goto usage;
 	sim_load(&sm, argv + optind, (size_t)(argc - optind));
 	sim_run(&sm);
@@ -284,6 +285,6 @@ main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: bench-newton [-D max-active] [-f fstar] "
-	    "[-i iterations] [-l lambda] [-S sweeps] shard.pss ...\n");
+	    "[-i iterations] [-l lambda] [-r radius] [-S sweeps] shard.pss ...\n");
 	return 64;
 }
