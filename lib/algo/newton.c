@@ -335,6 +335,6 @@ ps_newton_radius(double radius, double step)
 	if (step < 0.25)
 		return radius / 4;
 	if (step == 1)
-		return radius * 2;
+		return radius * 4;
 	return radius;
 }

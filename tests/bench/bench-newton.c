@@ -6,7 +6,7 @@
  * objective F (the shards' loss plus lambda |w|_1, before the step), its
  * gap to -f fstar, non-zero weights, the line search's step and seconds
  * so far.  The directions' trust radius (newton.h) starts at -r (1), is
- * quartered after a step below 1/4 and doubled after a whole one.  Each
+ * quartered after a step below 1/4 and quadrupled after a whole one.  Each
  * worker solves its model directly while at most -D features are active
  * (default 1024, as ps-worker's --solve-max; 0: never), polished by 2
  * sweeps, else runs -S sweeps.
