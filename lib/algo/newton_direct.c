@@ -76,7 +76,7 @@ direct_active(const struct ps_newton *nt, const float *w, const double *GH,
 #define DIRECT_SAMPLE_COST	4
 #define DIRECT_SAMPLE_ROWS	8
 
-/* The row stride s (1: every row); the most active entries of a row. */
+/* The row stride s (1: every row); in *rowmax the longest row's entries. */
 static size_t
 direct_stride(const struct ps_newton *nt, const int32_t *place, size_t na,
     size_t *rowmax)
@@ -212,7 +212,7 @@ ps_newton_direct(struct ps_newton *nt, const float *w, const double *GH,
 	const struct ps_dataset *ds = nt->ds;
 	int32_t *place = nt->place;
 	size_t na, j, rowmax, stride;
-	double *a = NULL, *b = NULL, *val = NULL;
+	double *a, *b = NULL, *val = NULL;
 	int32_t *idx = NULL;
 	int rc = -1;
 
