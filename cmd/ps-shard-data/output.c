@@ -52,6 +52,7 @@ sd_outputs_free(struct sd_outputs *os)
 			ps_atomic_abort(os->out[k].af);
 		free(os->out[k].path);
 		ps_dataset_builder_release(&os->out[k].b);
+		ps_dataset_builder_release(&os->out[k].tail);
 		sd_stats_release(&os->out[k].st);
 	}
 	free(os->out);
@@ -101,6 +102,29 @@ out_reserve(struct ps_dataset_builder *b, uint64_t bytes, size_t n)
 	    ROOM_MAX), (size_t)(nnz < ROOM_MAX ? nnz : ROOM_MAX));
 }
 
+/* Zeroed outputs with their builders and counts, no paths or files yet. */
+static void
+outputs_init(struct sd_outputs *os, const struct sd_opts *o, uint64_t bytes)
+{
+	struct sd_out *out;
+	size_t k;
+
+	memset(os, 0, sizeof *os);
+	os->o = o;
+	os->n = (size_t)o->nshards + (o->test > 0);
+	os->out = xcalloc(os->n, sizeof *os->out);
+	for (k = 0; k < os->n; k++) {
+		out = &os->out[k];
+		if (o->stats)
+			sd_stats_init(&out->st);
+		if (o->format == SD_BIN) {
+			ps_dataset_builder_init(&out->b);
+			ps_dataset_builder_init(&out->tail);
+			out_reserve(&out->b, bytes, (size_t)o->nshards);
+		}
+	}
+}
+
 int
 sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
     uint64_t bytes)
@@ -109,10 +133,7 @@ sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
 	char err[1024];
 	size_t k;
 
-	memset(os, 0, sizeof *os);
-	os->o = o;
-	os->n = (size_t)o->nshards + (o->test > 0);
-	os->out = xcalloc(os->n, sizeof *os->out);
+	outputs_init(os, o, bytes);
 	for (k = 0; k < os->n; k++) {
 		os->out[k].path = out_path(o, k);
 		if (!out_replaceable(o, os->out[k].path)) {
@@ -124,12 +145,6 @@ sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
 	}
 	for (k = 0; k < os->n; k++) {
 		out = &os->out[k];
-		if (o->stats)
-			sd_stats_init(&out->st);
-		if (o->format == SD_BIN) {
-			ps_dataset_builder_init(&out->b);
-			out_reserve(&out->b, bytes, (size_t)o->nshards);
-		}
 		if ((out->af = ps_atomic_open(out->path, err, sizeof err)) ==
 		    NULL) {
 			warnx("%s", err);
@@ -138,6 +153,33 @@ sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
 		}
 	}
 	return 0;
+}
+
+void
+sd_outputs_open_rows(struct sd_outputs *os, const struct sd_opts *o,
+    uint64_t bytes)
+{
+	outputs_init(os, o, bytes);
+}
+
+void
+sd_outputs_join(struct sd_outputs *os, struct sd_outputs *later)
+{
+	size_t k, shift = os->o->hash ? 0 : os->nextrow % os->o->nshards;
+	struct sd_out *to;
+
+	for (k = 0; k < later->n; k++) {
+		to = &os->out[k < (size_t)os->o->nshards ?
+		    (k + shift) % os->o->nshards : k];
+		ps_dataset_builder_release(&to->tail);
+		to->tail = later->out[k].b;
+		ps_dataset_builder_init(&later->out[k].b);
+		if (os->o->stats)
+			sd_stats_merge(&to->st, &later->out[k].st);
+	}
+	os->rowno += later->rowno;
+	os->nextrow += later->nextrow;
+	sd_outputs_free(later);
 }
 
 /* A 64-bit hash of a row's text. */
@@ -209,6 +251,7 @@ write_bin(struct sd_out *out, char *err, size_t errlen)
 	char why[512];
 	int rc;
 
+	ps_dataset_builder_append(&out->b, &out->tail);
 	if (ps_dataset_builder_finish(&out->b, &ds, why, sizeof why) != 0) {
 		snprintf(err, errlen, "%s: %s", out->path, why);
 		return EX_DATAERR;

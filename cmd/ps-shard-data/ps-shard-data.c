@@ -184,7 +184,7 @@ struct progress {
 
 /* Show rows, megabytes and speed if half a second has passed. */
 static void
-progress_show(struct progress *pg, uint64_t bytes)
+progress_show(struct progress *pg, uint64_t rows, uint64_t bytes)
 {
 	double t = ps_clock_now(), mb = (double)bytes / 1e6;
 
@@ -192,7 +192,7 @@ progress_show(struct progress *pg, uint64_t bytes)
 		return;
 	pg->last = t;
 	fprintf(stderr, "\rps-shard-data: %llu rows, %.1f MB, %.1f MB/s ",
-	    (unsigned long long)pg->rows, mb, mb / (t - pg->start));
+	    (unsigned long long)rows, mb, mb / (t - pg->start));
 	pg->shown = 1;
 }
 
@@ -221,13 +221,17 @@ report_rounding(const struct ps_libsvm_reader *r)
 	    rd->count == 1 ? "" : "s", rd->line, rd->text, num);
 }
 
-/* Read every row of one input; 0 or an exit status. */
+/*
+ * Read every row of one input; 0 or an exit status.  A large file's
+ * second half is read by a second thread meanwhile (split.c).
+ */
 static int
 read_input(const char *path, const struct sd_opts *o, struct sd_outputs *os,
     struct sd_stats *all, struct progress *pg)
 {
 	struct ps_libsvm_reader *r;
 	struct ps_libsvm_row row;
+	struct sd_half *half;
 	char err[1024];
 	int rc, status = 0;
 
@@ -235,14 +239,26 @@ read_input(const char *path, const struct sd_opts *o, struct sd_outputs *os,
 		warnx("%s", err);
 		return EX_NOINPUT;
 	}
-	while ((rc = ps_libsvm_next(r, &row, err, sizeof err)) == 1) {
-		if (o->stats && o->prefix == NULL)	/* else run() merges */
-			sd_stats_add(all, &row);
-		if (o->prefix != NULL && (status = sd_outputs_add(os, &row)))
+	half = sd_half_start(r, path, o);
+	for (;;) {
+		while ((rc = ps_libsvm_next(r, &row, err, sizeof err)) == 1) {
+			if (o->stats && o->prefix == NULL) /* else run() merges */
+				sd_stats_add(all, &row);
+			if (o->prefix != NULL &&
+			    (status = sd_outputs_add(os, &row)))
+				break;
+			if (pg->on && (++pg->rows & 4095) == 0)
+				progress_show(pg, pg->rows + sd_half_rows(half),
+				    pg->done + ps_libsvm_tell(r) +
+				    sd_half_bytes(half));
+		}
+		if (half == NULL || rc != 0 || status != 0)
 			break;
-		if (pg->on && (++pg->rows & 4095) == 0)
-			progress_show(pg, pg->done + ps_libsvm_tell(r));
+		pg->rows += sd_half_rows(half);
+		sd_half_join(half, r, os);
+		half = NULL;
 	}
+	sd_half_drop(half);
 	if (rc < 0) {
 		warnx("%s", err);
 		status = rc == PS_LIBSVM_EIO ? EX_IOERR : EX_DATAERR;

@@ -77,6 +77,13 @@ ps_dataset_builder_reserve(struct ps_dataset_builder *b, size_t rows,
 	}
 }
 
+/* The global id of non-zero k. */
+static inline uint64_t
+builder_id(const struct ps_dataset_builder *b, size_t k)
+{
+	return b->gid != NULL ? b->gid[k] : b->gid32[k];
+}
+
 /* An id of 2^32 or more came: keep every id in 8 bytes from now on. */
 static void
 builder_widen(struct ps_dataset_builder *b)
@@ -90,20 +97,18 @@ builder_widen(struct ps_dataset_builder *b)
 	b->gid32 = NULL;
 }
 
-void
-ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
-    const uint64_t *fid, const float *val, size_t n)
+/* Make room for rows more rows and nnz more non-zeros, growing by copies. */
+static void
+builder_room(struct ps_dataset_builder *b, size_t rows, size_t nnz)
 {
-	size_t k;
-
-	if (b->nrows == b->cap_rows) {
-		b->cap_rows *= 2;
+	if (b->nrows + rows > b->cap_rows) {
+		b->cap_rows = (b->nrows + rows) * 2;
 		b->y = xgrow(b->y, b->nrows, b->cap_rows, 1);
 		b->rowptr = xgrow(b->rowptr, (b->nrows + 1) * sizeof *b->rowptr,
 		    b->cap_rows + 1, sizeof *b->rowptr);
 	}
-	if (b->nnz + n > b->cap_nnz) {
-		b->cap_nnz = (b->nnz + n) * 2 + 1024;
+	if (b->nnz + nnz > b->cap_nnz) {
+		b->cap_nnz = (b->nnz + nnz) * 2 + 1024;
 		if (b->gid != NULL)
 			b->gid = xgrow(b->gid, b->nnz * sizeof *b->gid,
 			    b->cap_nnz, sizeof *b->gid);
@@ -113,6 +118,15 @@ ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
 		b->val = xgrow(b->val, b->nnz * sizeof *b->val, b->cap_nnz,
 		    sizeof *b->val);
 	}
+}
+
+void
+ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
+    const uint64_t *fid, const float *val, size_t n)
+{
+	size_t k;
+
+	builder_room(b, 1, n);
 	if (n > 0) {
 		if (fid[n - 1] > b->max_fid)
 			b->max_fid = fid[n - 1];
@@ -130,11 +144,33 @@ ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
 	b->rowptr[b->nrows] = b->nnz;
 }
 
-/* The global id of non-zero k. */
-static inline uint64_t
-builder_id(const struct ps_dataset_builder *b, size_t k)
+void
+ps_dataset_builder_append(struct ps_dataset_builder *b,
+    struct ps_dataset_builder *more)
 {
-	return b->gid != NULL ? b->gid[k] : b->gid32[k];
+	size_t k;
+
+	builder_room(b, more->nrows, more->nnz);
+	if (more->max_fid > b->max_fid)
+		b->max_fid = more->max_fid;
+	if (b->gid == NULL && b->max_fid > UINT32_MAX)
+		builder_widen(b);
+	if (more->nnz > 0 && b->gid == NULL)
+		memcpy(b->gid32 + b->nnz, more->gid32,
+		    more->nnz * sizeof *more->gid32);
+	else
+		for (k = 0; k < more->nnz; k++)
+			b->gid[b->nnz + k] = builder_id(more, k);
+	if (more->nnz > 0)
+		memcpy(b->val + b->nnz, more->val,
+		    more->nnz * sizeof *more->val);
+	memcpy(b->y + b->nrows, more->y, more->nrows);
+	for (k = 1; k <= more->nrows; k++)
+		b->rowptr[b->nrows + k] = b->nnz + more->rowptr[k];
+	b->nrows += more->nrows;
+	b->nnz += more->nnz;
+	ps_dataset_builder_release(more);
+	ps_dataset_builder_init(more);
 }
 
 /*

@@ -59,6 +59,12 @@ void	ps_dataset_builder_reserve(struct ps_dataset_builder *b, size_t rows,
 void	ps_dataset_builder_add(struct ps_dataset_builder *b, int y,
 	    const uint64_t *fid, const float *val, size_t n);
 /*
+ * Append more's rows after b's (ids of either width); more is left empty
+ * and may be reused.
+ */
+void	ps_dataset_builder_append(struct ps_dataset_builder *b,
+	    struct ps_dataset_builder *more);
+/*
  * Move the rows into ds with local column indices; the builder is left
  * empty and may be reused.  Fails only with over 2^32 - 1 distinct ids.
  */

@@ -40,6 +40,8 @@ struct ps_libsvm_reader {
 	size_t			 scanned;	/* bytes after pos with no '\n' */
 	int			 eof;
 	uint64_t		 base;		/* input offset of buf[0] */
+	uint64_t		 end;		/* read up to here (UINT64_MAX:
+						   the input's end) */
 	size_t			 lineno, rows;
 	uint64_t		*fid;
 	float			*val;
@@ -80,7 +82,83 @@ ps_libsvm_open(const char *path, const struct ps_libsvm_opts *o, char *err,
 		r->o.maxline = PS_LIBSVM_MAXLINE;
 	r->cap = CHUNK;
 	r->buf = xcalloc(r->cap + PAD, 1);
+	r->end = UINT64_MAX;
 	return r;
+}
+
+int
+ps_libsvm_seek(struct ps_libsvm_reader *r, uint64_t start, char *err,
+    size_t errlen)
+{
+	if (lseek(r->fd, (off_t)start, SEEK_SET) == -1) {
+		snprintf(err, errlen, "cannot read '%s': %s", r->name,
+		    strerror(errno));
+		return PS_LIBSVM_EIO;
+	}
+	r->base = start;
+	return 0;
+}
+
+void
+ps_libsvm_set_end(struct ps_libsvm_reader *r, uint64_t end)
+{
+	r->end = end;
+	r->eof = 0;
+}
+
+size_t
+ps_libsvm_lines(const struct ps_libsvm_reader *r)
+{
+	return r->lineno;
+}
+
+/* Whether labels ls and then those of more are two values at most. */
+static int
+labels_fit(const struct ps_libsvm_labels *ls,
+    const struct ps_libsvm_labels *more)
+{
+	int i, j, n = ls->n;
+
+	for (j = 0; j < more->n; j++) {
+		for (i = 0; i < ls->n && ls->v[i] != more->v[j]; i++)
+			;
+		if (i == ls->n && ++n > 2)
+			return 0;
+	}
+	return 1;
+}
+
+int
+ps_libsvm_absorb(struct ps_libsvm_reader *r,
+    const struct ps_libsvm_reader *later)
+{
+	struct ps_libsvm_labels *ls = r->labels;
+	const struct ps_libsvm_rounding *more = &later->rounding;
+	int i, j;
+
+	if (!labels_fit(ls, later->labels))
+		return -1;
+	for (j = 0; j < later->labels->n; j++) {
+		for (i = 0; i < ls->n && ls->v[i] != later->labels->v[j]; i++)
+			;
+		if (i == ls->n) {
+			ls->v[ls->n] = later->labels->v[j];
+			memcpy(ls->text[ls->n++], later->labels->text[j],
+			    sizeof ls->text[0]);
+		}
+	}
+	if (r->rounding.count == 0 && more->count > 0) {
+		r->rounding = *more;
+		r->rounding.line += r->lineno;
+	} else
+		r->rounding.count += more->count;
+	r->lineno += later->lineno;
+	r->rows += later->rows;
+	r->base = later->base + later->pos;
+	r->pos = r->len = r->scanned = 0;
+	r->eof = 1;
+	r->end = UINT64_MAX;
+	return 0;
 }
 
 void
@@ -173,6 +251,7 @@ token(const char *p, const char *end, char *out, size_t outlen)
 static int
 fill(struct ps_libsvm_reader *r, char *err, size_t errlen)
 {
+	size_t want;
 	ssize_t n;
 
 	if (r->pos > 0) {
@@ -186,8 +265,11 @@ fill(struct ps_libsvm_reader *r, char *err, size_t errlen)
 		    r->o.maxline + 1;
 		r->buf = xreallocarray(r->buf, r->cap + PAD, 1);
 	}
+	want = r->cap - r->len;
+	if (r->end - r->base - r->len < want)	/* base + len <= end */
+		want = (size_t)(r->end - r->base - r->len);
 	do
-		n = read(r->fd, r->buf + r->len, r->cap - r->len);
+		n = want > 0 ? read(r->fd, r->buf + r->len, want) : 0;
 	while (n == -1 && errno == EINTR);
 	if (n == -1) {
 		snprintf(err, errlen, "cannot read '%s': %s", r->name,
@@ -830,7 +912,7 @@ ps_libsvm_next(struct ps_libsvm_reader *r, struct ps_libsvm_row *row,
 		if ((rc = next_line(r, &ln, err, errlen)) < 0)
 			return rc;
 		if (rc == 0) {
-			if (r->rows > 0)
+			if (r->rows > 0 || r->end != UINT64_MAX)
 				return 0;
 			r->lineno++;
 			return bad(r, NULL, err, errlen, "no data rows");

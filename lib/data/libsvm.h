@@ -93,6 +93,28 @@ const struct ps_libsvm_rounding *ps_libsvm_rounding(
 	    const struct ps_libsvm_reader *r);
 /* Bytes consumed so far (for progress reports). */
 uint64_t ps_libsvm_tell(const struct ps_libsvm_reader *r);
+/* Lines read so far. */
+size_t	ps_libsvm_lines(const struct ps_libsvm_reader *r);
+
+/*
+ * Reading a regular file in parts (ps-shard-data reads the halves of a
+ * large one at once).  ps_libsvm_seek() makes a reader that has read
+ * nothing yet start at input offset start, which begins a line; its line
+ * numbers then count from there.  ps_libsvm_set_end() makes a reader stop
+ * at offset end, just after a '\n', as at the end of input but without
+ * the "no data rows" error; UINT64_MAX lets it read on to the real end.
+ * ps_libsvm_absorb() takes the rows reader later read, from where r
+ * stopped, as if r had read them: r's line and row counts, labels,
+ * rounded values and position move on to later's, and its next call
+ * ends the input.  It returns -1, r unchanged, when the two readers'
+ * labels are three values: r should then read those rows itself (set
+ * its end to UINT64_MAX), to name the line.
+ */
+int	ps_libsvm_seek(struct ps_libsvm_reader *r, uint64_t start, char *err,
+	    size_t errlen);
+void	ps_libsvm_set_end(struct ps_libsvm_reader *r, uint64_t end);
+int	ps_libsvm_absorb(struct ps_libsvm_reader *r,
+	    const struct ps_libsvm_reader *later);
 /* The name used in messages: the path or "<stdin>". */
 const char *ps_libsvm_name(const struct ps_libsvm_reader *r);
 /* Close the file (not stdin) and free the reader; NULL is a no-op. */

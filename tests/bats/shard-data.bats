@@ -5,6 +5,8 @@
 
 load helper
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	D=$BATS_TEST_TMPDIR
 }
@@ -212,6 +214,69 @@ bad_input() {
 		[ -s "$D/f-$s.libsvm" ]
 		cmp <(sort "$D/f-$s.libsvm") <(sort "$D/r-$s.libsvm")
 	done
+}
+
+# same_as_stdin FILE OPTION...: ps-shard-data reads FILE (over 1 MiB: in
+# halves at once, split.c) as it reads the same bytes on standard input:
+# the same status, stdout, stderr (but for the name) and shards.
+same_as_stdin() {
+	f=$1
+	shift
+	rm -rf "$D/h" "$D/s"
+	mkdir "$D/h" "$D/s"
+	run --separate-stderr ps-shard-data -q -s "$@" -o "$D/h/o" "$f"
+	hs=$status ho=$output he=${stderr//"$f"/<stdin>}
+	run --separate-stderr ps-shard-data -q -s "$@" -o "$D/s/o" - <"$f"
+	[ "$hs" -eq "$status" ] && [ "$ho" = "$output" ] && [ "$he" = "$stderr" ]
+	(cd "$D/h" && ls) >"$D/hl"
+	(cd "$D/s" && ls) >"$D/sl"
+	cmp "$D/hl" "$D/sl"
+	for o in $(cat "$D/hl"); do cmp "$D/h/$o" "$D/s/$o"; done
+}
+
+@test "a large file is read in halves at once, to the same shards as one pass" {
+	a9a=$(ps_data a9a)
+	same_as_stdin "$a9a" -n 3
+	[ "$(ls "$D/h")" = "$(printf 'o-0.pss\no-1.pss\no-2.pss')" ]
+	same_as_stdin "$a9a" -n 1
+	same_as_stdin "$a9a" -n 2 --hash --test 0.2
+	same_as_stdin "$a9a" -n 2 --test 0.2
+	# Ids of 8 bytes in one half only: the other's widen as they join.
+	{ cat "$a9a"; echo '+1 3:1 1099511627776:1'; } >"$D/wide2"
+	same_as_stdin "$D/wide2" -n 3
+	{ echo '-1 1099511627776:1'; cat "$a9a"; } >"$D/wide1"
+	same_as_stdin "$D/wide1" -n 2
+	# A second half of comments alone, a first half of comments alone.
+	{ cat "$a9a"; yes '# a comment line' | head -n 200000; } >"$D/c2"
+	same_as_stdin "$D/c2" -n 2
+	{ yes '# a comment line' | head -n 200000; cat "$a9a"; } >"$D/c1"
+	same_as_stdin "$D/c1" -n 2
+	assert_line --index 1 "all	32561	123	123	451592	7841	24720"
+}
+
+# after_a9a TEXT STATUS STDERR: a9a (32561 lines) and then TEXT (printf
+# format) read as same_as_stdin does, with exit STATUS and STDERR.
+after_a9a() {
+	{ cat "$a9a"; printf -- "$1"; } >"$D/in"
+	same_as_stdin "$D/in" -n 2
+	assert_equal "$status" "$2"
+	assert_equal "$stderr" "$3"
+}
+
+@test "the second half's errors, labels and rounded values name their lines as one pass does" {
+	a9a=$(ps_data a9a)
+	after_a9a '+1 1:1 2:x\n' 65 \
+	    "ps-shard-data: <stdin>:$((32561 + 1)): bad value 'x' for index 2"
+	after_a9a '0 1:1\n' 65 "ps-shard-data: <stdin>:$((32561 + 1)): a third label '0' after '-1' and '+1': name the positive class with -p"
+	after_a9a '+1 1:0.1\n-1 2:1440446648\n' 0 "ps-shard-data: <stdin>: 1 value rounded to float32 (first at line $((32561 + 2)): 1440446648 -> 1440446592)"
+	after_a9a '+1 1:1' 65 "ps-shard-data: <stdin>:$((32561 + 1)): line not terminated by newline (truncated file?)"
+	# A first half with a label the second half lacks, and the reverse.
+	{ head -n 100 "$a9a"; echo '1 1:1'; sed 1,100d "$a9a"; echo '0 2:1'; } >"$D/third1"
+	same_as_stdin "$D/third1" -n 2
+	assert_failure 65
+	yes '# a comment line' | head -n 200000 >"$D/none"
+	same_as_stdin "$D/none" -n 2
+	assert_equal "$stderr" "ps-shard-data: <stdin>:200001: no data rows"
 }
 
 @test "stdin is read as '-' and named <stdin>" {
