@@ -54,6 +54,13 @@ l1lr_slots(struct ps_l1lr *lr, const uint32_t *count,
 }
 
 /*
+ * How many non-zeros ahead the passes below ask for a feature's where[]
+ * (and count[]): a shard's features are spread over megabytes of them, so
+ * each lookup would otherwise wait for its miss alone.
+ */
+#define WHERE_AHEAD	16
+
+/*
  * Count, then fill, every block's entries from the shard's rows.  The
  * fill keeps its cursors in locals (at, nrows), not in the arrays it
  * fills, so those need no zeros first: xmalloc gives them whole huge
@@ -85,6 +92,12 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 	/* Pass 1: rows and entries per block (last[] holds row + 1). */
 	for (i = 0; i < ds->nrows; i++)
 		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
+			if (k + WHERE_AHEAD < ds->nnz) {
+				__builtin_prefetch(&where[ds->col[k +
+				    WHERE_AHEAD]]);
+				__builtin_prefetch(&count[ds->col[k +
+				    WHERE_AHEAD]], 1);
+			}
 			b = where[ds->col[k]].blk;
 			nent[b]++;
 			count[ds->col[k]]++;
@@ -118,7 +131,12 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 	/* Pass 2: fill; a block's rows come in ascending order. */
 	for (i = 0; i < ds->nrows; i++)
 		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
-			struct l1lr_where w = where[ds->col[k]];
+			struct l1lr_where w;
+
+			if (k + WHERE_AHEAD < ds->nnz)
+				__builtin_prefetch(&where[ds->col[k +
+				    WHERE_AHEAD]]);
+			w = where[ds->col[k]];
 
 			b = w.blk;
 			if (last[b] != i + 1) {
