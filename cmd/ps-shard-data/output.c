@@ -261,7 +261,8 @@ write_bin(struct sd_out *out, char *err, size_t errlen)
 	ps_dataset_builder_release(&out->b);
 	if (rc != 0)
 		return rc == PS_SHARD_EIO ? EX_IOERR : EX_DATAERR;
-	return 0;
+	/* Synced here, beside the other writer, not in turn at commit. */
+	return ps_atomic_sync(out->af, err, errlen) != 0 ? EX_IOERR : 0;
 }
 
 /* Outputs first, first + 2, ... of a set, written by one thread. */

@@ -80,6 +80,19 @@ atomic_fail(struct ps_atomic *af, const char *what, int e, char *err,
 	return -1;
 }
 
+int
+ps_atomic_sync(struct ps_atomic *af, char *err, size_t errlen)
+{
+	int e;
+
+	errno = 0;
+	if (fflush(af->fp) == 0 && !ferror(af->fp) && fsync(fileno(af->fp)) == 0)
+		return 0;
+	e = errno != 0 ? errno : EIO;
+	snprintf(err, errlen, "cannot write '%s': %s", af->path, strerror(e));
+	return -1;
+}
+
 /*
  * Messages name the user's path, never the temporary, whose name means
  * nothing to the user and which is gone when they read the message.

@@ -26,6 +26,13 @@ struct ps_atomic {
  */
 struct ps_atomic *ps_atomic_open(const char *path, char *err, size_t errlen);
 int	ps_atomic_commit(struct ps_atomic *af, char *err, size_t errlen);
+/*
+ * Flush and fsync the temporary now, so that its commit has little left
+ * to wait for: a writer of several files syncs each as it ends, beside
+ * the others.  -1 with "cannot write 'path': reason"; the temporary
+ * stays, for commit or abort.
+ */
+int	ps_atomic_sync(struct ps_atomic *af, char *err, size_t errlen);
 void	ps_atomic_abort(struct ps_atomic *af);
 /* fsync the directory holding path (0, or -1 with errno set). */
 int	ps_atomic_sync_dir(const char *path);
