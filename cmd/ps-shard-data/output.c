@@ -102,9 +102,9 @@ out_reserve(struct ps_dataset_builder *b, uint64_t bytes, size_t n)
 	    ROOM_MAX), (size_t)(nnz < ROOM_MAX ? nnz : ROOM_MAX));
 }
 
-/* Zeroed outputs with their builders and counts, no paths or files yet. */
-static void
-outputs_init(struct sd_outputs *os, const struct sd_opts *o, uint64_t bytes)
+void
+sd_outputs_open_rows(struct sd_outputs *os, const struct sd_opts *o,
+    uint64_t bytes)
 {
 	struct sd_out *out;
 	size_t k;
@@ -133,7 +133,7 @@ sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
 	char err[1024];
 	size_t k;
 
-	outputs_init(os, o, bytes);
+	sd_outputs_open_rows(os, o, bytes);
 	for (k = 0; k < os->n; k++) {
 		os->out[k].path = out_path(o, k);
 		if (!out_replaceable(o, os->out[k].path)) {
@@ -153,13 +153,6 @@ sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
 		}
 	}
 	return 0;
-}
-
-void
-sd_outputs_open_rows(struct sd_outputs *os, const struct sd_opts *o,
-    uint64_t bytes)
-{
-	outputs_init(os, o, bytes);
 }
 
 void

@@ -75,7 +75,8 @@ int	sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
 	    uint64_t bytes);
 /*
  * Outputs that only collect rows, in memory (no paths or files): a
- * second thread's, for the second half of an input (split.c).
+ * second thread's, for the second half of an input (split.c), and the
+ * first step of sd_outputs_open.
  */
 void	sd_outputs_open_rows(struct sd_outputs *os, const struct sd_opts *o,
 	    uint64_t bytes);

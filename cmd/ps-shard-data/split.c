@@ -85,7 +85,7 @@ half_read(void *arg)
 	return 0;
 }
 
-/* Whether input path, opened as r, may be read in halves under o. */
+/* Whether input path may be read in halves under o; its size then. */
 static int
 splittable(const char *path, const struct sd_opts *o, uint64_t *size)
 {

@@ -155,15 +155,16 @@ ps_dataset_builder_append(struct ps_dataset_builder *b,
 		b->max_fid = more->max_fid;
 	if (b->gid == NULL && b->max_fid > UINT32_MAX)
 		builder_widen(b);
-	if (more->nnz > 0 && b->gid == NULL)
-		memcpy(b->gid32 + b->nnz, more->gid32,
-		    more->nnz * sizeof *more->gid32);
-	else
-		for (k = 0; k < more->nnz; k++)
-			b->gid[b->nnz + k] = builder_id(more, k);
-	if (more->nnz > 0)
+	if (more->nnz > 0) {
+		if (b->gid == NULL)
+			memcpy(b->gid32 + b->nnz, more->gid32,
+			    more->nnz * sizeof *more->gid32);
+		else
+			for (k = 0; k < more->nnz; k++)
+				b->gid[b->nnz + k] = builder_id(more, k);
 		memcpy(b->val + b->nnz, more->val,
 		    more->nnz * sizeof *more->val);
+	}
 	memcpy(b->y + b->nrows, more->y, more->nrows);
 	for (k = 1; k <= more->nrows; k++)
 		b->rowptr[b->nrows + k] = b->nnz + more->rowptr[k];

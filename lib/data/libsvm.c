@@ -106,10 +106,16 @@ ps_libsvm_set_end(struct ps_libsvm_reader *r, uint64_t end)
 	r->eof = 0;
 }
 
-size_t
-ps_libsvm_lines(const struct ps_libsvm_reader *r)
+/* Whether label value v is among those ls holds. */
+static int
+label_seen(const struct ps_libsvm_labels *ls, double v)
 {
-	return r->lineno;
+	int i;
+
+	for (i = 0; i < ls->n; i++)
+		if (ls->v[i] == v)
+			return 1;
+	return 0;
 }
 
 /* Whether labels ls and then those of more are two values at most. */
@@ -117,15 +123,11 @@ static int
 labels_fit(const struct ps_libsvm_labels *ls,
     const struct ps_libsvm_labels *more)
 {
-	int i, j, n = ls->n;
+	int j, n = ls->n;
 
-	for (j = 0; j < more->n; j++) {
-		for (i = 0; i < ls->n && ls->v[i] != more->v[j]; i++)
-			;
-		if (i == ls->n && ++n > 2)
-			return 0;
-	}
-	return 1;
+	for (j = 0; j < more->n; j++)
+		n += !label_seen(ls, more->v[j]);
+	return n <= 2;
 }
 
 int
@@ -134,14 +136,12 @@ ps_libsvm_absorb(struct ps_libsvm_reader *r,
 {
 	struct ps_libsvm_labels *ls = r->labels;
 	const struct ps_libsvm_rounding *more = &later->rounding;
-	int i, j;
+	int j;
 
 	if (!labels_fit(ls, later->labels))
 		return -1;
 	for (j = 0; j < later->labels->n; j++) {
-		for (i = 0; i < ls->n && ls->v[i] != later->labels->v[j]; i++)
-			;
-		if (i == ls->n) {
+		if (!label_seen(ls, later->labels->v[j])) {
 			ls->v[ls->n] = later->labels->v[j];
 			memcpy(ls->text[ls->n++], later->labels->text[j],
 			    sizeof ls->text[0]);
@@ -381,11 +381,9 @@ note_label(struct ps_libsvm_reader *r, const struct line *ln, double lab,
 {
 	struct ps_libsvm_labels *ls = r->labels;
 	char tok[48];
-	int i;
 
-	for (i = 0; i < ls->n; i++)
-		if (ls->v[i] == lab)
-			return 0;
+	if (label_seen(ls, lab))
+		return 0;
 	token(p, ln->end, tok, sizeof tok);
 	if (ls->n == 2)
 		return bad(r, ln, err, errlen, "a third label '%s' after '%s' "

@@ -93,8 +93,6 @@ const struct ps_libsvm_rounding *ps_libsvm_rounding(
 	    const struct ps_libsvm_reader *r);
 /* Bytes consumed so far (for progress reports). */
 uint64_t ps_libsvm_tell(const struct ps_libsvm_reader *r);
-/* Lines read so far. */
-size_t	ps_libsvm_lines(const struct ps_libsvm_reader *r);
 
 /*
  * Reading a regular file in parts (ps-shard-data reads the halves of a
