@@ -314,9 +314,9 @@ round_step(struct channel *ch, uint32_t s, double g, double u)
 	x = ps_prox_step(st->w[s], g, u, ch->job.lambda, &st->trust[s]);
 	if (ch->srv->momentum == 0)
 		return x;
-	w = ps_prox_momentum(x, st->xprox[s], g, &st->streak[s],
-	    ch->srv->momentum);
-	st->xprox[s] = x;
+	w = ps_prox_momentum(x, ps_sparse_get(&st->xprox, s), g,
+	    &st->streak[s], ch->srv->momentum);
+	ps_sparse_set(&st->xprox, s, x);
 	if (w != x)
 		st->trust[s] = ps_trust_next(st->w[s], w, trust);
 	return w;
@@ -348,7 +348,7 @@ round_apply(struct channel *ch, struct round *r)
 		uint32_t s = slots[k];
 		float w;
 
-		if (st->wprev != NULL)	/* failover/rejoin.c */
+		if (st->trustprev != NULL)	/* failover/rejoin.c */
 			store_keep_prev_slot(st, s);
 		if (newton) {
 			store_set(st, s, newton_weight(st->w[s], step,
@@ -420,12 +420,12 @@ round_reply_weight_before(struct channel *ch, uint32_t slot, uint64_t r,
 {
 	const struct store *st = &ch->store;
 
-	if (st->wprev == NULL || st->mark[slot] <= r) {
+	if (st->trustprev == NULL || st->mark[slot] <= r) {
 		*trust = st->trust[slot];
 		return round_reply_weight(ch, slot, 0);
 	}
 	*trust = st->trustprev[slot];
-	return round_kkt_weight(ch, st->wprev[slot],
+	return round_kkt_weight(ch, ps_sparse_get(&st->wprev, slot),
 	    st->gsmall[slot] & STORE_GSMALL_PREV);
 }
 

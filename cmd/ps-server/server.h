@@ -37,6 +37,7 @@
 #include "model/model.h"
 #include "util/clock.h"
 #include "util/keytab.h"
+#include "util/sparse.h"
 #include "util/trace.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
@@ -115,11 +116,11 @@ struct store {
 						   the KKT threshold (round.c, 3), as
 						   a new slot's 0 is; _PREV: of the
 						   round before (with wprev) */
-	float			*xprox;		/* the step's result behind w, which */
+	struct ps_sparse	 xprox;		/* the step's result behind w, which */
 	uint8_t			*streak;	/* momentum extrapolates (prox.h, 4) */
-	float			*wprev;		/* w and trust before the slot's last */
-	float			*trustprev;	/* round; NULL unless a job keeps them
-						   (failover/rejoin.c) */
+	struct ps_sparse	 wprev;		/* w and trust before the slot's last */
+	float			*trustprev;	/* round; trustprev NULL unless a job
+						   keeps them (failover/rejoin.c) */
 	float			*sent;		/* [slot * nsent + worker]: weight last
 						   sent (significantly-modified filter) */
 	uint32_t		 nsent;		/* workers in sent; 0 until first used */
@@ -272,11 +273,13 @@ struct job {
  */
 #define SERVER_CHANNELS_MAX	16
 /*
- * What a key costs a server, with room to spare: store.c's arrays (18
- * bytes, 8 more when workers may rejoin), the key table (4 while the keys
- * fit in 32 bits, else 8, and 4-8 of buckets), two workers' cached key
- * lists (2-4 bytes a key each) and a round's frames; peak RSS over keys
- * held measured 45-50 on 1M and 4M generated rows (tests/bench/README).
+ * What a key costs a server, with room to spare: store.c's arrays (14
+ * bytes, 4 more when workers may rejoin, and the momentum's step result
+ * and the weight before a round on the keys where they are not 0), the
+ * key table (4 while the keys fit in 32 bits, else 8, and 4-8 of
+ * buckets), two workers' cached key lists (2-4 bytes a key each) and a
+ * round's frames; peak RSS over keys held measured 44-50 on 1M and 4M
+ * generated rows (tests/bench/README).
  */
 #define SERVER_KEY_BYTES	80
 /*

@@ -3,6 +3,9 @@
  * per-slot arrays for the weight, its trust radius, its last round and
  * momentum, and for an online job the optimiser state (z, n) from which the
  * weight follows; and writing the non-zero weights as a model part file.
+ * The momentum's step result and the weight before the last round are 0
+ * where the weight is, on most keys of a sparse model: they are held
+ * only where they are not (util/sparse.h).
  */
 #include "config.h"
 
@@ -24,6 +27,8 @@ store_init(struct store *st)
 {
 	memset(st, 0, sizeof *st);
 	ps_keytab_init(&st->keys);
+	ps_sparse_init(&st->xprox);
+	ps_sparse_init(&st->wprev);
 }
 
 void
@@ -34,9 +39,9 @@ store_release(struct store *st)
 	ps_bigarray_free(st->trust, st->cap, sizeof *st->trust);
 	ps_bigarray_free(st->mark, st->cap, sizeof *st->mark);
 	ps_bigarray_free(st->gsmall, st->cap, sizeof *st->gsmall);
-	ps_bigarray_free(st->xprox, st->cap, sizeof *st->xprox);
+	ps_sparse_release(&st->xprox);
 	ps_bigarray_free(st->streak, st->cap, sizeof *st->streak);
-	ps_bigarray_free(st->wprev, st->cap, sizeof *st->wprev);
+	ps_sparse_release(&st->wprev);
 	ps_bigarray_free(st->trustprev, st->cap, sizeof *st->trustprev);
 	free(st->sent);
 	free(st->z);
@@ -64,19 +69,14 @@ store_grow(struct store *st, size_t n)
 	st->mark = ps_bigarray_resize(st->mark, st->cap, cap, sizeof *st->mark);
 	st->gsmall = ps_bigarray_resize(st->gsmall, st->cap, cap,
 	    sizeof *st->gsmall);
-	st->xprox = ps_bigarray_resize(st->xprox, st->cap, cap,
-	    sizeof *st->xprox);
 	st->streak = ps_bigarray_resize(st->streak, st->cap, cap,
 	    sizeof *st->streak);
 	if (st->nsent > 0)
 		st->sent = xreallocarray(st->sent, cap * st->nsent,
 		    sizeof *st->sent);
-	if (st->wprev != NULL) {
-		st->wprev = ps_bigarray_resize(st->wprev, st->cap, cap,
-		    sizeof *st->wprev);
+	if (st->trustprev != NULL)
 		st->trustprev = ps_bigarray_resize(st->trustprev, st->cap,
 		    cap, sizeof *st->trustprev);
-	}
 	if (st->z != NULL) {
 		st->z = xreallocarray(st->z, cap, sizeof *st->z);
 		st->n = xreallocarray(st->n, cap, sizeof *st->n);
@@ -86,7 +86,7 @@ store_grow(struct store *st, size_t n)
 
 /*
  * A new slot's state: weight 0, the first trust radius, nothing sent, no
- * momentum yet.
+ * momentum yet (xprox and wprev hold nothing for it: 0).
  */
 static void
 store_new_slot(struct store *st, uint32_t s)
@@ -99,11 +99,8 @@ store_new_slot(struct store *st, uint32_t s)
 	st->trust[s] = PS_TRUST_INIT;
 	st->mark[s] = 0;
 	st->gsmall[s] = STORE_GSMALL | STORE_GSMALL_PREV;
-	if (st->wprev != NULL) {
-		st->wprev[s] = 0;
+	if (st->trustprev != NULL)
 		st->trustprev[s] = PS_TRUST_INIT;
-	}
-	st->xprox[s] = 0;
 	st->streak[s] = 0;
 	for (k = 0; k < st->nsent; k++)
 		st->sent[(size_t)s * st->nsent + k] = 0;
@@ -185,20 +182,20 @@ store_keep_prev(struct store *st)
 {
 	size_t cap = st->cap ? st->cap : 1, n = ps_keytab_count(&st->keys), s;
 
-	if (st->wprev != NULL)
+	if (st->trustprev != NULL)
 		return;
-	st->wprev = ps_bigarray_resize(NULL, 0, cap, sizeof *st->wprev);
+	ps_sparse_clear(&st->wprev);
 	st->trustprev = ps_bigarray_resize(NULL, 0, cap,
 	    sizeof *st->trustprev);
 	for (s = 0; s < n; s++)
 		store_keep_prev_slot(st, (uint32_t)s);
 }
 
-/* Slot s's state now is its state before its last round (st->wprev set). */
+/* Slot s's state now is its state before its last round (st->trustprev set). */
 void
 store_keep_prev_slot(struct store *st, uint32_t s)
 {
-	st->wprev[s] = st->w[s];
+	ps_sparse_set(&st->wprev, s, st->w[s]);
 	st->trustprev[s] = st->trust[s];
 	st->gsmall[s] = (st->gsmall[s] & STORE_GSMALL) ?
 	    STORE_GSMALL | STORE_GSMALL_PREV : 0;
@@ -218,7 +215,7 @@ store_copy_key(struct store *dst, const struct store *src, uint32_t s)
 	dst->trust[d] = src->trust[s];
 	dst->gsmall[d] = src->gsmall[s];
 	dst->mark[d] = src->mark[s];
-	dst->xprox[d] = src->xprox[s];
+	ps_sparse_set(&dst->xprox, d, ps_sparse_get(&src->xprox, s));
 	dst->streak[d] = src->streak[s];
 	if (src->z == NULL)
 		return;

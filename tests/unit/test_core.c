@@ -21,6 +21,7 @@
 #include "util/bigarray.h"
 #include "util/keyhash.h"
 #include "util/keytab.h"
+#include "util/sparse.h"
 #include "util/radix.h"
 #include "util/xmalloc.h"
 
@@ -397,6 +398,55 @@ test_xhuge_room(void **state)
 	assert_int_equal(xhuge_room(7, 0), 7);
 }
 
+/*
+ * sparse: a random mix of sets, zeros among them, against a dense copy;
+ * -0 is held apart from +0, and clearing drops every value.
+ */
+static void
+test_sparse(void **state)
+{
+	enum { N = 5000 };
+	static float dense[N];
+	struct ps_sparse m;
+	uint64_t x = 88172645463325252ULL;
+	size_t k, held;
+	float v;
+
+	(void)state;
+	ps_sparse_init(&m);
+	assert_true(ps_sparse_get(&m, 3) == 0);
+	ps_sparse_set(&m, 3, 0.0f);
+	assert_int_equal(ps_sparse_count(&m), 0);
+	for (k = 0; k < 200000; k++) {
+		uint32_t s;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		s = (uint32_t)(x % (k < 100000 ? N : N / 10));
+		v = (x >> 40) % 3 == 0 ? (float)((x >> 20) % 1000) - 500 : 0;
+		ps_sparse_set(&m, s, v);
+		dense[s] = v;
+		if (k % 1000 == 0) {
+			for (s = 0, held = 0; s < N; s++) {
+				assert_true(ps_sparse_get(&m, s) == dense[s]);
+				held += dense[s] != 0;
+			}
+			assert_int_equal(ps_sparse_count(&m), held);
+		}
+	}
+	ps_sparse_set(&m, 7, -0.0f);
+	v = ps_sparse_get(&m, 7);
+	assert_true(v == 0 && signbit(v));
+	ps_sparse_set(&m, 7, 0.0f);
+	v = ps_sparse_get(&m, 7);
+	assert_true(v == 0 && !signbit(v));
+	ps_sparse_set(&m, UINT32_MAX - 1, 2.5f);
+	assert_true(ps_sparse_get(&m, UINT32_MAX - 1) == 2.5f);
+	ps_sparse_clear(&m);
+	assert_int_equal(ps_sparse_count(&m), 0);
+	assert_true(ps_sparse_get(&m, UINT32_MAX - 1) == 0);
+	ps_sparse_release(&m);
+}
+
 int
 main(void)
 {
@@ -415,6 +465,7 @@ main(void)
 		cmocka_unit_test(test_radix_sort),
 		cmocka_unit_test(test_xhuge_room),
 		cmocka_unit_test(test_bigarray),
+		cmocka_unit_test(test_sparse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -192,7 +192,7 @@ replica_frame(struct channel *ch, const struct store *st,
 		    !(st->gsmall[s] & STORE_GSMALL);
 		if (rep->online)
 			continue;	/* the rest 0 */
-		v[3] = st->xprox[s];
+		v[3] = ps_sparse_get(&st->xprox, s);
 		v[4] = st->streak[s];
 	}
 	rc = ps_conn_send(l->conn, &m);
@@ -483,7 +483,7 @@ replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
 	if (!online) {
 		st->trust[s] = v[1];
 		st->gsmall[s] = v[2] == 0 ? STORE_GSMALL : 0;
-		st->xprox[s] = v[3];
+		ps_sparse_set(&st->xprox, s, v[3]);
 		st->streak[s] = (uint8_t)v[4];
 		return;
 	}

@@ -1,0 +1,139 @@
+/*
+ * sparse.c: the sparse float column of sparse.h.  Linear probing in a
+ * power of two of buckets at most half full, and deletion by shifting the
+ * entries after a freed bucket back, so that no tombstones pile up as
+ * values come and go (a weight leaves 0 and returns to it many times in a
+ * run).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/sparse.h"
+#include "util/xmalloc.h"
+
+void
+ps_sparse_init(struct ps_sparse *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void
+ps_sparse_release(struct ps_sparse *m)
+{
+	free(m->slots);
+	free(m->vals);
+	ps_sparse_init(m);
+}
+
+void
+ps_sparse_clear(struct ps_sparse *m)
+{
+	if (m->slots != NULL)
+		memset(m->slots, 0, (m->mask + 1) * sizeof *m->slots);
+	m->count = 0;
+}
+
+/* The bucket slot's probe starts at. */
+static inline size_t
+sparse_home(const struct ps_sparse *m, uint32_t slot)
+{
+	return (size_t)(((uint64_t)slot * 0x9e3779b97f4a7c15ULL) >> 32) &
+	    m->mask;
+}
+
+/* The bucket that holds slot, or the empty one where it would go. */
+static size_t
+sparse_find(const struct ps_sparse *m, uint32_t slot)
+{
+	size_t b = sparse_home(m, slot);
+
+	while (m->slots[b] != 0 && m->slots[b] != slot + 1)
+		b = (b + 1) & m->mask;
+	return b;
+}
+
+float
+ps_sparse_get(const struct ps_sparse *m, uint32_t slot)
+{
+	size_t b;
+
+	if (m->count == 0)
+		return 0.0f;
+	b = sparse_find(m, slot);
+	return m->slots[b] != 0 ? m->vals[b] : 0.0f;
+}
+
+/* Twice the buckets (16 the first time), every entry placed again. */
+static void
+sparse_grow(struct ps_sparse *m)
+{
+	uint32_t *slots = m->slots;
+	float *vals = m->vals;
+	size_t n = m->slots != NULL ? m->mask + 1 : 0, b, to;
+
+	m->mask = n ? 2 * n - 1 : 15;
+	m->slots = xcalloc(m->mask + 1, sizeof *m->slots);
+	m->vals = xcalloc(m->mask + 1, sizeof *m->vals);
+	for (b = 0; b < n; b++) {
+		if (slots[b] == 0)
+			continue;
+		to = sparse_find(m, slots[b] - 1);
+		m->slots[to] = slots[b];
+		m->vals[to] = vals[b];
+	}
+	free(slots);
+	free(vals);
+}
+
+/*
+ * Empty bucket b, moving back each entry after it whose probe started at
+ * or before b (cyclically), so that every probe still finds its entry.
+ */
+static void
+sparse_remove(struct ps_sparse *m, size_t b)
+{
+	size_t next = b, home;
+
+	for (;;) {
+		next = (next + 1) & m->mask;
+		if (m->slots[next] == 0)
+			break;
+		home = sparse_home(m, m->slots[next] - 1);
+		/* Does home lie cyclically in (b, next]?  Then it stays. */
+		if (((next - home) & m->mask) < ((next - b) & m->mask))
+			continue;
+		m->slots[b] = m->slots[next];
+		m->vals[b] = m->vals[next];
+		b = next;
+	}
+	m->slots[b] = 0;
+	m->count--;
+}
+
+void
+ps_sparse_set(struct ps_sparse *m, uint32_t slot, float v)
+{
+	uint32_t bits;
+	size_t b;
+	int zero;
+
+	memcpy(&bits, &v, sizeof bits);
+	zero = bits == 0;	/* +0 only: -0 is held */
+	if (m->count == 0 && zero)
+		return;
+	if (m->slots == NULL || (!zero && 2 * (m->count + 1) > m->mask + 1))
+		sparse_grow(m);
+	b = sparse_find(m, slot);
+	if (m->slots[b] == 0) {
+		if (zero)
+			return;
+		m->slots[b] = slot + 1;
+		m->count++;
+	} else if (zero) {
+		sparse_remove(m, b);
+		return;
+	}
+	m->vals[b] = v;
+}
