@@ -118,9 +118,10 @@ struct store {
 						   round before (with wprev) */
 	struct ps_sparse	 xprox;		/* the step's result behind w, which */
 	uint8_t			*streak;	/* momentum extrapolates (prox.h, 4) */
-	struct ps_sparse	 wprev;		/* w and trust before the slot's last */
-	float			*trustprev;	/* round; trustprev NULL unless a job
-						   keeps them (failover/rejoin.c) */
+	struct ps_sparse	 wprev;		/* w and trust before the slot's */
+	float			*trustprev;	/* last round, for workers that come
+						   back (failover/rejoin.c); trustprev
+						   NULL when a job keeps neither */
 	float			*sent;		/* [slot * nsent + worker]: weight last
 						   sent (significantly-modified filter) */
 	uint32_t		 nsent;		/* workers in sent; 0 until first used */
