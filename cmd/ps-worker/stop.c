@@ -35,11 +35,14 @@
  * Keys the KKT filter left out of a pass count 0 in its violation and
  * did not move: their gradient was below the threshold, so their weight
  * 0 was optimal; the vote checks a pass that began with every feature
- * active before stopping.  Such a check pass, just after a pass that
- * converged, passes when it took at most STOP_CHECK_SHARE of epsilon off
- * the objective: the features it brought back make its decrease jump,
- * which keeps measure 1 up for passes (gen-10m: 12 passes, one of them
- * full after the verdict, where it took 13 with two, 4e-5 from F*).
+ * active before stopping.  Such a check pass, just after measure 1 said
+ * the pass before converged, passes when that estimate and its own
+ * relative decrease add up to at most epsilon: the features it brought
+ * back make its decrease jump, which keeps measure 1 itself up for
+ * passes (gen-10m: 12 passes, one of them full after the verdict, where
+ * it took 13 with two, 4e-5 from F*).  Not so after measure 2: on a slow
+ * tail (a9a under dbpg, from a checkpoint) a full pass may take 5e-4
+ * off and still be 1.5e-4 short.
  *
  * A worker restarted during the job (dbpg.c rule 6) did not see the first
  * pass, so it has no measure 2, and measure 1 only once its windows lie
@@ -57,9 +60,6 @@
 
 /* The estimate's margin over the geometric tail. */
 #define STOP_SAFETY	8.0
-
-/* A check pass's largest decrease, as a share of epsilon. */
-#define STOP_CHECK_SHARE	0.5
 
 /* Room for pass p in the per-pass arrays. */
 void
@@ -179,22 +179,24 @@ stop_converged(const struct worker *w, uint64_t p)
 }
 
 /*
- * Pass p began with every feature active just after pass p - 1 converged:
- * it checks the features the KKT filter had left out, and passes when it
- * took at most STOP_CHECK_SHARE of epsilon off the objective, relatively.
+ * Pass p began with every feature active just after measure 1 said pass
+ * p - 1 converged: it checks the features the KKT filter had left out,
+ * and passes when that estimate and what pass p took off the objective,
+ * relatively, add up to at most epsilon.
  */
 static int
 stop_check_passed(const struct worker *w, uint64_t p)
 {
 	const struct dbpg *db = &w->dbpg;
 	uint64_t b = db->plan.nblocks;
-	double f0, f1;
+	double gap, f0, f1;
 
-	if (p == 0 || !db->fullpass[p] || stop_converged(w, p - 1) != 1)
+	if (p == 0 || !db->fullpass[p])
 		return 0;
+	gap = stop_gap_estimate(w, p - 1);
 	f0 = db->objective[p * b];
 	f1 = db->objective[(p + 1) * b];
-	return fabs(f0 - f1) / fabs(f1) <= STOP_CHECK_SHARE * w->conf.eps;
+	return gap + fabs(f0 - f1) / fabs(f1) <= w->conf.eps;
 }
 
 /*
