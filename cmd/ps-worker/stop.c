@@ -156,6 +156,17 @@ stop_gap_estimate(const struct worker *w, uint64_t p)
 	return STOP_SAFETY * r * rho / (1 - rho) / f;
 }
 
+/* How much pass p changed the objective, relatively (NAN if unseen). */
+static double
+stop_pass_change(const struct worker *w, uint64_t p)
+{
+	const struct dbpg *db = &w->dbpg;
+	uint64_t b = db->plan.nblocks;
+	double f0 = db->objective[p * b], f1 = db->objective[(p + 1) * b];
+
+	return fabs(f0 - f1) / fabs(f1);
+}
+
 /*
  * Whether pass p converged (the measures above, or the change under
  * epsilon / 1000): 1 yes, 0 no, -1 unknown to a restarted worker (rule 6).
@@ -164,12 +175,9 @@ static int
 stop_converged(const struct worker *w, uint64_t p)
 {
 	const struct dbpg *db = &w->dbpg;
-	uint64_t b = db->plan.nblocks;
-	double eps = w->conf.eps, f0, f1, change, gap;
+	double eps = w->conf.eps, change, gap;
 
-	f0 = db->objective[p * b];
-	f1 = db->objective[(p + 1) * b];
-	change = fabs(f0 - f1) / fabs(f1);
+	change = stop_pass_change(w, p);
 	gap = stop_gap_estimate(w, p);
 	if (change <= eps / 1000 || gap <= eps ||
 	    (db->t_resumed == 0 && stop_kkt_rel(w, p) <= eps &&
@@ -187,16 +195,10 @@ stop_converged(const struct worker *w, uint64_t p)
 static int
 stop_check_passed(const struct worker *w, uint64_t p)
 {
-	const struct dbpg *db = &w->dbpg;
-	uint64_t b = db->plan.nblocks;
-	double gap, f0, f1;
-
-	if (p == 0 || !db->fullpass[p])
+	if (p == 0 || !w->dbpg.fullpass[p])
 		return 0;
-	gap = stop_gap_estimate(w, p - 1);
-	f0 = db->objective[p * b];
-	f1 = db->objective[(p + 1) * b];
-	return gap + fabs(f0 - f1) / fabs(f1) <= w->conf.eps;
+	return stop_gap_estimate(w, p - 1) + stop_pass_change(w, p) <=
+	    w->conf.eps;
 }
 
 /*
