@@ -309,17 +309,19 @@ static float
 round_step(struct channel *ch, uint32_t s, double g, double u)
 {
 	struct store *st = &ch->store;
-	float trust = st->trust[s], x, w;
+	float trust = ps_trust_unpack(st->trust[s]), next = trust, x, w;
 
-	x = ps_prox_step(st->w[s], g, u, ch->job.lambda, &st->trust[s]);
-	if (ch->srv->momentum == 0)
-		return x;
-	w = ps_prox_momentum(x, ps_sparse_get(&st->xprox, s), g,
-	    &st->streak[s], ch->srv->momentum);
-	ps_sparse_set(&st->xprox, s, x);
-	if (w != x)
-		st->trust[s] = ps_trust_next(st->w[s], w, trust);
-	return w;
+	x = ps_prox_step(st->w[s], g, u, ch->job.lambda, &next);
+	if (ch->srv->momentum != 0) {
+		w = ps_prox_momentum(x, ps_sparse_get(&st->xprox, s), g,
+		    &st->streak[s], ch->srv->momentum);
+		ps_sparse_set(&st->xprox, s, x);
+		if (w != x)
+			next = ps_trust_next(st->w[s], w, trust);
+		x = w;
+	}
+	st->trust[s] = ps_trust_pack(next);
+	return x;
 }
 
 /*
@@ -421,10 +423,10 @@ round_reply_weight_before(struct channel *ch, uint32_t slot, uint64_t r,
 	const struct store *st = &ch->store;
 
 	if (st->trustprev == NULL || st->mark[slot] <= r) {
-		*trust = st->trust[slot];
+		*trust = ps_trust_unpack(st->trust[slot]);
 		return round_reply_weight(ch, slot, 0);
 	}
-	*trust = st->trustprev[slot];
+	*trust = ps_trust_unpack(st->trustprev[slot]);
 	return round_kkt_weight(ch, ps_sparse_get(&st->wprev, slot),
 	    st->gsmall[slot] & STORE_GSMALL_PREV);
 }

@@ -108,7 +108,7 @@ TAILQ_HEAD(peer_list, peer);
 struct store {
 	struct ps_keytab	 keys;
 	float			*w;		/* weight */
-	float			*trust;		/* trust radius (prox.h) */
+	uint16_t		*trust;		/* trust radius (ps_trust_pack()) */
 	uint32_t		*mark;		/* last round (t + 1) that touched
 						   the slot (store_round_mark()) */
 	uint8_t			*gsmall;	/* STORE_GSMALL: the gradient sum of
@@ -119,7 +119,7 @@ struct store {
 	struct ps_sparse	 xprox;		/* the step's result behind w, which */
 	uint8_t			*streak;	/* momentum extrapolates (prox.h, 4) */
 	struct ps_sparse	 wprev;		/* w and trust before the slot's */
-	float			*trustprev;	/* last round, for workers that come
+	uint16_t		*trustprev;	/* last round, for workers that come
 						   back (failover/rejoin.c); trustprev
 						   NULL when a job keeps neither */
 	float			*sent;		/* [slot * nsent + worker]: weight last

@@ -96,11 +96,11 @@ store_new_slot(struct store *st, uint32_t s)
 	if (s >= st->cap)
 		store_grow(st, s);
 	st->w[s] = 0;
-	st->trust[s] = PS_TRUST_INIT;
+	st->trust[s] = ps_trust_pack(PS_TRUST_INIT);
 	st->mark[s] = 0;
 	st->gsmall[s] = STORE_GSMALL | STORE_GSMALL_PREV;
 	if (st->trustprev != NULL)
-		st->trustprev[s] = PS_TRUST_INIT;
+		st->trustprev[s] = ps_trust_pack(PS_TRUST_INIT);
 	st->streak[s] = 0;
 	for (k = 0; k < st->nsent; k++)
 		st->sent[(size_t)s * st->nsent + k] = 0;

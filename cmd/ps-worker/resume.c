@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <sysexits.h>
 
+#include "algo/prox.h"
 #include "cluster/hello.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -155,7 +156,7 @@ resume_reply(struct worker *w, struct link *l, struct ps_msg *m)
 
 		lr->w[f] = v[0] == 0 ? 0.0f : v[0];
 		lr->active[f] = !(v[0] == 0 && signbit(v[0]));
-		lr->trust[f] = v[1];
+		lr->trust[f] = ps_trust_pack(v[1]);
 	}
 	free(l->resume_pos);
 	l->resume_pos = NULL;

@@ -184,7 +184,7 @@ ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds, double beta,
 	lr->trust = xcalloc(ds->nfeat, sizeof *lr->trust);
 	lr->active = xcalloc(ds->nfeat, sizeof *lr->active);
 	for (i = 0; i < ds->nfeat; i++) {
-		lr->trust[i] = PS_TRUST_INIT;
+		lr->trust[i] = ps_trust_pack(PS_TRUST_INIT);
 		lr->active[i] = 1;
 	}
 	for (i = 0; i < nblocks; i++) {
@@ -325,7 +325,7 @@ l1lr_gather(struct ps_l1lr *lr, const struct ps_l1lr_block *bl)
 		uint32_t p = bl->swept[i];
 
 		lr->bd[bl->slot[p]] = lr->active[bl->feats[p]] ?
-		    lr->trust[bl->feats[p]] : 0;
+		    ps_trust_unpack(lr->trust[bl->feats[p]]) : 0;
 	}
 }
 
@@ -553,11 +553,11 @@ ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
 		uint32_t j = bl->feats[bl->act[i]], q = bl->slot[bl->act[i]];
 
 		p = bl->act[i];
-		dl[q] = lr->trust[j];
+		dl[q] = ps_trust_unpack(lr->trust[j]);
 		d[q] = (double)wnew[p] - (double)lr->w[j];
 		if (slack == NULL || slack[p] >= 0)
-			lr->trust[j] = ps_trust_after(fabs(d[q]) +
-			    (slack != NULL ? slack[p] : 0), dl[q]);
+			lr->trust[j] = ps_trust_pack(ps_trust_after(fabs(d[q])
+			    + (slack != NULL ? slack[p] : 0), dl[q]));
 		lr->w[j] = wnew[p];
 		changed += d[q] != 0;
 	}

@@ -98,7 +98,8 @@ struct ps_l1lr {
 	double		*rowexp;	/* nrows: exp(-|m_i|) */
 	double		 loss;		/* sum of log(1 + exp(-y_i m_i)) */
 	float		*w;		/* nfeat: the worker's copy of its weights */
-	float		*trust;		/* nfeat: trust radius delta_j */
+	uint16_t	*trust;		/* nfeat: trust radius delta_j
+				   (ps_trust_pack()) */
 	uint8_t		*active;	/* nfeat: in the KKT active set */
 	uint32_t	*nent;		/* nfeat: entries of each feature */
 	double		 beta;		/* weight of the row-count factor k_i */

@@ -40,7 +40,8 @@ ps_trust_after(double step, double delta)
 {
 	double nd = 2 * step > delta / 2 ? 2 * step : delta / 2;
 
-	return (float)(nd > PS_TRUST_MIN ? nd : PS_TRUST_MIN);
+	return ps_trust_unpack(ps_trust_pack(
+	    (float)(nd > PS_TRUST_MIN ? nd : PS_TRUST_MIN)));
 }
 
 float

@@ -16,10 +16,13 @@
  *     agree on every bit.
  *  3. The trust radius then becomes max(2 |d|, delta / 2, 1e-4) (Genkin,
  *     Lewis and Madigan's BBR rule, with a floor so that a coordinate resting
- *     at 0 can re-enter the support at once), rounded to float32 as the
- *     weight is; workers apply the same rule to the weights they pull, so
- *     both sides hold the same radius without sending it (a message that
- *     hands a coordinate over carries it whole, in one float).
+ *     at 0 can re-enter the support at once), rounded down to 9
+ *     significant bits (ps_trust_pack(): 16 bits a key on a server and a
+ *     worker instead of 32; the radius only bounds a step, so 0.4% of it
+ *     does not matter); workers apply the same rule to the weights they
+ *     pull, so both sides hold the same radius without sending it (a
+ *     message that hands a coordinate over carries it whole, in one
+ *     float).
  *  4. Momentum (ps-server --momentum m; 0 turns it off): the weight the
  *     workers get is not the step's result x but x + b (x - x_prev), x_prev
  *     the coordinate's previous x and b = (n - 1) / (n + 2) after n steps
@@ -36,6 +39,7 @@
 #define PS_PROX_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* Initial trust radius of every coordinate. */
 #define PS_TRUST_INIT	1.0
@@ -51,6 +55,31 @@ float	ps_prox_step(float w, double g, double u, double lambda, float *delta);
  */
 float	ps_prox_momentum(float x, float x_prev, double g, uint8_t *streak,
 	    double momentum);
+/*
+ * A trust radius as a key holds it: bits 15-30 of its float32, the sign
+ * (0) and the low 15 bits of the mantissa dropped.  Every radius the rules
+ * below return packs without loss; ps_trust_pack() of another positive
+ * float rounds it down.
+ */
+static inline uint16_t
+ps_trust_pack(float delta)
+{
+	uint32_t u;
+
+	memcpy(&u, &delta, sizeof u);
+	return (uint16_t)(u >> 15);
+}
+
+static inline float
+ps_trust_unpack(uint16_t packed)
+{
+	uint32_t u = (uint32_t)packed << 15;
+	float delta;
+
+	memcpy(&delta, &u, sizeof delta);
+	return delta;
+}
+
 /* The trust-radius rule of invariant 3, for a step from w_old to w_new. */
 float	ps_trust_next(float w_old, float w_new, double delta);
 /* The same rule for a step of the given length. */

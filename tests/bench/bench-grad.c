@@ -40,7 +40,7 @@ block_pass(struct ps_l1lr *lr, size_t nb, float *gu, float *wn)
 
 		ps_l1lr_block_grad(lr, (uint32_t)b, gu);
 		for (p = 0; p < bl->nfeat; p++) {
-			float delta = lr->trust[bl->feats[p]];
+			float delta = ps_trust_unpack(lr->trust[bl->feats[p]]);
 
 			wn[p] = ps_prox_step(lr->w[bl->feats[p]], gu[2 * p],
 			    gu[2 * p + 1], 1.0, &delta);

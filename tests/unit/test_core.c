@@ -115,6 +115,29 @@ test_prox_trust_rule(void **state)
 }
 
 /*
+ * A radius is held in 16 bits (prox.h, invariant 3): the rule's radii pack
+ * and unpack to themselves, and another radius packs to one at most it and
+ * within 2^-8 of it.
+ */
+static void
+test_prox_trust_pack(void **state)
+{
+	double step;
+
+	(void)state;
+	assert_true(ps_trust_unpack(ps_trust_pack(1.0f)) == 1.0f);
+	for (step = 1e-7; step < 1e4; step *= 1.37) {
+		float t = ps_trust_after(step, 0), x = (float)(step * 3.1);
+		float r = ps_trust_unpack(ps_trust_pack(x));
+
+		assert_true(ps_trust_unpack(ps_trust_pack(t)) == t);
+		assert_true(t <= (float)fmax(2 * step, 1e-4));
+		assert_true(t >= (float)fmax(2 * step, 1e-4) * (1 - 1.0 / 256));
+		assert_true(r <= x && r >= x * (1 - 1.0 / 256));
+	}
+}
+
+/*
  * Momentum (prox.h, invariant 4): no extrapolation for the first two steps
  * or after a restart; b = (n - 1)/(n + 2) up to the cap; a restart when the
  * gradient and the move agree in sign or x is 0; never across 0.
@@ -455,6 +478,7 @@ main(void)
 		cmocka_unit_test(test_kkt_violation),
 		cmocka_unit_test(test_prox_decreases_model),
 		cmocka_unit_test(test_prox_trust_rule),
+		cmocka_unit_test(test_prox_trust_pack),
 		cmocka_unit_test(test_prox_momentum),
 		cmocka_unit_test(test_keyhash_bijection),
 		cmocka_unit_test(test_keytab),

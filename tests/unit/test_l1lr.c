@@ -155,7 +155,7 @@ test_majoriser(void **state)
 
 		model = l0;
 		for (j = 0; j < NFEAT; j++) {
-			d[j] = lr.trust[j] * ((double)(rand() % 2001) / 1000 - 1);
+			d[j] = ps_trust_unpack(lr.trust[j]) * ((double)(rand() % 2001) / 1000 - 1);
 			model += gu[2 * j] * d[j] + gu[2 * j + 1] * d[j] * d[j] / 2;
 		}
 		assert_true(loss_at(&ds, d) <= model + 1e-4);

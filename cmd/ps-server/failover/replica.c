@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/prox.h"
 #include "failover.h"
 #include "util/log.h"
 #include "util/trace.h"
@@ -187,7 +188,8 @@ replica_frame(struct channel *ch, const struct store *st,
 
 		m.keys[k] = recs[k].key;
 		v[0] = st->w[s];
-		v[1] = rep->online ? (float)st->z[s] : st->trust[s];
+		v[1] = rep->online ? (float)st->z[s] :
+		    ps_trust_unpack(st->trust[s]);
 		v[2] = rep->online ? (float)st->n[s] :
 		    !(st->gsmall[s] & STORE_GSMALL);
 		if (rep->online)
@@ -481,7 +483,7 @@ replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
 
 	store_set(st, s, v[0]);
 	if (!online) {
-		st->trust[s] = v[1];
+		st->trust[s] = ps_trust_pack(v[1]);
 		st->gsmall[s] = v[2] == 0 ? STORE_GSMALL : 0;
 		ps_sparse_set(&st->xprox, s, v[3]);
 		st->streak[s] = (uint8_t)v[4];
