@@ -210,7 +210,8 @@ rounds_ring_changed(struct channel *ch)
  * t + 1 or more (invariant 7); return the slots summed, their sums in *gu
  * (g and u of slots[k] at 2k and 2k + 1: the round's scratch, not kept per
  * key), and the summed loss and lowest vote.  Each push's keys' slots stay
- * in r->slots, for its reply; its values are freed.
+ * in r->slots, for its reply; its keys and values are freed (a round's
+ * pushes are held until every worker pulled: 12 bytes a key less).
  */
 static uint32_t *
 round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
@@ -261,7 +262,9 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 		}
 	}
 	for (i = 0; i < ch->job.nworkers; i++) {	/* summed: the round */
-		free(r->pushes[i].vals);	/* keeps the keys alone */
+		free(r->pushes[i].keys);	/* keeps their slots alone */
+		free(r->pushes[i].vals);
+		r->pushes[i].keys = NULL;
 		r->pushes[i].vals = NULL;
 	}
 	for (k = 0; k < n; k++)
@@ -496,9 +499,11 @@ rounds_release_held(struct channel *ch)
 }
 
 /*
- * Push key k of worker id's push in round r: its slot here, or -1.  The
- * slot round_sum() found is taken when it still holds that key (the push
- * may have been replaced since, invariant 9), saving the hash lookup.
+ * Push key k of worker id's push in round r: its slot here, or -1.  A
+ * push round_sum() summed has its slots alone (no ring change, which
+ * rebuilds the store, drops rounds); one that came again after it
+ * (invariant 9) has its keys, and takes the slot round_sum() found when
+ * that still holds its key, saving the hash lookup.
  */
 static long
 round_key_slot(const struct channel *ch, const struct round *r, uint32_t id,
@@ -507,6 +512,8 @@ round_key_slot(const struct channel *ch, const struct round *r, uint32_t id,
 	const struct ps_keytab *kt = &ch->store.keys;
 	const struct ps_msg *push = &r->pushes[id];
 
+	if (push->keys == NULL)
+		return (long)r->slots[id][k];
 	if (r->slots[id] != NULL && r->nslots[id] == push->nkeys &&
 	    r->slots[id][k] < ps_keytab_count(kt) &&
 	    ps_keytab_key(kt, r->slots[id][k]) == push->keys[k])
@@ -546,7 +553,8 @@ round_reply_weights(struct channel *ch, const struct round *r,
 		    !round_sigmod(st, (uint32_t)slot, p->worker_id, w, theta))
 			continue;
 		if (filter)
-			reply->keys[n] = push->keys[k];
+			reply->keys[n] = push->keys != NULL ? push->keys[k] :
+			    ps_keytab_key(&st->keys, (size_t)slot);
 		reply->vals[n++] = w;
 	}
 	reply->nkeys = (uint32_t)n;

@@ -7,8 +7,10 @@
  *  1. With a ring of k replicas, when a round of Algorithm 2 completes the
  *     primary sends, for every key the round touched, the key's new state
  *     (weight, trust radius, gradient sum) to the k servers that follow
- *     the key's segment (ring.h): one REPLICATE per replica server, keys
- *     ascending, stamped with the round's timestamp and the ring version.
+ *     the key's segment (ring.h): REPLICATE frames of at most
+ *     REPLICA_CHUNK keys per replica server, each frame's keys ascending
+ *     and its payload LZ4-compressed, stamped with the round's timestamp
+ *     and the ring version.
  *  2. The round's pulls are answered once every one of those servers
  *     answered REPLICATE_OK for every earlier round (round.c, invariant 6):
  *     the replicas lag by the round answered last at most, which every
@@ -60,26 +62,12 @@
 #include "algo/prox.h"
 #include "failover.h"
 #include "util/log.h"
+#include "util/radix.h"
 #include "util/trace.h"
 #include "util/xmalloc.h"
 
 #define REPLICA_CONNECT_TIMEOUT	2.0
 #define REPLICA_CHUNK		8192	/* keys a frame: small arrays a frame */
-
-/* One key's copy bound for one replica server. */
-struct replica_rec {
-	uint64_t	key;
-	uint32_t	slot;
-};
-
-static int
-replica_rec_cmp(const void *a, const void *b)
-{
-	uint64_t x = ((const struct replica_rec *)a)->key;
-	uint64_t y = ((const struct replica_rec *)b)->key;
-
-	return (x > y) - (x < y);
-}
 
 static void replica_link_msg_cb(struct ps_conn *, struct ps_msg *, void *);
 static void replica_link_close_cb(struct ps_conn *, const char *, void *);
@@ -115,6 +103,7 @@ replica_link_get(struct server *srv, size_t i)
 		l->conn = NULL;
 		return NULL;
 	}
+	ps_conn_set_lz4(l->conn, 1);
 	return l;
 }
 
@@ -133,11 +122,13 @@ replica_links_free(struct server *srv)
 	srv->nrlinks = 0;
 }
 
-/* Group the round's keys by replica server: recs[s] of n[s] entries. */
+/*
+ * Group the round's slots by replica server: bysrv[s] of n[s] slots, in
+ * the round's order (4 bytes a key: each frame sorts its own keys).
+ */
 static void
 replica_group(struct server *srv, const struct store *st,
-    const uint32_t *slots, size_t nslots, struct replica_rec **recs,
-    size_t *n)
+    const uint32_t *slots, size_t nslots, uint32_t **bysrv, size_t *n)
 {
 	size_t max = (size_t)srv->ring.replicas + 1, k, j, cnt;
 	size_t *idx = xcalloc(max, sizeof *idx);
@@ -147,26 +138,26 @@ replica_group(struct server *srv, const struct store *st,
 
 		cnt = ps_ring_replicas(&srv->ring, key, idx, max);
 		for (j = 1; j < cnt; j++) {
-			struct replica_rec *r;
-
-			if (recs[idx[j]] == NULL)
-				recs[idx[j]] = xcalloc(nslots,
-				    sizeof *recs[idx[j]]);
-			r = &recs[idx[j]][n[idx[j]]++];
-			r->key = key;
-			r->slot = slots[k];
+			if (bysrv[idx[j]] == NULL)
+				bysrv[idx[j]] = xcalloc(nslots,
+				    sizeof *bysrv[idx[j]]);
+			bysrv[idx[j]][n[idx[j]]++] = slots[k];
 		}
 	}
 	free(idx);
 }
 
-/* One REPLICATE frame of recs (slots of st) on l; 0, or -1. */
+/*
+ * One REPLICATE frame of these slots of st on l, its keys sorted (the
+ * wire's order); 0, or -1.
+ */
 static int
 replica_frame(struct channel *ch, const struct store *st,
     struct replica_link *l, uint64_t t, const struct ps_replicate *rep,
-    const struct replica_rec *recs, size_t n)
+    const uint32_t *slots, size_t n)
 {
 	struct server *srv = ch->srv;
+	uint32_t *sorted = xcalloc(n + 1, sizeof *sorted);
 	struct ps_msg m;
 	size_t k;
 	int rc;
@@ -183,10 +174,14 @@ replica_frame(struct channel *ch, const struct store *st,
 	m.keys = xcalloc(n + 1, sizeof *m.keys);
 	m.vals = xcalloc((n + 1) * REPLICA_WIDTH, sizeof *m.vals);
 	for (k = 0; k < n; k++) {
-		uint32_t s = recs[k].slot;
+		m.keys[k] = ps_keytab_key(&st->keys, slots[k]);
+		sorted[k] = slots[k];
+	}
+	ps_radix_sort(m.keys, sorted, n);
+	for (k = 0; k < n; k++) {
+		uint32_t s = sorted[k];
 		float *v = m.vals + (size_t)REPLICA_WIDTH * k;
 
-		m.keys[k] = recs[k].key;
 		v[0] = st->w[s];
 		v[1] = rep->online ? (float)st->z[s] :
 		    ps_trust_unpack(st->trust[s]);
@@ -198,6 +193,7 @@ replica_frame(struct channel *ch, const struct store *st,
 		v[4] = st->streak[s];
 	}
 	rc = ps_conn_send(l->conn, &m);
+	free(sorted);
 	free(m.keys);
 	free(m.vals);
 	if (rc < 0)
@@ -208,13 +204,13 @@ replica_frame(struct channel *ch, const struct store *st,
 }
 
 /*
- * Send one server recs (slots of st), stamped t and rep, in frames of at
+ * Send one server these slots of st, stamped t and rep, in frames of at
  * most REPLICA_CHUNK keys (each answered on its own); the number of
  * frames, or -1 if the server cannot be reached.
  */
 static int
 replica_send(struct channel *ch, const struct store *st, size_t server,
-    uint64_t t, const struct ps_replicate *rep, struct replica_rec *recs,
+    uint64_t t, const struct ps_replicate *rep, const uint32_t *slots,
     size_t n)
 {
 	struct replica_link *l = replica_link_get(ch->srv, server);
@@ -223,10 +219,9 @@ replica_send(struct channel *ch, const struct store *st, size_t server,
 
 	if (l == NULL)
 		return -1;
-	qsort(recs, n, sizeof *recs, replica_rec_cmp);
 	for (at = 0; at < n; at += len, frames++) {
 		len = n - at < REPLICA_CHUNK ? n - at : REPLICA_CHUNK;
-		if (replica_frame(ch, st, l, t, rep, recs + at, len) != 0)
+		if (replica_frame(ch, st, l, t, rep, slots + at, len) != 0)
 			return -1;
 	}
 	return frames;
@@ -237,21 +232,12 @@ int
 replica_send_store(struct channel *ch, const struct store *st, size_t server,
     uint64_t t, int kind, const uint32_t *slots, size_t n)
 {
-	struct replica_rec *recs = xcalloc(n + 1, sizeof *recs);
 	struct ps_replicate rep = { .kind = kind,
 	    .online = st->z != NULL ? st->optimizer : 0, .epochs = st->epochs,
 	    .iteration = ch->job.iter_base + ch->job.rounds_done,
 	    .lambda = ch->job.lambda };
-	size_t k;
-	int rc;
 
-	for (k = 0; k < n; k++) {
-		recs[k].key = ps_keytab_key(&st->keys, slots[k]);
-		recs[k].slot = slots[k];
-	}
-	rc = replica_send(ch, st, server, t, &rep, recs, n);
-	free(recs);
-	return rc;
+	return replica_send(ch, st, server, t, &rep, slots, n);
 }
 
 /*
@@ -264,29 +250,29 @@ replica_send_slots(struct channel *ch, uint64_t t,
     const struct ps_replicate *rep, const uint32_t *slots, size_t nslots)
 {
 	struct server *srv = ch->srv;
-	struct replica_rec **recs;
+	uint32_t **bysrv;
 	size_t *n, s, ns;
 	int waits = 0, failed = 0;
 
 	if (!srv->have_ring || srv->ring.replicas == 0 || nslots == 0)
 		return 0;
 	ns = srv->ring.nservers;
-	recs = xcalloc(ns, sizeof *recs);
+	bysrv = xcalloc(ns, sizeof *bysrv);
 	n = xcalloc(ns, sizeof *n);
-	replica_group(srv, &ch->store, slots, nslots, recs, n);
+	replica_group(srv, &ch->store, slots, nslots, bysrv, n);
 	for (s = 0; s < ns; s++) {
 		if (n[s] > 0 && (!failed || srv->coord_addr != NULL)) {
 			int frames = replica_send(ch, &ch->store, s, t, rep,
-			    recs[s], n[s]);
+			    bysrv[s], n[s]);
 
 			if (frames >= 0)
 				waits += frames;
 			else
 				failed++;
 		}
-		free(recs[s]);
+		free(bysrv[s]);
 	}
-	free(recs);
+	free(bysrv);
 	free(n);
 	if (failed && srv->coord_addr == NULL)
 		return -1;
