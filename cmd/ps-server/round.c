@@ -211,7 +211,7 @@ rounds_ring_changed(struct channel *ch)
  * (g and u of slots[k] at 2k and 2k + 1: the round's scratch, not kept per
  * key), and the summed loss and lowest vote.  Each push's keys' slots stay
  * in r->slots, for its reply; its keys and values are freed (a round's
- * pushes are held until every worker pulled: 12 bytes a key less).
+ * pushes are held until every worker pulled it).
  */
 static uint32_t *
 round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,

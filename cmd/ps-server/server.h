@@ -274,12 +274,12 @@ struct job {
  */
 #define SERVER_CHANNELS_MAX	16
 /*
- * What a key costs a server, with room to spare: store.c's arrays (14
- * bytes, 4 more when workers may rejoin, and the momentum's step result
+ * What a key costs a server, with room to spare: store.c's arrays (12
+ * bytes, 2 more when workers may rejoin, and the momentum's step result
  * and the weight before a round on the keys where they are not 0), the
  * key table (4 while the keys fit in 32 bits, else 8, and 4-8 of
  * buckets), two workers' cached key lists (2-4 bytes a key each) and a
- * round's frames; peak RSS over keys held measured 44-50 on 1M and 4M
+ * round's frames; peak RSS over keys held measured 35-38 on 4M and 1M
  * generated rows (tests/bench/README).
  */
 #define SERVER_KEY_BYTES	80
