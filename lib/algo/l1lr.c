@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/fastexp.h"
 #include "algo/l1lr.h"
 #include "algo/logistic.h"
 #include "algo/prox.h"
@@ -261,7 +262,7 @@ l1lr_row_move(struct ps_l1lr *lr, size_t i, double dm, struct l1lr_delta *dl)
 
 	lr->margin[i] += dm;
 	zn = y * lr->margin[i];
-	e = exp(-fabs(zn));
+	e = ps_fastexp(-fabs(zn));
 	dl->lin += (zn < 0 ? -zn : 0) - (zo < 0 ? -zo : 0);
 	dl->pnew *= 1 + e;
 	dl->pold *= 1 + lr->rowexp[i];
@@ -283,7 +284,7 @@ ps_l1lr_loss(struct ps_l1lr *lr)
 	for (i = 0; i < lr->ds->nrows; i++) {
 		double z = lr->ds->y[i] * lr->margin[i];
 
-		lr->rowexp[i] = exp(-fabs(z));
+		lr->rowexp[i] = ps_fastexp(-fabs(z));
 		lin += z < 0 ? -z : 0;
 		prod *= 1 + lr->rowexp[i];
 		if (++n == PS_L1LR_CHUNK) {

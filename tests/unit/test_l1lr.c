@@ -5,7 +5,8 @@
  * and loss bookkeeping after an update, reservations in either order,
  * sweeps over the live entries alone the same as over all of them;
  * and the proximal Newton method's gradient, Hessian diagonal and sweeps
- * (newton.h), which must reach the optimum's KKT conditions.
+ * (newton.h), which must reach the optimum's KKT conditions; and the
+ * inline exp of the sweeps (fastexp.h) within 1 ulp of libm's.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "algo/fastexp.h"
 #include "algo/l1lr.h"
 #include "algo/logistic.h"
 #include "algo/newton.h"
@@ -464,6 +466,36 @@ test_newton_trials(void **state)
 	free_data(&ds);
 }
 
+/*
+ * ps_fastexp: within 1 ulp of libm's exp over [-708, 708] (random points,
+ * and the ends of each range the table splits), 0 below, exact at 0.
+ */
+static void
+test_fastexp(void **state)
+{
+	uint64_t s = 12345;
+	double x, got, want, ulp;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 400000; i++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		x = ((double)(s >> 11) * 0x1p-53 * 2 - 1) *
+		    (i % 4 == 0 ? 708 : i % 4 == 1 ? 40 : 0.5);
+		if (i % 1000 == 0)	/* halfway between table points */
+			x = (i / 1000 - 200) * M_LN2 / 64;
+		got = ps_fastexp(x);
+		want = exp(x);
+		ulp = nextafter(want, INFINITY) - want;
+		if (!(fabs(got - want) <= ulp))
+			fail_msg("exp(%a): %a, libm %a", x, got, want);
+	}
+	assert_true(ps_fastexp(0) == 1);
+	assert_true(ps_fastexp(-709) == 0);
+	assert_true(ps_fastexp(709) == exp(709));
+	assert_true(isnan(ps_fastexp(NAN)));
+}
+
 int
 main(void)
 {
@@ -476,6 +508,7 @@ main(void)
 		cmocka_unit_test(test_newton_optimum),
 		cmocka_unit_test(test_newton_direct),
 		cmocka_unit_test(test_newton_trials),
+		cmocka_unit_test(test_fastexp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
