@@ -11,6 +11,8 @@
 
 #include <math.h>
 
+#include "algo/fastexp.h"
+
 /* log(1 + exp(-z)) without overflow. */
 static inline double
 ps_logistic_loss(double z)
@@ -41,12 +43,12 @@ ps_logistic_loss_slope(double z, double *s)
  * radius r is then bounded by a true majoriser.  This computes it from
  * e = exp(-|m|) without calling exp() when r <= 1: there exp(r) <= 1 + r +
  * r^2, and x / (1 + x)^2 grows on [0, 1], so the larger x still bounds the
- * curvature from above.
+ * curvature from above; beyond, the sweeps' inline exp (fastexp.h).
  */
 static inline double
 ps_logistic_curv_bound_e(double e, double r)
 {
-	double x = e * (r <= 1 ? 1 + r + r * r : exp(r));
+	double x = e * (r <= 1 ? 1 + r + r * r : ps_fastexp(r));
 
 	if (x >= 1)
 		return 0.25;
