@@ -1,9 +1,9 @@
 /*
- * fastexp.h: exp(x), inline, for the exp of a row in the dbpg workers'
- * sweeps (a row's e = exp(-|m|), l1lr.c): the libm call cost them more
- * than its arithmetic, about a sixth of a worker's time on a large
- * sparse set (tests/bench/README).  The Newton workers' exps (newton.c)
- * are too few to gain from it, and keep libm's.
+ * fastexp.h: exp(x), inline, for the exps of the dbpg workers' sweeps (a
+ * row's e = exp(-|m|), l1lr.c; the curvature bound's exp(r), logistic.h):
+ * the libm call cost them more than its arithmetic, about a sixth of a
+ * worker's time on a large sparse set (tests/bench/README).  The Newton
+ * workers' exps (newton.c) are too few to gain from it, and keep libm's.
  *
  * x = (32 k + j) ln2 / 32 + r with |r| <= ln2 / 64, so exp(x) =
  * 2^k 2^(j/32) e^r: the 32 powers 2^(j/32) are a table (correctly
@@ -21,14 +21,17 @@
 #include <string.h>
 
 static const double ps_fastexp_pow2[32] = {
-	0x1.0000000000000p+0, 0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0,
-	0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0, 0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0,
-	0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0, 0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
-	0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0, 0x1.5ab07dd485429p+0, 0x1.6247eb03a5585p+0,
-	0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0, 0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0,
-	0x1.8ace5422aa0dbp+0, 0x1.93737b0cdc5e5p+0, 0x1.9c49182a3f090p+0, 0x1.a5503b23e255dp+0,
-	0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0,
-	0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0
+	0x1.0000000000000p+0, 0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0,
+	0x1.11301d0125b51p+0, 0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0,
+	0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0, 0x1.306fe0a31b715p+0,
+	0x1.371a7373aa9cbp+0, 0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
+	0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0, 0x1.5ab07dd485429p+0,
+	0x1.6247eb03a5585p+0, 0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0,
+	0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0, 0x1.8ace5422aa0dbp+0,
+	0x1.93737b0cdc5e5p+0, 0x1.9c49182a3f090p+0, 0x1.a5503b23e255dp+0,
+	0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0,
+	0x1.cb720dcef9069p+0, 0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0,
+	0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0
 };
 
 /* exp(x) (see above). */
