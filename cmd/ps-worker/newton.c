@@ -54,9 +54,6 @@
 
 enum { NEWTON_GRADIENT, NEWTON_DIRECTION, NEWTON_STEP };
 
-/* Sweeps after a direct solve: the l1 term's kinks it did not see. */
-#define NEWTON_POLISH	2
-
 static struct nround *
 newton_slot(struct worker *w, uint64_t t)
 {
@@ -307,7 +304,7 @@ newton_model(struct worker *w)
 	double K = (double)w->conf.nworkers, lambda = w->conf.lambda;
 
 	if (ps_newton_direct(&nw->nt, nw->w, nw->gh, K, lambda, nw->radius,
-	    w->conf.solve_max, NEWTON_POLISH) < 0)
+	    w->conf.solve_max, PS_NEWTON_POLISH) < 0)
 		ps_newton_sweeps(&nw->nt, nw->w, nw->gh, K, lambda,
 		    nw->radius, (int)w->conf.sweeps);
 }

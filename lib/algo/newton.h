@@ -92,6 +92,14 @@ int	ps_newton_direct(struct ps_newton *nt, const float *w, const double *GH,
 	    double K, double lambda, double radius, size_t max_active,
 	    int sweeps);
 /*
+ * Sweeps after a direct solve, for the l1 term's kinks it did not see.
+ * One: with a second, bench-newton (2 shards) took 6-15% longer to 1e-3
+ * of F* on w8a, a9a, mushrooms and dense200, in as many iterations or
+ * more (tests/bench/README, twenty-seventh session); with none, ps-train
+ * needed 12 iterations instead of 10 on w8a, 9 instead of 7 on a9a.
+ */
+#define PS_NEWTON_POLISH	1
+/*
  * Step 4: the rows' loss at margins m + 2^-k X dbar, k = 0 .. n - 1 (n at
  * most PS_NEWTON_TRIALS_MAX), for the averaged direction dbar (per local
  * feature), into loss[k]; returns the loss at m, summed the same way.

@@ -8,8 +8,8 @@
  * so far.  The directions' trust radius (newton.h) starts at -r (1), is
  * quartered after a step below 1/4 and quadrupled after a whole one.  Each
  * worker solves its model directly while at most -D features are active
- * (default 1024, as ps-worker's --solve-max; 0: never), polished by 2
- * sweeps, else runs -S sweeps.
+ * (default 1024, as ps-worker's --solve-max; 0: never), polished by
+ * PS_NEWTON_POLISH sweeps (newton.h), else runs -S sweeps.
  *
  * usage: bench-newton [-D max-active] [-f fstar] [-i iterations]
  *                     [-l lambda] [-r radius] [-S sweeps] shard.pss ...
@@ -113,7 +113,7 @@ sim_directions(struct sim *sm, const double *w, double *sum)
 			wk->gh[2 * j + 1] = sum[2 * wk->global[j] + 1];
 		}
 		if (ps_newton_direct(&wk->nt, wk->w, wk->gh, (double)sm->nwk,
-		    sm->lambda, sm->radius, sm->solve_max, 2) < 0)
+		    sm->lambda, sm->radius, sm->solve_max, PS_NEWTON_POLISH) < 0)
 			ps_newton_sweeps(&wk->nt, wk->w, wk->gh,
 			    (double)sm->nwk, sm->lambda, sm->radius,
 			    sm->sweeps);
