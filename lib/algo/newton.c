@@ -42,6 +42,8 @@ newton_columns(struct ps_newton *nt)
 void
 ps_newton_init(struct ps_newton *nt, const struct ps_dataset *ds)
 {
+	size_t i;
+
 	memset(nt, 0, sizeof *nt);
 	nt->ds = ds;
 	newton_columns(nt);
@@ -50,6 +52,10 @@ ps_newton_init(struct ps_newton *nt, const struct ps_dataset *ds)
 	nt->d = xcalloc(ds->nfeat + 1, sizeof *nt->d);
 	nt->own = xcalloc(ds->nfeat + 1, sizeof *nt->own);
 	nt->place = xcalloc(ds->nfeat + 1, sizeof *nt->place);
+	nt->rowmax = 1;
+	for (i = 0; i < ds->nrows; i++)
+		if (ds->rowptr[i + 1] - ds->rowptr[i] > nt->rowmax)
+			nt->rowmax = ds->rowptr[i + 1] - ds->rowptr[i];
 }
 
 void

@@ -56,6 +56,7 @@ struct ps_newton {
 					   between iterations (a fresh one
 					   of megabytes is page faults) */
 	size_t		 matcap;	/* entries mat holds */
+	size_t		 rowmax;	/* the longest row's entries, >= 1 */
 };
 
 void	ps_newton_init(struct ps_newton *nt, const struct ps_dataset *ds);
