@@ -3,7 +3,8 @@
  * row's e = exp(-|m|), l1lr.c; the curvature bound's exp(r), logistic.h):
  * the libm call cost them more than its arithmetic, about a sixth of a
  * worker's time on a large sparse set (tests/bench/README).  The Newton
- * workers' exps (newton.c) are too few to gain from it, and keep libm's.
+ * workers' (newton.c: a row's loss and slope, the line search's trials)
+ * too: libm's exp and log1p were an eighth of bench-newton's time on w8a.
  *
  * x = (32 k + j) ln2 / 32 + r with |r| <= ln2 / 64, so exp(x) =
  * 2^k 2^(j/32) e^r: the 32 powers 2^(j/32) are a table (correctly
