@@ -325,8 +325,15 @@ ephemerals() {
 	# Woken, it finds its session expired, starts another, and joins
 	# the ring again as a new member.
 	ps_wait_line "$BATS_TEST_TMPDIR/server-1.out.err" 'a new session' 10
-	[ "$(grep -c 'this node is members/server-' "$BATS_TEST_TMPDIR/server-1.out.err")" -ge 1 ]
 	wait_status '$1 == "ring" && $2 >= 4 && $4 == 2 && $5 == 2' 15
+	# Its new znode is made apart from the ring (the coordinator takes
+	# it back over TCP): wait for the second "this node is" line.
+	i=0
+	until [ "$(grep -c 'this node is members/server-' "$BATS_TEST_TMPDIR/server-1.out.err")" -ge 2 ]; do
+		[ $i -lt 200 ] || { cat "$BATS_TEST_TMPDIR/server-1.out.err"; false; }
+		sleep 0.05
+		i=$((i + 1))
+	done
 	ephemerals | grep -q "/members/server-$ADDR_1-"
 }
 
