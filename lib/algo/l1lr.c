@@ -442,7 +442,7 @@ l1lr_grad_row(const struct ps_l1lr *lr, const struct ps_l1lr_rows *v,
 	kfac = 1 + lr->beta * ((double)cnt - 1);
 	h = ps_logistic_curv_bound_e(e, rsum > 0 ? rsum : 0) * kfac;
 	/* Loss slope: -y sigma(-y m), from e = exp(-|m|). */
-	c = -y * (y * lr->margin[i] > 0 ? e : 1) / (1 + e);
+	c = -y * ps_logistic_sigma_e(y * lr->margin[i], e);
 	for (k = v->rowptr[r]; k < v->rowptr[r + 1]; k++) {
 		double x = v->val[k];
 

@@ -22,6 +22,13 @@ ps_logistic_loss(double z)
 	return -z + log1p(exp(z));
 }
 
+/* sigma(-z) = 1 / (1 + exp(z)), from e = exp(-|z|). */
+static inline double
+ps_logistic_sigma_e(double z, double e)
+{
+	return (z > 0 ? e : 1) / (1 + e);
+}
+
 /*
  * The loss log(1 + exp(-z)) of a row with z = y m, and in *s the sigmoid
  * sigma(-z) = 1 / (1 + exp(z)), so that the loss's derivative in m is
@@ -32,7 +39,7 @@ ps_logistic_loss_slope(double z, double *s)
 {
 	double e = exp(-fabs(z));
 
-	*s = (z > 0 ? e : 1) / (1 + e);
+	*s = ps_logistic_sigma_e(z, e);
 	return log1p(e) + (z < 0 ? -z : 0);
 }
 

@@ -74,11 +74,24 @@ ps_newton_release(struct ps_newton *nt)
 }
 
 /*
- * The loss's log parts log(1 + exp(-|z|)) are multiplied as factors in
- * (1, 2] and their product taken a log of once past this: a
- * multiplication a row instead of a log1p (the trials' way, below).
+ * The loss's log parts log(1 + exp(-z)) are multiplied over rows (in the
+ * gradient round and the trials), and a log of the product taken once it
+ * passes this (each factor is at most 1 + e^TRIAL_Z): a multiplication
+ * a row instead of a log1p.
  */
-#define GRAD_FLUSH	1e150
+#define NEWTON_FLUSH	1e150
+/* Rows this far out have their trials' losses taken exactly. */
+#define TRIAL_Z		300
+
+/* *prod times factor, moved into *loss as a log once past NEWTON_FLUSH. */
+static void
+newton_logmul(double *prod, double *loss, double factor)
+{
+	if ((*prod *= factor) > NEWTON_FLUSH) {
+		*loss += log(*prod);
+		*prod = 1;
+	}
+}
 
 double
 ps_newton_grad(struct ps_newton *nt, const double *margin, double *gh)
@@ -95,12 +108,9 @@ ps_newton_grad(struct ps_newton *nt, const double *margin, double *gh)
 
 		/* The loss and s = sigma(-z), from one inline exp. */
 		e = ps_fastexp(-fabs(z));
-		s = (z > 0 ? e : 1) / (1 + e);
+		s = ps_logistic_sigma_e(z, e);
 		loss += z < 0 ? -z : 0;
-		if ((prod *= 1 + e) > GRAD_FLUSH) {
-			loss += log(prod);
-			prod = 1;
-		}
+		newton_logmul(&prod, &loss, 1 + e);
 		nt->curv[i] = s * (1 - s);	/* sigma(z)(1 - sigma(z)) */
 		c = -y * s;
 		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++) {
@@ -252,13 +262,6 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
 	return q + quad / 2;
 }
 
-/*
- * The trials multiply 1 + exp(-z) over rows and take one log of the
- * product when it passes this (each factor is at most 1 + e^TRIAL_Z):
- * a multiplication a row and trial instead of an exp and a log1p.
- */
-#define TRIAL_FLUSH	1e150
-#define TRIAL_Z		300
 
 /*
  * A row's factors exp(-2^-m dz) come from the smallest step's by squaring
@@ -269,16 +272,6 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
  * on w8a: the rows' chains overlap already.)
  */
 #define TRIAL_SQUARINGS	9
-
-/* *prod times factor, moved into *loss as a log once past TRIAL_FLUSH. */
-static void
-trial_mul(double *prod, double *loss, double factor)
-{
-	if ((*prod *= factor) > TRIAL_FLUSH) {
-		*loss += log(*prod);
-		*prod = 1;
-	}
-}
 
 /* 2^-m, exactly, for m < PS_NEWTON_TRIALS_MAX (ldexp is a libm call). */
 static double
@@ -305,7 +298,7 @@ trial_row(double e, double dz, size_t n, double *prod, double *loss)
 		} else {
 			u *= u;
 		}
-		trial_mul(&prod[m], &loss[m], 1 + e * u);
+		newton_logmul(&prod[m], &loss[m], 1 + e * u);
 	}
 }
 
@@ -337,7 +330,7 @@ ps_newton_trials(struct ps_newton *nt, const double *margin,
 			continue;
 		}
 		e = ps_fastexp(-z);
-		trial_mul(&prod0, &loss0, 1 + e);
+		newton_logmul(&prod0, &loss0, 1 + e);
 		trial_row(e, dz, n, prod, loss);
 	}
 	for (m = 0; m < n; m++)
