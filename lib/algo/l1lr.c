@@ -64,9 +64,8 @@ l1lr_slots(struct ps_l1lr *lr, const uint32_t *count,
 /*
  * Count, then fill, every block's entries from the shard's rows.  The
  * fill keeps its cursors in locals (at, nrows), not in the arrays it
- * fills, so those need no zeros first: xmalloc gives them whole huge
- * pages, which is what makes a worker's start on a large shard quicker
- * (tests/bench/README); one lookup of (block, position) a non-zero.
+ * fills, so those need no zeros first (xmalloc, not xcalloc); one lookup
+ * of (block, position) a non-zero.
  */
 static void
 l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)

@@ -49,11 +49,6 @@ ps_dataset_builder_init(struct ps_dataset_builder *b)
 	b->rowptr = xcalloc(b->cap_rows + 1, sizeof *b->rowptr);
 }
 
-/*
- * The room is whole huge pages (xhuge_room): a builder fills its arrays
- * once, and on a VM a fault per 4 KiB page was half of what sharding a9a
- * cost.
- */
 void
 ps_dataset_builder_reserve(struct ps_dataset_builder *b, size_t rows,
     size_t nnz)
@@ -61,7 +56,7 @@ ps_dataset_builder_reserve(struct ps_dataset_builder *b, size_t rows,
 	if (b->nrows != 0 || b->nnz != 0)
 		return;
 	if (rows > b->cap_rows) {
-		b->cap_rows = xhuge_room(rows + 1, sizeof *b->rowptr) - 1;
+		b->cap_rows = rows;
 		free(b->y);
 		free(b->rowptr);
 		b->y = xmalloc(b->cap_rows);
@@ -69,7 +64,7 @@ ps_dataset_builder_reserve(struct ps_dataset_builder *b, size_t rows,
 		b->rowptr[0] = 0;
 	}
 	if (nnz > b->cap_nnz) {
-		b->cap_nnz = xhuge_room(nnz, sizeof *b->val);
+		b->cap_nnz = nnz;
 		free(b->gid32);
 		free(b->val);
 		b->gid32 = xmalloc(b->cap_nnz * sizeof *b->gid32);
@@ -103,20 +98,19 @@ builder_room(struct ps_dataset_builder *b, size_t rows, size_t nnz)
 {
 	if (b->nrows + rows > b->cap_rows) {
 		b->cap_rows = (b->nrows + rows) * 2;
-		b->y = xgrow(b->y, b->nrows, b->cap_rows, 1);
-		b->rowptr = xgrow(b->rowptr, (b->nrows + 1) * sizeof *b->rowptr,
-		    b->cap_rows + 1, sizeof *b->rowptr);
+		b->y = xreallocarray(b->y, b->cap_rows, 1);
+		b->rowptr = xreallocarray(b->rowptr, b->cap_rows + 1,
+		    sizeof *b->rowptr);
 	}
 	if (b->nnz + nnz > b->cap_nnz) {
 		b->cap_nnz = (b->nnz + nnz) * 2 + 1024;
 		if (b->gid != NULL)
-			b->gid = xgrow(b->gid, b->nnz * sizeof *b->gid,
-			    b->cap_nnz, sizeof *b->gid);
+			b->gid = xreallocarray(b->gid, b->cap_nnz,
+			    sizeof *b->gid);
 		else
-			b->gid32 = xgrow(b->gid32, b->nnz * sizeof *b->gid32,
-			    b->cap_nnz, sizeof *b->gid32);
-		b->val = xgrow(b->val, b->nnz * sizeof *b->val, b->cap_nnz,
-		    sizeof *b->val);
+			b->gid32 = xreallocarray(b->gid32, b->cap_nnz,
+			    sizeof *b->gid32);
+		b->val = xreallocarray(b->val, b->cap_nnz, sizeof *b->val);
 	}
 }
 

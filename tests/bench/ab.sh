@@ -4,7 +4,13 @@
 # with the median wall time of each, the ratio B/A, and each side's final
 # objective (equal at tau 0 when the change leaves the answer alone).
 #
-#   tests/bench/ab.sh [-n rounds] A-BUILDDIR B-BUILDDIR DATA [ps-train option...]
+#   tests/bench/ab.sh [-n rounds] [-c secs] A-BUILDDIR B-BUILDDIR DATA [ps-train option...]
+#
+# -c pauses secs before each run, so that each starts cold: a VM's guest
+# hands memory that stayed free a while back to the host (free page
+# reporting), and a process that touches it first pays for that
+# (tests/bench/README, twenty-ninth session); back to back, a run starts
+# on memory the last one freed.
 #
 # Each BUILDDIR holds ps-server, ps-worker, ps-shard-data, ps-ring; its
 # source tree's scripts/ps-train (BUILDDIR/../scripts) runs them.  DATA is
@@ -14,15 +20,17 @@ prog=ab.sh
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-rounds=5
-while getopts n: opt; do
+rounds=5 cold=0
+usage_line="usage: $prog [-n rounds] [-c secs] A-BUILDDIR B-BUILDDIR DATA [ps-train option...]"
+while getopts c:n: opt; do
 	case $opt in
+	c) cold=$OPTARG ;;
 	n) rounds=$OPTARG ;;
-	*) echo "usage: $prog [-n rounds] A-BUILDDIR B-BUILDDIR DATA [ps-train option...]" >&2; exit 64 ;;
+	*) echo "$usage_line" >&2; exit 64 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 3 ] || { echo "usage: $prog [-n rounds] A-BUILDDIR B-BUILDDIR DATA [ps-train option...]" >&2; exit 64; }
+[ $# -ge 3 ] || { echo "$usage_line" >&2; exit 64; }
 a=$(cd "$1" && pwd) b=$(cd "$2" && pwd) data=$3
 shift 3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ab.XXXXXX") || exit 1
@@ -33,6 +41,7 @@ trap 'rm -rf "$tmp"' EXIT
 one() {
 	side=$1 dir=$2
 	shift 2
+	[ "$cold" = 0 ] || sleep "$cold"
 	PATH="$dir:$dir/../scripts:$PATH" bench_run "$tmp/run" \
 	    ps-train -q -o "$tmp/model" "$@" "$data" ||
 		bench_die "$side: ps-train failed: $(tail -1 "$tmp/run.err")"

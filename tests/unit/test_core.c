@@ -405,22 +405,6 @@ test_bigarray(void **state)
 	ps_bigarray_free(NULL, 0, sizeof *a);
 }
 
-/* xhuge_room: whole huge pages for large arrays, the count otherwise. */
-static void
-test_xhuge_room(void **state)
-{
-	size_t mib = (size_t)1 << 20;
-
-	assert_int_equal(xhuge_room(1000, 4), 1000);
-	assert_int_equal(xhuge_room(mib / 2 / 4 - 1, 4), mib / 2 / 4 - 1);
-	assert_int_equal(xhuge_room(mib / 2 / 4, 4), 2 * mib / 4);
-	assert_int_equal(xhuge_room(2 * mib / 8, 8), 2 * mib / 8);
-	assert_int_equal(xhuge_room(2 * mib / 8 + 1, 8), 4 * mib / 8);
-	assert_int_equal(xhuge_room(3 * mib / 12, 12), 4 * mib / 12);
-	assert_int_equal(xhuge_room(SIZE_MAX / 4, 8), SIZE_MAX / 4);
-	assert_int_equal(xhuge_room(7, 0), 7);
-}
-
 /*
  * sparse: a random mix of sets, zeros among them, against a dense copy;
  * -0 is held apart from +0, and clearing drops every value.
@@ -487,7 +471,6 @@ main(void)
 		cmocka_unit_test(test_auc),
 		cmocka_unit_test(test_logistic),
 		cmocka_unit_test(test_radix_sort),
-		cmocka_unit_test(test_xhuge_room),
 		cmocka_unit_test(test_bigarray),
 		cmocka_unit_test(test_sparse),
 	};

@@ -540,7 +540,7 @@ test_builder_reserve(void **state)
 		ps_dataset_builder_release(&grown);
 		ps_dataset_builder_release(&roomy);
 	}
-	/* Room for a million entries: whole huge pages, filled in part. */
+	/* Room for a million entries, filled in part. */
 	ps_dataset_builder_init(&roomy);
 	ps_dataset_builder_reserve(&roomy, 300000, 1000000);
 	assert_true(roomy.cap_nnz >= 1000000 && roomy.cap_rows >= 300000);
