@@ -1,11 +1,12 @@
 /*
  * xmalloc.c: allocation helpers that treat exhaustion as fatal (EX_SOFTWARE).
  *
- * They ask for no huge pages (MADV_HUGEPAGE): on the development VMs a
- * process's first touch of memory the guest had handed back to the host
- * ran at about 0.5 GB/s in 2 MiB pages against 3 GB/s in 4 KiB ones, and
- * a job's processes mostly start on such memory (tests/bench/README,
- * twenty-ninth session).
+ * They ask for no huge pages (MADV_HUGEPAGE): on the 2-core VM of
+ * 2026-11-30, which hands free memory back to its host, a process's first
+ * touch of such memory ran at about 0.5 GB/s in 2 MiB pages against 3
+ * GB/s in 4 KiB ones, and a job's processes mostly start on it (an
+ * earlier VM measured the reverse; tests/bench/README, twenty-ninth
+ * session, and ab.sh -c to check again).
  */
 #include "config.h"
 
