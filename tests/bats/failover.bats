@@ -45,14 +45,17 @@ cluster() {
 }
 
 # workers RUN [OPTION...]: both workers on the cluster; sets W0, W1.
-# -e 0 -m 400: the job runs on past the faults (at iterations 150 to
-# 300; the default -e ends it near 170), the same length every time.
+# -e 0 -m 1000: the job runs on well past the faults (at iterations 150
+# to 300; the default -e ends it near 170), the same length every time.
+# At -m 400 a kill at 300 could land after the job's end: the last 100
+# iterations took less than the wait's poll and the kill (the failover
+# check then failed with the right objective).
 workers() {
 	local run=$1 k
 	shift
 	for k in 0 1; do
 		ps_start_daemon "$BATS_TEST_TMPDIR/$run/w$k.tsv" timeout 180 \
-		    ps-worker -v -C "$COORD" -i $k -n 2 -b 14 -e 0 -m 400 "$@" \
+		    ps-worker -v -C "$COORD" -i $k -n 2 -b 14 -e 0 -m 1000 "$@" \
 		    "$BATS_FILE_TMPDIR/train-$k.pss"
 		eval "W$k=$PS_LAST_PID"
 	done
@@ -122,8 +125,14 @@ change() {
 		echo "server $victim killed: $ours, fault-free $clean"
 		same "$ours"
 		same "$(final_objective "$d/w1.tsv")"
-		grep -q 'ring version 3 -> 4: 3 -> 2 servers' "$d/w0.tsv.err"
-		grep -E 'first reply under ring version 4 [0-9.]+ ms' "$d/w1.tsv.err"
+		# The versions are the coordinator's: on a loaded machine a
+		# missed heartbeat may drop and add a healthy server first (a
+		# CI run failed on "3 -> 4" with the right objective).
+		grep -h 'ring version' "$d/w0.tsv.err" "$d/w1.tsv.err"
+		grep -qE 'ring version [0-9]+ -> [0-9]+: 3 -> 2 servers' \
+		    "$d/w0.tsv.err"
+		grep -E 'first reply under ring version [0-9]+ [0-9.]+ ms' \
+		    "$d/w1.tsv.err"
 	done
 }
 
