@@ -57,9 +57,12 @@ l1lr_slots(struct ps_l1lr *lr, const uint32_t *count,
 /*
  * How many non-zeros ahead the passes below ask for a feature's where[]
  * (and count[]): a shard's features are spread over megabytes of them, so
- * each lookup would otherwise wait for its miss alone.
+ * each lookup would otherwise wait for its miss alone.  16 was too near:
+ * on a gen-10m shard (500k rows, 5M non-zeros, 4 blocks) building the
+ * blocks took 0.089 s at 16 and 0.078-0.080 at 48, 96 or 192
+ * (tests/bench/README, thirtieth session).
  */
-#define WHERE_AHEAD	16
+#define WHERE_AHEAD	96
 
 /*
  * Count, then fill, every block's entries from the shard's rows.  The
