@@ -1,9 +1,9 @@
 /*
- * keytab.c: linear-probing hash table of feature ids, kept at most 3/4
- * full; buckets hold slot indices and the keys live once, in bykey32 or,
- * from the first key past 32 bits, in bykey.  All three are arrays of
- * their own pages (bigarray.h), so that a table that grows leaves no freed
- * copies in the heap.
+ * keytab.c: linear-probing hash table of feature ids, kept at most 7/8
+ * full; buckets hold slot indices under a tag of the key's hash, and the
+ * keys live once, in bykey32 or, from the first key past 32 bits, in
+ * bykey.  All three are arrays of their own pages (bigarray.h), so that
+ * a table that grows leaves no freed copies in the heap.
  */
 #include "config.h"
 
@@ -18,11 +18,49 @@
 #define KEYTAB_AHEAD_BUCKET	16
 #define KEYTAB_AHEAD_KEY	8
 
+/* Bits of slot + 1 in a bucket of a table of n buckets (< 2^32). */
+static unsigned
+keytab_slot_bits(size_t n)
+{
+	return 64 - (unsigned)__builtin_clzll((unsigned long long)n);
+}
+
+/* The mask of slot + 1 in a bucket. */
+static uint32_t
+keytab_slot_mask(const struct ps_keytab *t)
+{
+	return t->slot_bits >= 32 ? UINT32_MAX :
+	    (UINT32_C(1) << t->slot_bits) - 1;
+}
+
+/*
+ * Hash h's home bucket: its low 32 bits scaled to the bucket count.  Not
+ * its top bits: the ring places keys by the same hash (keyhash.h), so a
+ * server's keys share their top bits, and would crowd a few stretches.
+ */
+static size_t
+keytab_home(const struct ps_keytab *t, uint64_t h)
+{
+	return (size_t)(((h & UINT32_MAX) * (uint64_t)t->nbuckets) >> 32);
+}
+
+/*
+ * Hash h's tag, in the bits of a bucket above its slot: h's lowest bits,
+ * which hardly move the home bucket (that is the top of the low half),
+ * and not its top ones, which a ring segment's keys share.
+ */
+static uint32_t
+keytab_tag(const struct ps_keytab *t, uint64_t h)
+{
+	return t->slot_bits >= 32 ? 0 : (uint32_t)h << t->slot_bits;
+}
+
 void
 ps_keytab_init(struct ps_keytab *t)
 {
-	t->mask = KEYTAB_MIN_BUCKETS - 1;
-	t->buckets = ps_bigarray_resize(NULL, 0, KEYTAB_MIN_BUCKETS,
+	t->nbuckets = KEYTAB_MIN_BUCKETS;
+	t->slot_bits = keytab_slot_bits(t->nbuckets);
+	t->buckets = ps_bigarray_resize(NULL, 0, t->nbuckets,
 	    sizeof *t->buckets);
 	t->count = 0;
 	t->bykey_cap = KEYTAB_MIN_BUCKETS / 2;
@@ -34,7 +72,7 @@ ps_keytab_init(struct ps_keytab *t)
 void
 ps_keytab_release(struct ps_keytab *t)
 {
-	ps_bigarray_free(t->buckets, t->mask + 1, sizeof *t->buckets);
+	ps_bigarray_free(t->buckets, t->nbuckets, sizeof *t->buckets);
 	ps_bigarray_free(t->bykey32, t->bykey_cap, sizeof *t->bykey32);
 	ps_bigarray_free(t->bykey, t->bykey_cap, sizeof *t->bykey);
 	t->buckets = NULL;
@@ -43,39 +81,49 @@ ps_keytab_release(struct ps_keytab *t)
 	t->count = 0;
 }
 
-/* The bucket that holds key, or the empty one where it would go. */
+/* The bucket that holds key (of hash h), or the empty one where it would go. */
 static size_t
-keytab_bucket(const struct ps_keytab *t, uint64_t key)
+keytab_bucket(const struct ps_keytab *t, uint64_t key, uint64_t h)
 {
-	size_t b = ps_key_mix(key) & t->mask;
+	uint32_t mask = keytab_slot_mask(t), tag = keytab_tag(t, h), v;
+	size_t b = keytab_home(t, h);
 
-	while (t->buckets[b] != 0 && ps_keytab_key(t, t->buckets[b] - 1) != key)
-		b = (b + 1) & t->mask;
+	while ((v = t->buckets[b]) != 0) {
+		if ((v & ~mask) == tag && ps_keytab_key(t, (v & mask) - 1) == key)
+			break;
+		if (++b == t->nbuckets)
+			b = 0;
+	}
 	return b;
 }
 
 long
 ps_keytab_find(const struct ps_keytab *t, uint64_t key)
 {
-	size_t b = keytab_bucket(t, key);
+	size_t b = keytab_bucket(t, key, ps_key_mix(key));
 
-	return t->buckets[b] != 0 ? (long)t->buckets[b] - 1 : -1;
+	return t->buckets[b] != 0 ?
+	    (long)(t->buckets[b] & keytab_slot_mask(t)) - 1 : -1;
 }
 
-/* Double the bucket array and re-place every slot. */
+/* Half as many buckets again, and every slot placed anew. */
 static void
 keytab_grow(struct ps_keytab *t)
 {
-	size_t n = (t->mask + 1) * 2, i, b;
+	size_t n = t->nbuckets + t->nbuckets / 2, i, b;
 
-	ps_bigarray_free(t->buckets, t->mask + 1, sizeof *t->buckets);
+	ps_bigarray_free(t->buckets, t->nbuckets, sizeof *t->buckets);
 	t->buckets = ps_bigarray_resize(NULL, 0, n, sizeof *t->buckets);
-	t->mask = n - 1;
+	t->nbuckets = n;
+	t->slot_bits = keytab_slot_bits(n);
 	for (i = 0; i < t->count; i++) {
-		b = ps_key_mix(ps_keytab_key(t, i)) & t->mask;
+		uint64_t h = ps_key_mix(ps_keytab_key(t, i));
+
+		b = keytab_home(t, h);
 		while (t->buckets[b] != 0)
-			b = (b + 1) & t->mask;
-		t->buckets[b] = (uint32_t)(i + 1);
+			if (++b == n)
+				b = 0;
+		t->buckets[b] = keytab_tag(t, h) | (uint32_t)(i + 1);
 	}
 }
 
@@ -118,18 +166,19 @@ keytab_put_key(struct ps_keytab *t, uint64_t key)
 uint32_t
 ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created)
 {
-	size_t b = keytab_bucket(t, key);
+	uint64_t h = ps_key_mix(key);
+	size_t b = keytab_bucket(t, key, h);
 
 	if (t->buckets[b] != 0) {
 		*created = 0;
-		return t->buckets[b] - 1;
+		return (t->buckets[b] & keytab_slot_mask(t)) - 1;
 	}
 	keytab_put_key(t, key);
-	if (4 * (t->count + 1) > 3 * (t->mask + 1)) {
+	if (8 * (t->count + 1) > 7 * t->nbuckets) {
 		t->count++;
 		keytab_grow(t);	/* places the new slot too */
 	} else
-		t->buckets[b] = (uint32_t)++t->count;
+		t->buckets[b] = keytab_tag(t, h) | (uint32_t)++t->count;
 	*created = 1;
 	return (uint32_t)(t->count - 1);
 }
@@ -148,17 +197,21 @@ void
 ps_keytab_insert_many(struct ps_keytab *t, const uint64_t *keys, size_t n,
     uint32_t *slots)
 {
-	size_t k, b;
+	size_t k;
 	int created;
 
 	for (k = 0; k < n; k++) {
 		if (k + KEYTAB_AHEAD_BUCKET < n)
-			__builtin_prefetch(&t->buckets[ps_key_mix(
-			    keys[k + KEYTAB_AHEAD_BUCKET]) & t->mask]);
+			__builtin_prefetch(&t->buckets[keytab_home(t,
+			    ps_key_mix(keys[k + KEYTAB_AHEAD_BUCKET]))]);
 		if (k + KEYTAB_AHEAD_KEY < n) {
-			b = ps_key_mix(keys[k + KEYTAB_AHEAD_KEY]) & t->mask;
-			if (t->buckets[b] != 0)
-				keytab_prefetch_key(t, t->buckets[b] - 1);
+			uint64_t h = ps_key_mix(keys[k + KEYTAB_AHEAD_KEY]);
+			uint32_t v = t->buckets[keytab_home(t, h)];
+
+			if (v != 0 && (v & ~keytab_slot_mask(t)) ==
+			    keytab_tag(t, h))
+				keytab_prefetch_key(t,
+				    (v & keytab_slot_mask(t)) - 1);
 		}
 		slots[k] = ps_keytab_insert(t, keys[k], &created);
 	}

@@ -13,16 +13,23 @@
 #include <stdint.h>
 
 /*
- * A bucket holds a slot index plus one (0: empty); the key is the slot's
- * entry in bykey32, or in bykey once a key does not fit in 32 bits (the
- * table then widens all of them): feature ids are mostly small, so that a
- * key costs 4 bytes there and 4 / load in buckets (at most 3/4 full:
- * about 7 bytes), not 12 / load as a (key, slot) bucket would.  Read a
- * slot's key with ps_keytab_key().
+ * A bucket holds a slot index plus one (0: empty) in its low slot_bits,
+ * the bit length of the bucket count, and in the bits above those a tag
+ * from the key's hash, so that a probe reads a key only when the tags
+ * match (about 1 in 2^(32 - slot_bits), 1 in 1024 at 4M buckets).  The
+ * key is the slot's entry in bykey32, or in bykey once a key does not
+ * fit in 32 bits (the table then widens all of them): feature ids are
+ * mostly small, so that a key costs 4 bytes there and 4 / load in
+ * buckets.  The bucket count is any number, not a power of two (a key's
+ * home bucket is its hash scaled to it), grown by half when the table is
+ * 7/8 full: a load of 0.58 to 0.875, 4.6 to 6.9 bytes a key, where
+ * doubling at 3/4 full spent 5.3 to 10.7.  Read a slot's key with
+ * ps_keytab_key().
  */
 struct ps_keytab {
-	uint32_t	*buckets;	/* bucket -> slot + 1, 0 = empty */
-	size_t		 mask;		/* number of buckets - 1 */
+	uint32_t	*buckets;	/* bucket -> tag | slot + 1, 0 = empty */
+	size_t		 nbuckets;
+	unsigned	 slot_bits;	/* bits of slot + 1 in a bucket */
 	size_t		 count;		/* keys held */
 	uint32_t	*bykey32;	/* slot -> key while all fit, or NULL */
 	uint64_t	*bykey;		/* slot -> key once one did not, or NULL */

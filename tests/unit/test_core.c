@@ -203,6 +203,9 @@ test_keytab(void **state)
 		assert_true(ps_keytab_key(&t, k - 1) == k * 7919);
 	}
 	assert_int_equal(ps_keytab_find(&t, 3), -1);
+	/* At most 7/8 full, and at least about half (grown by half). */
+	assert_true(8 * ps_keytab_count(&t) <= 7 * t.nbuckets);
+	assert_true(t.nbuckets <= 2 * ps_keytab_count(&t));
 	ps_keytab_release(&t);
 }
 
