@@ -151,6 +151,7 @@ sd_outputs_open(struct sd_outputs *os, const struct sd_opts *o,
 			sd_outputs_free(os);
 			return EX_CANTCREAT;
 		}
+		out->af->nosync = o->nosync;
 	}
 	return 0;
 }

@@ -31,10 +31,11 @@
 static const char usage_text[] =
 "usage: ps-shard-data [-hVqs] [-n shards] [-o prefix] [-f bin|libsvm] [--hash]\n"
 "                     [--test fraction] [--seed n] [--strict] [--zero-based]\n"
-"                     [-p label] [file ...]\n";
+"                     [--no-sync] [-p label] [file ...]\n";
 
 enum {
-	OPT_HASH = 256, OPT_TEST, OPT_SEED, OPT_STRICT, OPT_ZERO
+	OPT_HASH = 256, OPT_TEST, OPT_SEED, OPT_STRICT, OPT_ZERO,
+	OPT_NOSYNC
 };
 
 static const struct option longopts[] = {
@@ -50,6 +51,7 @@ static const struct option longopts[] = {
 	{ "seed",	required_argument,	NULL,	OPT_SEED },
 	{ "strict",	no_argument,		NULL,	OPT_STRICT },
 	{ "zero-based",	no_argument,		NULL,	OPT_ZERO },
+	{ "no-sync",	no_argument,		NULL,	OPT_NOSYNC },
 	{ "positive",	required_argument,	NULL,	'p' },
 	{ NULL,		0,			NULL,	0 }
 };
@@ -71,6 +73,8 @@ usage(int status)
 	    "      --seed n         seed of the held-out choice and of --hash\n"
 	    "      --strict         LIBLINEAR's rules: no comments, qid or blank lines\n"
 	    "      --zero-based     feature ids in the input start at 0\n"
+	    "      --no-sync        no fsync of the shards: scratch files, which a\n"
+	    "                       crash of the machine may lose (ps-train's own)\n"
 	    "  -p, --positive label this label is +1, every other one -1\n"
 	    "  -V, --version        print the version and exit\n"
 	    "  -h, --help           print this help and exit\n"
@@ -162,6 +166,9 @@ parse_opts(int argc, char **argv, struct sd_opts *o)
 			break;
 		case OPT_ZERO:
 			o->lo.zero_based = 1;
+			break;
+		case OPT_NOSYNC:
+			o->nosync = 1;
 			break;
 		case 'p':
 			o->lo.has_positive = 1;

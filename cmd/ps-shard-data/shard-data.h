@@ -30,6 +30,7 @@ struct sd_opts {
 	double			 test;		/* held-out fraction, 0 = none */
 	uint64_t		 seed;
 	int			 stats, quiet;
+	int			 nosync;	/* --no-sync */
 	struct ps_libsvm_opts	 lo;
 };
 

@@ -86,7 +86,8 @@ ps_atomic_sync(struct ps_atomic *af, char *err, size_t errlen)
 	int e;
 
 	errno = 0;
-	if (fflush(af->fp) == 0 && !ferror(af->fp) && fsync(fileno(af->fp)) == 0)
+	if (fflush(af->fp) == 0 && !ferror(af->fp) &&
+	    (af->nosync || fsync(fileno(af->fp)) == 0))
 		return 0;
 	e = errno != 0 ? errno : EIO;
 	snprintf(err, errlen, "cannot write '%s': %s", af->path, strerror(e));
@@ -103,7 +104,8 @@ ps_atomic_commit(struct ps_atomic *af, char *err, size_t errlen)
 	int e = 0;
 
 	errno = 0;
-	if (fflush(af->fp) != 0 || ferror(af->fp) || fsync(fileno(af->fp)) != 0)
+	if (fflush(af->fp) != 0 || ferror(af->fp) ||
+	    (!af->nosync && fsync(fileno(af->fp)) != 0))
 		e = errno != 0 ? errno : EIO;
 	if (fclose(af->fp) != 0 && e == 0)
 		e = errno;
@@ -112,7 +114,7 @@ ps_atomic_commit(struct ps_atomic *af, char *err, size_t errlen)
 		return atomic_fail(af, "write", e, err, errlen);
 	if (rename(af->tmppath, af->path) != 0)
 		return atomic_fail(af, "replace", errno, err, errlen);
-	if (ps_atomic_sync_dir(af->path) != 0) {
+	if (!af->nosync && ps_atomic_sync_dir(af->path) != 0) {
 		snprintf(err, errlen, "cannot sync directory of '%s': %s",
 		    af->path, strerror(errno));
 		atomic_free(af);

@@ -4,7 +4,9 @@
  * ps_atomic_open() creates "PATH.tmp.PID" beside PATH; ps_atomic_commit()
  * flushes, fsyncs, renames it over PATH and fsyncs the directory;
  * ps_atomic_abort() removes the temporary.  Either of the last two closes
- * the stream and frees the handle.
+ * the stream and frees the handle.  With nosync set, commit and sync only
+ * flush: the rename is still all or nothing for readers, but a crash of
+ * the machine may lose the file.
  */
 #ifndef PS_ATOMICFILE_H
 #define PS_ATOMICFILE_H
@@ -16,6 +18,8 @@ struct ps_atomic {
 	FILE	*fp;		/* write the contents here */
 	char	*path;		/* final name */
 	char	*tmppath;	/* temporary name */
+	int	 nosync;	/* set by the caller: no fsync at all, for
+				   scratch files a crash may lose */
 };
 
 /*

@@ -136,6 +136,19 @@ bad_input() {
 	assert_output "$(printf '+1 1:1 3:1\n-1 6:1')"
 }
 
+@test "--no-sync writes the shards and counts that a synced run does" {
+	a9a=$(ps_data a9a)
+	ps-shard-data -q -s -n 2 -o "$D/s" "$a9a" >"$D/s.stats"
+	ps-shard-data -q -s -n 2 --no-sync -o "$D/n" "$a9a" >"$D/n.stats"
+	cmp "$D/s-0.pss" "$D/n-0.pss"
+	cmp "$D/s-1.pss" "$D/n-1.pss"
+	cmp "$D/s.stats" "$D/n.stats"
+	# and replaces its own shards as a synced run does, no temporary left
+	ps-shard-data -q -n 2 --no-sync -o "$D/s" "$a9a"
+	cmp "$D/s-0.pss" "$D/n-0.pss"
+	[ -z "$(find "$D" -name '*.tmp.*')" ]
+}
+
 @test "a9a round trip: 3 libsvm shards hold exactly the input rows" {
 	a9a=$(ps_data a9a)
 	ps-shard-data -q -n 3 -f libsvm -o "$D/a" "$a9a"
