@@ -55,6 +55,20 @@ keytab_tag(const struct ps_keytab *t, uint64_t h)
 	return t->slot_bits >= 32 ? 0 : (uint32_t)h << t->slot_bits;
 }
 
+/* Whether bucket value v (not empty) may hold the key of hash h. */
+static int
+keytab_tag_matches(const struct ps_keytab *t, uint32_t v, uint64_t h)
+{
+	return (v & ~keytab_slot_mask(t)) == keytab_tag(t, h);
+}
+
+/* The slot in bucket value v (not empty). */
+static uint32_t
+keytab_slot(const struct ps_keytab *t, uint32_t v)
+{
+	return (v & keytab_slot_mask(t)) - 1;
+}
+
 void
 ps_keytab_init(struct ps_keytab *t)
 {
@@ -85,11 +99,12 @@ ps_keytab_release(struct ps_keytab *t)
 static size_t
 keytab_bucket(const struct ps_keytab *t, uint64_t key, uint64_t h)
 {
-	uint32_t mask = keytab_slot_mask(t), tag = keytab_tag(t, h), v;
 	size_t b = keytab_home(t, h);
+	uint32_t v;
 
 	while ((v = t->buckets[b]) != 0) {
-		if ((v & ~mask) == tag && ps_keytab_key(t, (v & mask) - 1) == key)
+		if (keytab_tag_matches(t, v, h) &&
+		    ps_keytab_key(t, keytab_slot(t, v)) == key)
 			break;
 		if (++b == t->nbuckets)
 			b = 0;
@@ -102,8 +117,7 @@ ps_keytab_find(const struct ps_keytab *t, uint64_t key)
 {
 	size_t b = keytab_bucket(t, key, ps_key_mix(key));
 
-	return t->buckets[b] != 0 ?
-	    (long)(t->buckets[b] & keytab_slot_mask(t)) - 1 : -1;
+	return t->buckets[b] != 0 ? (long)keytab_slot(t, t->buckets[b]) : -1;
 }
 
 /* Half as many buckets again, and every slot placed anew. */
@@ -171,7 +185,7 @@ ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created)
 
 	if (t->buckets[b] != 0) {
 		*created = 0;
-		return (t->buckets[b] & keytab_slot_mask(t)) - 1;
+		return keytab_slot(t, t->buckets[b]);
 	}
 	keytab_put_key(t, key);
 	if (8 * (t->count + 1) > 7 * t->nbuckets) {
@@ -208,10 +222,8 @@ ps_keytab_insert_many(struct ps_keytab *t, const uint64_t *keys, size_t n,
 			uint64_t h = ps_key_mix(keys[k + KEYTAB_AHEAD_KEY]);
 			uint32_t v = t->buckets[keytab_home(t, h)];
 
-			if (v != 0 && (v & ~keytab_slot_mask(t)) ==
-			    keytab_tag(t, h))
-				keytab_prefetch_key(t,
-				    (v & keytab_slot_mask(t)) - 1);
+			if (v != 0 && keytab_tag_matches(t, v, h))
+				keytab_prefetch_key(t, keytab_slot(t, v));
 		}
 		slots[k] = ps_keytab_insert(t, keys[k], &created);
 	}
