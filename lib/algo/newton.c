@@ -262,7 +262,6 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
 	return q + quad / 2;
 }
 
-
 /*
  * A row's factors exp(-2^-m dz) come from the smallest step's by squaring
  * (a multiplication, where a square root from the largest step's waited
