@@ -210,8 +210,9 @@ rounds_ring_changed(struct channel *ch)
  * t + 1 or more (invariant 7); return the slots summed, their sums in *gu
  * (g and u of slots[k] at 2k and 2k + 1: the round's scratch, not kept per
  * key), and the summed loss and lowest vote.  Each push's keys' slots stay
- * in r->slots, for its reply; its keys and values are freed (a round's
- * pushes are held until every worker pulled it).
+ * in r->slots, for its reply; its keys are freed once looked up and its
+ * values once summed (a round's pushes are held until every worker pulled
+ * it): the keys are gone before the sums are made.
  */
 static uint32_t *
 round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
@@ -238,6 +239,8 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 		r->slots[i] = kslot = xcalloc(m->nkeys + 1, sizeof *kslot);
 		r->nslots[i] = m->nkeys;
 		store_slots(st, m->keys, m->nkeys, kslot);
+		free(r->pushes[i].keys);	/* the slots stand for them */
+		r->pushes[i].keys = NULL;
 		for (k = 0; k < m->nkeys; k++) {
 			uint32_t s = kslot[k];
 
@@ -262,9 +265,7 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 		}
 	}
 	for (i = 0; i < ch->job.nworkers; i++) {	/* summed: the round */
-		free(r->pushes[i].keys);	/* keeps their slots alone */
-		free(r->pushes[i].vals);
-		r->pushes[i].keys = NULL;
+		free(r->pushes[i].vals);	/* keeps their slots alone */
 		r->pushes[i].vals = NULL;
 	}
 	for (k = 0; k < n; k++)
@@ -313,11 +314,14 @@ round_step(struct channel *ch, uint32_t s, double g, double u)
 {
 	struct store *st = &ch->store;
 	float trust = ps_trust_unpack(st->trust[s]), next = trust, x, w;
+	uint8_t streak;
 
 	x = ps_prox_step(st->w[s], g, u, ch->job.lambda, &next);
 	if (ch->srv->momentum != 0) {
+		streak = store_streak(st, s);
 		w = ps_prox_momentum(x, ps_sparse_get(&st->xprox, s), g,
-		    &st->streak[s], ch->srv->momentum);
+		    &streak, ch->srv->momentum);
+		store_set_streak(st, s, streak);
 		ps_sparse_set(&st->xprox, s, x);
 		if (w != x)
 			next = ps_trust_next(st->w[s], w, trust);
@@ -364,7 +368,7 @@ round_apply(struct channel *ch, struct round *r)
 		    ch->job.lambda);
 		w = round_step(ch, s, gu[2 * k], gu[2 * k + 1]);
 		store_set(st, s, w);
-		st->gsmall[s] = (st->gsmall[s] & STORE_GSMALL_PREV) |
+		st->flags[s] = (st->flags[s] & (uint8_t)~STORE_GSMALL) |
 		    (fabsf((float)gu[2 * k]) <= ch->job.kkt ? STORE_GSMALL : 0);
 	}
 	free(gu);
@@ -406,7 +410,7 @@ round_reply_weight(struct channel *ch, uint32_t slot, int count)
 {
 	const struct store *st = &ch->store;
 	float w = round_kkt_weight(ch, st->w[slot],
-	    st->gsmall[slot] & STORE_GSMALL);
+	    st->flags[slot] & STORE_GSMALL);
 
 	if (w == 0 && signbit(w))
 		ch->srv->stats.kkt_marked += count != 0;
@@ -431,7 +435,7 @@ round_reply_weight_before(struct channel *ch, uint32_t slot, uint64_t r,
 	}
 	*trust = ps_trust_unpack(st->trustprev[slot]);
 	return round_kkt_weight(ch, ps_sparse_get(&st->wprev, slot),
-	    st->gsmall[slot] & STORE_GSMALL_PREV);
+	    st->flags[slot] & STORE_GSMALL_PREV);
 }
 
 /* Significantly-modified filter (4): send w to worker id? Remember it if so. */

@@ -100,9 +100,13 @@ struct peer {
 };
 TAILQ_HEAD(peer_list, peer);
 
-/* store.c: the bits of a slot's gsmall. */
+/*
+ * store.c: the bits of a slot's flags: its KKT verdicts, and above them its
+ * momentum streak (prox.h; at most PS_STREAK_MAX, 6 bits).
+ */
 #define STORE_GSMALL		1
 #define STORE_GSMALL_PREV	2
+#define STORE_STREAK_SHIFT	2
 
 /* store.c: the server's keys and per-key state, in slot order. */
 struct store {
@@ -111,13 +115,14 @@ struct store {
 	uint16_t		*trust;		/* trust radius (ps_trust_pack()) */
 	uint32_t		*mark;		/* last round (t + 1) that touched
 						   the slot (store_round_mark()) */
-	uint8_t			*gsmall;	/* STORE_GSMALL: the gradient sum of
+	uint8_t			*flags;		/* STORE_GSMALL: the gradient sum of
 						   the slot's last round was within
 						   the KKT threshold (round.c, 3), as
 						   a new slot's 0 is; _PREV: of the
-						   round before (with wprev) */
-	struct ps_sparse	 xprox;		/* the step's result behind w, which */
-	uint8_t			*streak;	/* momentum extrapolates (prox.h, 4) */
+						   round before (with wprev); and
+						   the streak (store_streak()) */
+	struct ps_sparse	 xprox;		/* the step's result behind w, which
+						   momentum extrapolates (prox.h, 4) */
 	struct ps_sparse	 wprev;		/* w and trust before the slot's */
 	uint16_t		*trustprev;	/* last round, for workers that come
 						   back (failover/rejoin.c); trustprev
@@ -429,6 +434,19 @@ void	store_online_end(struct store *st);
 void	store_online_state(struct store *st, int optimizer, double epochs);
 int	store_room(const struct store *st, const uint64_t *keys, size_t n,
 	    uint64_t max_keys, char *err, size_t errlen);
+
+/* Slot s's momentum streak (prox.h), and setting it. */
+static inline uint8_t
+store_streak(const struct store *st, uint32_t s)
+{
+	return st->flags[s] >> STORE_STREAK_SHIFT;
+}
+static inline void
+store_set_streak(struct store *st, uint32_t s, uint8_t streak)
+{
+	st->flags[s] = (uint8_t)((st->flags[s] &
+	    (STORE_GSMALL | STORE_GSMALL_PREV)) | streak << STORE_STREAK_SHIFT);
+}
 
 /*
  * A slot's mark for round t, and back: t <= PS_ROUND_MAX, or UINT64_MAX

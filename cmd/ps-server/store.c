@@ -38,9 +38,8 @@ store_release(struct store *st)
 	ps_bigarray_free(st->w, st->cap, sizeof *st->w);
 	ps_bigarray_free(st->trust, st->cap, sizeof *st->trust);
 	ps_bigarray_free(st->mark, st->cap, sizeof *st->mark);
-	ps_bigarray_free(st->gsmall, st->cap, sizeof *st->gsmall);
+	ps_bigarray_free(st->flags, st->cap, sizeof *st->flags);
 	ps_sparse_release(&st->xprox);
-	ps_bigarray_free(st->streak, st->cap, sizeof *st->streak);
 	ps_sparse_release(&st->wprev);
 	ps_bigarray_free(st->trustprev, st->cap, sizeof *st->trustprev);
 	free(st->sent);
@@ -67,10 +66,8 @@ store_grow(struct store *st, size_t n)
 	st->trust = ps_bigarray_resize(st->trust, st->cap, cap,
 	    sizeof *st->trust);
 	st->mark = ps_bigarray_resize(st->mark, st->cap, cap, sizeof *st->mark);
-	st->gsmall = ps_bigarray_resize(st->gsmall, st->cap, cap,
-	    sizeof *st->gsmall);
-	st->streak = ps_bigarray_resize(st->streak, st->cap, cap,
-	    sizeof *st->streak);
+	st->flags = ps_bigarray_resize(st->flags, st->cap, cap,
+	    sizeof *st->flags);
 	if (st->nsent > 0)
 		st->sent = xreallocarray(st->sent, cap * st->nsent,
 		    sizeof *st->sent);
@@ -98,10 +95,9 @@ store_new_slot(struct store *st, uint32_t s)
 	st->w[s] = 0;
 	st->trust[s] = ps_trust_pack(PS_TRUST_INIT);
 	st->mark[s] = 0;
-	st->gsmall[s] = STORE_GSMALL | STORE_GSMALL_PREV;
+	st->flags[s] = STORE_GSMALL | STORE_GSMALL_PREV;	/* streak 0 */
 	if (st->trustprev != NULL)
 		st->trustprev[s] = ps_trust_pack(PS_TRUST_INIT);
-	st->streak[s] = 0;
 	for (k = 0; k < st->nsent; k++)
 		st->sent[(size_t)s * st->nsent + k] = 0;
 	if (st->z != NULL)
@@ -152,8 +148,12 @@ store_sent_reset(struct store *st, uint32_t nworkers)
 void
 store_gsmall_reset(struct store *st, double kkt)
 {
-	if (kkt != st->gsmall_kkt && ps_keytab_count(&st->keys) > 0)
-		memset(st->gsmall, 0, ps_keytab_count(&st->keys));
+	size_t n = ps_keytab_count(&st->keys), s;
+
+	if (kkt != st->gsmall_kkt)
+		for (s = 0; s < n; s++)
+			st->flags[s] &= (uint8_t)~(STORE_GSMALL |
+			    STORE_GSMALL_PREV);
 	st->gsmall_kkt = kkt;
 }
 
@@ -197,8 +197,9 @@ store_keep_prev_slot(struct store *st, uint32_t s)
 {
 	ps_sparse_set(&st->wprev, s, st->w[s]);
 	st->trustprev[s] = st->trust[s];
-	st->gsmall[s] = (st->gsmall[s] & STORE_GSMALL) ?
-	    STORE_GSMALL | STORE_GSMALL_PREV : 0;
+	st->flags[s] = (st->flags[s] & STORE_GSMALL) ?
+	    st->flags[s] | STORE_GSMALL_PREV :
+	    st->flags[s] & (uint8_t)~STORE_GSMALL_PREV;
 }
 
 /*
@@ -213,10 +214,9 @@ store_copy_key(struct store *dst, const struct store *src, uint32_t s)
 
 	store_set(dst, d, src->w[s]);
 	dst->trust[d] = src->trust[s];
-	dst->gsmall[d] = src->gsmall[s];
+	dst->flags[d] = src->flags[s];
 	dst->mark[d] = src->mark[s];
 	ps_sparse_set(&dst->xprox, d, ps_sparse_get(&src->xprox, s));
-	dst->streak[d] = src->streak[s];
 	if (src->z == NULL)
 		return;
 	if (dst->z == NULL) {

@@ -94,7 +94,7 @@ ps_prox_momentum(float x, float x_prev, double g, uint8_t *streak,
 
 	if (x == 0 || g * ((double)x - (double)x_prev) > 0)
 		*streak = 0;
-	else if (*streak < UINT8_MAX)
+	else if (*streak < PS_STREAK_MAX)
 		(*streak)++;
 	if (*streak < 2)
 		return x;	/* b = 0: x_prev may be older than a step */

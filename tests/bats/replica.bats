@@ -150,11 +150,16 @@ replicas_hold() {
 	REPLICATE rv=1 ts=6 keys=$theirs vals=0.5,-1,1,0.5,2
 	EOF
 	assert_output --partial 'bad value -1'
-	# A momentum streak is a whole number from 0 to 255.
+	# A momentum streak is a whole number from 0 to 63 (6 bits of a key's
+	# flags byte).
 	run "$FRAMETOOL" "$2" script <<-EOF
 	REPLICATE rv=1 ts=7 keys=$theirs vals=0.5,1,1,0.5,2.5
 	EOF
 	assert_output --partial 'bad value 2.5'
+	run "$FRAMETOOL" "$2" script <<-EOF
+	REPLICATE rv=1 ts=7 keys=$theirs vals=0.5,1,1,0.5,64
+	EOF
+	assert_output --partial 'bad value 64'
 	# A KKT verdict (the gradient sum above the threshold) is 0 or 1.
 	run "$FRAMETOOL" "$2" script <<-EOF
 	REPLICATE rv=1 ts=8 keys=$theirs vals=0.5,1,0.25,0.5,2

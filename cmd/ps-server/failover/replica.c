@@ -186,11 +186,11 @@ replica_frame(struct channel *ch, const struct store *st,
 		v[1] = rep->online ? (float)st->z[s] :
 		    ps_trust_unpack(st->trust[s]);
 		v[2] = rep->online ? (float)st->n[s] :
-		    !(st->gsmall[s] & STORE_GSMALL);
+		    !(st->flags[s] & STORE_GSMALL);
 		if (rep->online)
 			continue;	/* the rest 0 */
 		v[3] = ps_sparse_get(&st->xprox, s);
-		v[4] = st->streak[s];
+		v[4] = store_streak(st, s);
 	}
 	rc = ps_conn_send(l->conn, &m);
 	free(sorted);
@@ -400,14 +400,15 @@ replica_value_ok(float v, size_t i, int online)
 		return v > 0;
 	if (i == 2)
 		return v == 0 || v == 1;
-	return i != 4 || (v >= 0 && v <= UINT8_MAX && v == floorf(v));
+	return i != 4 || (v >= 0 && v <= PS_STREAK_MAX && v == floorf(v));
 }
 
 /*
  * Invariant 4: 0 if this server follows every key's segment (any key, for
  * a handoff: handoff.c checks it is the new primary; none, for a floor)
  * and the values are finite, a trust radius positive, an n not negative,
- * a verdict 0 or 1, a streak a whole number from 0 to 255; else -1.
+ * a verdict 0 or 1, a streak a whole number from 0 to PS_STREAK_MAX (63);
+ * else -1.
  */
 static int
 replica_check_keys(const struct server *srv, const struct ps_msg *m,
@@ -470,9 +471,9 @@ replica_set_key(struct store *st, uint32_t s, const struct ps_msg *m,
 	store_set(st, s, v[0]);
 	if (!online) {
 		st->trust[s] = ps_trust_pack(v[1]);
-		st->gsmall[s] = v[2] == 0 ? STORE_GSMALL : 0;
+		st->flags[s] = v[2] == 0 ? STORE_GSMALL : 0;
 		ps_sparse_set(&st->xprox, s, v[3]);
-		st->streak[s] = (uint8_t)v[4];
+		store_set_streak(st, s, (uint8_t)v[4]);
 		return;
 	}
 	if (st->z == NULL)
