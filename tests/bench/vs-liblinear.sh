@@ -2,7 +2,8 @@
 # tests/bench/vs-liblinear.sh: race pskit's ps-train against LIBLINEAR's
 # l1-regularised logistic regression (-s 6) on one libsvm file, each at the
 # loosest stopping tolerance that reaches 1e-3 of the optimum F*.  F* is
-# LIBLINEAR's objective at -e 1e-6 (or ps-train's, if lower); every
+# LIBLINEAR's objective at -e 1e-6 (or ps-train's, if lower; or given with
+# -F, for sets where -e 1e-6 takes too long); every
 # objective is scored by ps-objective on the model file (ps-train's
 # exported by ps-ckpt), not taken from either program's own print.  The
 # tolerances are found first (untimed runs), then LIBLINEAR at its loosest
@@ -22,7 +23,7 @@ srcdir=$(cd "$here/../.." && pwd)
 # usage STATUS: print the usage (with help text when STATUS is 0) and exit.
 usage() {
 	cat <<USAGE
-usage: vs-liblinear.sh [-hkL] [-A algorithm] [-E eps] [-l lambda]
+usage: vs-liblinear.sh [-hkL] [-A algorithm] [-E eps] [-F fstar] [-l lambda]
                        [-r repeats] [-s servers] [-w workers] train.libsvm
 USAGE
 	if [ "$1" -eq 0 ]; then
@@ -32,6 +33,10 @@ USAGE
               picks, pstrain_algorithm says which); newton's passes are its
               iterations
   -E eps      LIBLINEAR's -e, instead of searching for its loosest
+  -F fstar    F* known (e.g. from a long ps-train run scored by
+              ps-objective): no LIBLINEAR run at -e 1e-6, which takes
+              minutes on ten million rows; needs -E, and F* is the lowest
+              of fstar and the objectives of the runs
   -l lambda   l1 penalty (default 1); LIBLINEAR runs with -c 1/lambda
   -r repeats  runs of each side, alternating (default 3)
   -s servers  ps-train servers (default 2)
@@ -47,12 +52,13 @@ HELP
 	exit "$1"
 }
 
-lambda=1 repeats=3 servers=2 workers=2 ll_only=0 keep=0 ll_e= alg=
-while getopts hkA:E:Ll:r:s:w: opt; do
+lambda=1 repeats=3 servers=2 workers=2 ll_only=0 keep=0 ll_e= alg= fstar_given=
+while getopts hkA:E:F:Ll:r:s:w: opt; do
 	case $opt in
 	h) usage 0 ;;
 	A) alg=$OPTARG ;;
 	E) ll_e=$OPTARG ;;
+	F) fstar_given=$OPTARG ;;
 	k) keep=1 ;;
 	L) ll_only=1 ;;
 	l) lambda=$OPTARG ;;
@@ -70,6 +76,10 @@ for n in "$repeats" "$servers" "$workers"; do
 done
 awk -v l="$lambda" 'BEGIN { exit !(l + 0 > 0 && l ~ /^[0-9.eE+-]+$/) }' || {
 	echo "$prog: bad lambda '$lambda'" >&2; usage 64 >&2; }
+[ -z "$fstar_given" ] || [ -n "$ll_e" ] || {
+	echo "$prog: -F needs -E" >&2; usage 64 >&2; }
+awk -v f="$fstar_given" 'BEGIN { exit !(f == "" || (f + 0 > 0 && f ~ /^[0-9.eE+-]+$/)) }' || {
+	echo "$prog: bad F* '$fstar_given'" >&2; usage 64 >&2; }
 [ -r "$train" ] || { echo "$prog: cannot open '$train'" >&2; exit 66; }
 case $train in /*) ;; *) train=$(pwd)/$train ;; esac
 
@@ -172,11 +182,19 @@ col() {
 }
 
 # F*, and the columns of LIBLINEAR's model (ps-ckpt export -n) from it.
-set -- $(liblinear fstar 0.000001)
+ref_e=0.000001
+[ -z "$fstar_given" ] || ref_e=$ll_e
+set -- $(liblinear fstar "$ref_e")
 [ $# -eq 5 ] || exit 1
 fstar=$3
 nr_feature=$(awk '$1 == "nr_feature" { print $2 }' "$work/fstar.model")
-echo "F* from LIBLINEAR -e 1e-6: $fstar (${1} s)" >&2
+if [ -z "$fstar_given" ]; then
+	echo "F* from LIBLINEAR -e 1e-6: $fstar (${1} s)" >&2
+else
+	fstar=$(awk -v a="$fstar" -v b="$fstar_given" \
+	    'BEGIN { if (a + 0 < b + 0) print a; else print b }')
+	echo "F* given: $fstar_given; LIBLINEAR -e $ll_e: $3 (${1} s)" >&2
+fi
 
 # LIBLINEAR's loosest -e that reaches 1e-3 of F*.
 if [ -z "$ll_e" ]; then
