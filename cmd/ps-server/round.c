@@ -314,11 +314,11 @@ round_step(struct channel *ch, uint32_t s, double g, double u)
 {
 	struct store *st = &ch->store;
 	float trust = ps_trust_unpack(st->trust[s]), next = trust, x, w;
-	uint8_t streak;
 
 	x = ps_prox_step(st->w[s], g, u, ch->job.lambda, &next);
 	if (ch->srv->momentum != 0) {
-		streak = store_streak(st, s);
+		uint8_t streak = store_streak(st, s);
+
 		w = ps_prox_momentum(x, ps_sparse_get(&st->xprox, s), g,
 		    &streak, ch->srv->momentum);
 		store_set_streak(st, s, streak);

@@ -106,6 +106,7 @@ TAILQ_HEAD(peer_list, peer);
  */
 #define STORE_GSMALL		1
 #define STORE_GSMALL_PREV	2
+#define STORE_VERDICTS		(STORE_GSMALL | STORE_GSMALL_PREV)
 #define STORE_STREAK_SHIFT	2
 
 /* store.c: the server's keys and per-key state, in slot order. */
@@ -444,8 +445,8 @@ store_streak(const struct store *st, uint32_t s)
 static inline void
 store_set_streak(struct store *st, uint32_t s, uint8_t streak)
 {
-	st->flags[s] = (uint8_t)((st->flags[s] &
-	    (STORE_GSMALL | STORE_GSMALL_PREV)) | streak << STORE_STREAK_SHIFT);
+	st->flags[s] = (uint8_t)((st->flags[s] & STORE_VERDICTS) |
+	    streak << STORE_STREAK_SHIFT);
 }
 
 /*

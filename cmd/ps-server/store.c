@@ -152,8 +152,7 @@ store_gsmall_reset(struct store *st, double kkt)
 
 	if (kkt != st->gsmall_kkt)
 		for (s = 0; s < n; s++)
-			st->flags[s] &= (uint8_t)~(STORE_GSMALL |
-			    STORE_GSMALL_PREV);
+			st->flags[s] &= (uint8_t)~STORE_VERDICTS;
 	st->gsmall_kkt = kkt;
 }
 
@@ -197,9 +196,8 @@ store_keep_prev_slot(struct store *st, uint32_t s)
 {
 	ps_sparse_set(&st->wprev, s, st->w[s]);
 	st->trustprev[s] = st->trust[s];
-	st->flags[s] = (st->flags[s] & STORE_GSMALL) ?
-	    st->flags[s] | STORE_GSMALL_PREV :
-	    st->flags[s] & (uint8_t)~STORE_GSMALL_PREV;
+	st->flags[s] = (st->flags[s] & (uint8_t)~STORE_GSMALL_PREV) |
+	    (st->flags[s] & STORE_GSMALL ? STORE_GSMALL_PREV : 0);
 }
 
 /*
