@@ -270,6 +270,9 @@ struct dbpg {
 	double		 kktref;	/* the largest of a whole pass */
 	uint32_t	*order;		/* this pass's block order */
 	size_t		 passcap;
+	uint64_t	 vote_t;	/* the latest voting iteration finished
+					   (rule 3), plus one; 0: none */
+	uint32_t	 vote_agreed;	/* its lowest vote of all */
 	int		 stopping;
 	int		 warm;		/* began from the servers' model */
 };
