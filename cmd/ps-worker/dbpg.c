@@ -19,8 +19,9 @@
  *     barrier, it is exactly F(w); within a pass, under delay, the losses
  *     lag the norm and it is an estimate.
  *  3. One iteration of each pass carries the worker's vote on stopping
- *     (stop.c): the first whose start rule 1 lets see the pass start s
- *     finished, s + tau + 1 (or the pass's last, if that is sooner).  It
+ *     (stop.c): s + tau + 1 for the pass that starts at s, the first
+ *     whose start sees s finished under rule 1 (or the pass's last
+ *     iteration, if that comes sooner).  It
  *     looks at the latest pass that has finished, from s - B to s: the
  *     exact objectives at the pass starts up to its end, and its summed
  *     KKT violation.
@@ -50,9 +51,10 @@
  *     q = r - 1 - tau on (at most tau + 1 were in flight), so it runs the
  *     iterations again from the voting one of the pass before q's (from 0
  *     in the first pass): it learns the agreed votes that decide the
- *     pass starts since and stops within them (rule 3) and the verdicts of the blocks their
- *     passes did, and reports those iterations again (the lines its first
- *     run printed come again, the same).  The servers answer those pushes
+ *     pass starts since, and stops within the passes (rule 3), and the
+ *     verdicts of the blocks those passes did, and reports those
+ *     iterations again (the lines its first run printed come again, the
+ *     same).  The servers answer those pushes
  *     without applying them twice; a reply to a round whose weights it
  *     already took says so, and leaves the trust radii alone.  It
  *     abstains from votes until it saw both pass starts one looks at, so
