@@ -355,21 +355,24 @@ round_apply(struct channel *ch, struct round *r)
 	r->result.step = step;
 	for (k = 0; k < n; k++) {
 		uint32_t s = slots[k];
-		float w;
+		uint16_t before = 0;
 
-		if (st->trustprev != NULL)	/* failover/rejoin.c */
-			store_keep_prev_slot(st, s);
+		if (st->keep_prev)	/* failover/rejoin.c */
+			before = store_keep_prev_slot(st, s);
 		if (newton) {
 			store_set(st, s, newton_weight(st->w[s], step,
 			    gu[2 * k], gu[2 * k + 1]));
-			continue;
+		} else {
+			r->result.kkt += ps_kkt_violation(st->w[s], gu[2 * k],
+			    ch->job.lambda);
+			store_set(st, s, round_step(ch, s, gu[2 * k],
+			    gu[2 * k + 1]));
+			st->flags[s] = (st->flags[s] & (uint8_t)~STORE_GSMALL) |
+			    (fabsf((float)gu[2 * k]) <= ch->job.kkt ?
+			    STORE_GSMALL : 0);
 		}
-		r->result.kkt += ps_kkt_violation(st->w[s], gu[2 * k],
-		    ch->job.lambda);
-		w = round_step(ch, s, gu[2 * k], gu[2 * k + 1]);
-		store_set(st, s, w);
-		st->flags[s] = (st->flags[s] & (uint8_t)~STORE_GSMALL) |
-		    (fabsf((float)gu[2 * k]) <= ch->job.kkt ? STORE_GSMALL : 0);
+		if (st->keep_prev)
+			store_set_trust_before(st, s, before);
 	}
 	free(gu);
 	round_trace_apply(ch, r, slots, n);
@@ -429,11 +432,11 @@ round_reply_weight_before(struct channel *ch, uint32_t slot, uint64_t r,
 {
 	const struct store *st = &ch->store;
 
-	if (st->trustprev == NULL || st->mark[slot] <= r) {
+	if (!st->keep_prev || st->mark[slot] <= r) {
 		*trust = ps_trust_unpack(st->trust[slot]);
 		return round_reply_weight(ch, slot, 0);
 	}
-	*trust = ps_trust_unpack(st->trustprev[slot]);
+	*trust = store_trust_before(st, slot);
 	return round_kkt_weight(ch, ps_sparse_get(&st->wprev, slot),
 	    st->flags[slot] & STORE_GSMALL_PREV);
 }

@@ -101,13 +101,16 @@ struct peer {
 TAILQ_HEAD(peer_list, peer);
 
 /*
- * store.c: the bits of a slot's flags: its KKT verdicts, and above them its
- * momentum streak (prox.h; at most PS_STREAK_MAX, 6 bits).
+ * store.c: the bits of a slot's flags: its KKT verdicts, whether its trust
+ * radius before its last round was twice the current one (store.c,
+ * store_trust_before()), and above them its momentum streak (prox.h; at
+ * most PS_STREAK_MAX, 5 bits).
  */
 #define STORE_GSMALL		1
 #define STORE_GSMALL_PREV	2
 #define STORE_VERDICTS		(STORE_GSMALL | STORE_GSMALL_PREV)
-#define STORE_STREAK_SHIFT	2
+#define STORE_TRUST_HALVED	4
+#define STORE_STREAK_SHIFT	3
 
 /* store.c: the server's keys and per-key state, in slot order. */
 struct store {
@@ -120,14 +123,17 @@ struct store {
 						   the slot's last round was within
 						   the KKT threshold (round.c, 3), as
 						   a new slot's 0 is; _PREV: of the
-						   round before (with wprev); and
-						   the streak (store_streak()) */
+						   round before (with wprev);
+						   _HALVED (trustprev); and the
+						   streak (store_streak()) */
 	struct ps_sparse	 xprox;		/* the step's result behind w, which
 						   momentum extrapolates (prox.h, 4) */
 	struct ps_sparse	 wprev;		/* w and trust before the slot's */
-	uint16_t		*trustprev;	/* last round, for workers that come
-						   back (failover/rejoin.c); trustprev
-						   NULL when a job keeps neither */
+	struct ps_sparse	 trustprev;	/* last round, for workers that come
+						   back (failover/rejoin.c): the trust
+						   only where it was neither the
+						   current one nor (_HALVED) twice it */
+	int			 keep_prev;	/* whether the job keeps them */
 	float			*sent;		/* [slot * nsent + worker]: weight last
 						   sent (significantly-modified filter) */
 	uint32_t		 nsent;		/* workers in sent; 0 until first used */
@@ -428,7 +434,9 @@ void	store_sent_reset(struct store *st, uint32_t nworkers);
 void	store_gsmall_reset(struct store *st, double kkt);
 void	store_sent_forget(struct store *st, uint32_t worker);
 void	store_keep_prev(struct store *st);
-void	store_keep_prev_slot(struct store *st, uint32_t s);
+uint16_t store_keep_prev_slot(struct store *st, uint32_t s);
+void	store_set_trust_before(struct store *st, uint32_t s, uint16_t before);
+float	store_trust_before(const struct store *st, uint32_t s);
 void	store_online_begin(struct store *st, const struct ps_ftrl *opt);
 void	store_online_refresh(struct store *st, const struct ps_ftrl *opt);
 void	store_online_end(struct store *st);
@@ -445,8 +453,8 @@ store_streak(const struct store *st, uint32_t s)
 static inline void
 store_set_streak(struct store *st, uint32_t s, uint8_t streak)
 {
-	st->flags[s] = (uint8_t)((st->flags[s] & STORE_VERDICTS) |
-	    streak << STORE_STREAK_SHIFT);
+	st->flags[s] = (uint8_t)((st->flags[s] &
+	    ((1u << STORE_STREAK_SHIFT) - 1)) | streak << STORE_STREAK_SHIFT);
 }
 
 /*

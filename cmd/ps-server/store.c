@@ -29,6 +29,7 @@ store_init(struct store *st)
 	ps_keytab_init(&st->keys);
 	ps_sparse_init(&st->xprox);
 	ps_sparse_init(&st->wprev);
+	ps_sparse_init(&st->trustprev);
 }
 
 void
@@ -41,7 +42,7 @@ store_release(struct store *st)
 	ps_bigarray_free(st->flags, st->cap, sizeof *st->flags);
 	ps_sparse_release(&st->xprox);
 	ps_sparse_release(&st->wprev);
-	ps_bigarray_free(st->trustprev, st->cap, sizeof *st->trustprev);
+	ps_sparse_release(&st->trustprev);
 	free(st->sent);
 	free(st->z);
 	free(st->n);
@@ -71,9 +72,6 @@ store_grow(struct store *st, size_t n)
 	if (st->nsent > 0)
 		st->sent = xreallocarray(st->sent, cap * st->nsent,
 		    sizeof *st->sent);
-	if (st->trustprev != NULL)
-		st->trustprev = ps_bigarray_resize(st->trustprev, st->cap,
-		    cap, sizeof *st->trustprev);
 	if (st->z != NULL) {
 		st->z = xreallocarray(st->z, cap, sizeof *st->z);
 		st->n = xreallocarray(st->n, cap, sizeof *st->n);
@@ -96,8 +94,6 @@ store_new_slot(struct store *st, uint32_t s)
 	st->trust[s] = ps_trust_pack(PS_TRUST_INIT);
 	st->mark[s] = 0;
 	st->flags[s] = STORE_GSMALL | STORE_GSMALL_PREV;	/* streak 0 */
-	if (st->trustprev != NULL)
-		st->trustprev[s] = ps_trust_pack(PS_TRUST_INIT);
 	for (k = 0; k < st->nsent; k++)
 		st->sent[(size_t)s * st->nsent + k] = 0;
 	if (st->z != NULL)
@@ -179,25 +175,65 @@ store_sent_forget(struct store *st, uint32_t worker)
 void
 store_keep_prev(struct store *st)
 {
-	size_t cap = st->cap ? st->cap : 1, n = ps_keytab_count(&st->keys), s;
+	size_t n = ps_keytab_count(&st->keys), s;
 
-	if (st->trustprev != NULL)
+	if (st->keep_prev)
 		return;
+	st->keep_prev = 1;
 	ps_sparse_clear(&st->wprev);
-	st->trustprev = ps_bigarray_resize(NULL, 0, cap,
-	    sizeof *st->trustprev);
+	ps_sparse_clear(&st->trustprev);
 	for (s = 0; s < n; s++)
-		store_keep_prev_slot(st, (uint32_t)s);
+		store_set_trust_before(st, (uint32_t)s,
+		    store_keep_prev_slot(st, (uint32_t)s));
 }
 
-/* Slot s's state now is its state before its last round (st->trustprev set). */
-void
+/*
+ * Slot s's state now is its state before its last round (st->keep_prev
+ * set): its weight and KKT verdict here; its trust radius, returned, goes
+ * to store_set_trust_before() once the round set the new one.
+ */
+uint16_t
 store_keep_prev_slot(struct store *st, uint32_t s)
 {
 	ps_sparse_set(&st->wprev, s, st->w[s]);
-	st->trustprev[s] = st->trust[s];
 	st->flags[s] = (st->flags[s] & (uint8_t)~STORE_GSMALL_PREV) |
 	    (st->flags[s] & STORE_GSMALL ? STORE_GSMALL_PREV : 0);
+	return st->trust[s];
+}
+
+/*
+ * Slot s's trust radius before its last round was before (packed).  Most
+ * keys' is the current one (a newton round, a copy) or twice it (a weight
+ * that rests halves its radius, prox.h, 3): a flag says which, and only
+ * the others' (a weight that moved, a radius that reached its floor) are
+ * held, in trustprev, instead of 2 bytes on every key.
+ */
+void
+store_set_trust_before(struct store *st, uint32_t s, uint16_t before)
+{
+	float now = ps_trust_unpack(st->trust[s]);
+
+	st->flags[s] &= (uint8_t)~STORE_TRUST_HALVED;
+	if (before == st->trust[s]) {
+		ps_sparse_set(&st->trustprev, s, 0);
+	} else if (before == ps_trust_pack(2 * now)) {
+		st->flags[s] |= STORE_TRUST_HALVED;
+		ps_sparse_set(&st->trustprev, s, 0);
+	} else {
+		ps_sparse_set(&st->trustprev, s, ps_trust_unpack(before));
+	}
+}
+
+/* Slot s's trust radius before its last round (st->keep_prev set). */
+float
+store_trust_before(const struct store *st, uint32_t s)
+{
+	float held = ps_sparse_get(&st->trustprev, s),
+	    now = ps_trust_unpack(st->trust[s]);
+
+	if (held != 0)
+		return held;
+	return st->flags[s] & STORE_TRUST_HALVED ? 2 * now : now;
 }
 
 /*
@@ -209,11 +245,15 @@ void
 store_copy_key(struct store *dst, const struct store *src, uint32_t s)
 {
 	uint32_t d = store_slot(dst, ps_keytab_key(&src->keys, s));
+	uint16_t before = dst->keep_prev ?
+	    ps_trust_pack(store_trust_before(dst, d)) : 0;
 
 	store_set(dst, d, src->w[s]);
 	dst->trust[d] = src->trust[s];
 	dst->flags[d] = src->flags[s];
 	dst->mark[d] = src->mark[s];
+	if (dst->keep_prev)	/* dst's state before, as it was */
+		store_set_trust_before(dst, d, before);
 	ps_sparse_set(&dst->xprox, d, ps_sparse_get(&src->xprox, s));
 	if (src->z == NULL)
 		return;

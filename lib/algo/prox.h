@@ -52,10 +52,11 @@ float	ps_prox_step(float w, double g, double u, double lambda, float *delta);
  * Invariant 4: the weight to send for the step's result x, the previous
  * result x_prev and the gradient sum g; *streak counts the steps since the
  * last restart (start it at 0: the first two steps do not extrapolate), up
- * to PS_STREAK_MAX, where the factor (streak - 1) / (streak + 2) is 0.954
- * (the default momentum, 0.8, caps it from 14 steps on).
+ * to PS_STREAK_MAX, where the factor (streak - 1) / (streak + 2) is 0.909
+ * (the default momentum, 0.8, caps it from 14 steps on; a server keeps
+ * the streak in 5 bits).
  */
-#define PS_STREAK_MAX	63
+#define PS_STREAK_MAX	31
 float	ps_prox_momentum(float x, float x_prev, double g, uint8_t *streak,
 	    double momentum);
 /*

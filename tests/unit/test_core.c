@@ -157,12 +157,12 @@ test_prox_momentum(void **state)
 	n = 20;						/* b capped at 0.5 */
 	y = ps_prox_momentum(2, 1, -1, &n, 0.5);
 	assert_true(fabsf(y - 2.5f) < 1e-6f);
-	/* The streak stops at PS_STREAK_MAX (a server keeps it in 6 bits),
-	 * where b is 62/65. */
+	/* The streak stops at PS_STREAK_MAX (a server keeps it in 5 bits),
+	 * where b is 30/33. */
 	n = PS_STREAK_MAX;
 	y = ps_prox_momentum(2, 1, -1, &n, 0.99);
 	assert_int_equal(n, PS_STREAK_MAX);
-	assert_true(fabsf(y - (2 + 62.0f / 65)) < 1e-6f);
+	assert_true(fabsf(y - (2 + 30.0f / 33)) < 1e-6f);
 	/* The gradient turned (it pushes the same way x moved): restart. */
 	assert_true(ps_prox_momentum(2, 1, 1, &n, 0.8) == 2.0f && n == 0);
 	/* x at 0 stays there and restarts. */

@@ -407,7 +407,7 @@ replica_value_ok(float v, size_t i, int online)
  * Invariant 4: 0 if this server follows every key's segment (any key, for
  * a handoff: handoff.c checks it is the new primary; none, for a floor)
  * and the values are finite, a trust radius positive, an n not negative,
- * a verdict 0 or 1, a streak a whole number from 0 to PS_STREAK_MAX (63);
+ * a verdict 0 or 1, a streak a whole number from 0 to PS_STREAK_MAX (31);
  * else -1.
  */
 static int
