@@ -2,7 +2,7 @@
  * store.c: the server's key store: a hash index from feature id to slot and
  * per-slot arrays for the weight, its trust radius, its last round and
  * momentum, and for an online job the optimiser state (z, n) from which the
- * weight follows; and writing the non-zero weights as a model part file.
+ * weight follows (storesave.c writes it as a model part file).
  * The momentum's step result and the weight before the last round are 0
  * where the weight is, on most keys of a sparse model: they are held
  * only where they are not (util/sparse.h).
@@ -16,10 +16,8 @@
 
 #include "algo/ftrl.h"
 #include "algo/prox.h"
-#include "model/model.h"
 #include "server.h"
 #include "util/bigarray.h"
-#include "util/radix.h"
 #include "util/xmalloc.h"
 
 void
@@ -340,62 +338,6 @@ store_online_state(struct store *st, int optimizer, double epochs)
 	st->n = xcalloc(st->cap, sizeof *st->n);
 	st->optimizer = optimizer;
 	st->epochs = epochs;
-}
-
-/* Does slot s go into the model part: a weight, or optimiser state? */
-static int
-store_saves(const struct store *st, size_t s)
-{
-	return st->w[s] != 0 ||
-	    (st->z != NULL && (st->z[s] != 0 || st->n[s] != 0));
-}
-
-/*
- * Write the store as a model part (format 2, with the optimiser state, for
- * an online job's), its keys by feature id.
- */
-int
-store_save(const struct store *st, const struct job *job, uint64_t iteration,
-    const char *path, char *err, size_t errlen)
-{
-	size_t n = ps_keytab_count(&st->keys), i, k = 0;
-	uint32_t *slot = xcalloc(n + 1, sizeof *slot);
-	struct ps_model m;
-	int rc;
-
-	memset(&m, 0, sizeof m);
-	m.fids = xcalloc(n + 1, sizeof *m.fids);
-	for (i = 0; i < n; i++) {
-		if (!store_saves(st, i))
-			continue;
-		m.fids[k] = ps_keytab_key(&st->keys, i);
-		slot[k++] = (uint32_t)i;
-	}
-	ps_radix_sort(m.fids, slot, k);
-	m.server_id = job->server_index;
-	m.nservers = job->nservers ? job->nservers : 1;
-	m.ring_version = job->ring_version;
-	m.iteration = iteration;
-	m.lambda = job->lambda;
-	m.n = k;
-	m.w = xcalloc(k + 1, sizeof *m.w);
-	if (st->z != NULL) {
-		m.optimizer = (uint32_t)st->optimizer;
-		m.epochs = st->epochs;
-		m.z = xcalloc(k + 1, sizeof *m.z);
-		m.nsq = xcalloc(k + 1, sizeof *m.nsq);
-	}
-	for (i = 0; i < k; i++) {
-		m.w[i] = st->w[slot[i]];
-		if (st->z != NULL) {
-			m.z[i] = st->z[slot[i]];
-			m.nsq[i] = st->n[slot[i]];
-		}
-	}
-	free(slot);
-	rc = ps_model_write(path, &m, err, errlen);
-	ps_model_release(&m);
-	return rc;
 }
 
 static int

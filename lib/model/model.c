@@ -1,12 +1,12 @@
 /*
- * model.c: write and read model part files (layout in model.h); sets of
- * parts and their merge are in modelset.c.
+ * model.c: read model part files (layout in model.h); writing them is in
+ * modelwrite.c, sets of parts and their merge in modelset.c.
  *
- * Records go through a fixed buffer in both directions so millions of them
- * are encoded or decoded per second; the reader sizes its arrays from the
- * file's real length, never from the header's record count alone.  The two
- * formats differ in their sizes (struct model_layout), in format 2's
- * header fields and record state, and in where the trailer's CRC starts.
+ * Records go through a fixed buffer so millions of them are decoded per
+ * second; the reader sizes its arrays from the file's real length, never
+ * from the header's record count alone.  The two formats differ in their
+ * sizes (struct model_layout, modelfmt.h), in format 2's header fields and
+ * record state, and in where the trailer's CRC starts.
  */
 #include "config.h"
 
@@ -20,178 +20,9 @@
 
 #include "algo/ftrl.h"
 #include "model/model.h"
-#include "util/atomicfile.h"
+#include "model/modelfmt.h"
 #include "util/crc32c.h"
 #include "util/errbuf.h"
-
-#define MODEL_BUF	65520	/* bytes of records, a multiple of 12 and 28 */
-#define MODEL_TRAILER	4
-#define REC_W		8	/* offsets in a record */
-#define REC_Z		12
-#define REC_N		20
-
-/* What a format fixes: the sizes of its header and records. */
-struct model_layout {
-	uint32_t	format;
-	size_t		header;		/* bytes, its CRC-32C the last 4 */
-	size_t		record;
-};
-
-static const struct model_layout model_v1 = {
-	PS_MODEL_FORMAT, PS_MODEL_HEADER_SIZE, PS_MODEL_RECORD_SIZE
-};
-static const struct model_layout model_v2 = {
-	PS_MODEL_FORMAT2, PS_MODEL2_HEADER_SIZE, PS_MODEL2_RECORD_SIZE
-};
-
-/* Store v little-endian (configure refuses big-endian hosts). */
-static void
-put32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-/* Store v little-endian. */
-static void
-put64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
-/* Load a little-endian u32. */
-static uint32_t
-get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* Load a little-endian u64. */
-static uint64_t
-get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-/* Why record i of m cannot be written, or NULL. */
-static const char *
-model_record_problem(const struct ps_model *m, size_t i)
-{
-	if (m->fids[i] == 0 || (i > 0 && m->fids[i] <= m->fids[i - 1]))
-		return "feature ids not ascending from 1";
-	if (!isfinite(m->w[i]))
-		return "weight is not finite";
-	if (m->z != NULL && !isfinite(m->z[i]))
-		return "z is not finite";
-	if (m->z != NULL && (!isfinite(m->nsq[i]) || m->nsq[i] < 0))
-		return "n is not a finite number >= 0";
-	return NULL;
-}
-
-/* Why m cannot be written, or NULL. */
-static const char *
-model_problem(const struct ps_model *m)
-{
-	const char *why = NULL;
-	size_t i;
-
-	if (m->nservers == 0 || m->server_id >= m->nservers)
-		return "server id not below the number of servers";
-	if (!isfinite(m->lambda) || m->lambda < 0)
-		return "lambda is not a finite number >= 0";
-	if ((m->z == NULL) != (m->nsq == NULL))
-		return "optimiser state needs both z and n";
-	if (m->z == NULL && (m->optimizer != 0 || m->epochs != 0))
-		return "optimiser or epochs without optimiser state";
-	if (m->z != NULL && ps_ftrl_name((int)m->optimizer) == NULL)
-		return "unknown optimiser";
-	if (m->z != NULL && (!isfinite(m->epochs) || m->epochs < 0))
-		return "epochs is not a finite number >= 0";
-	for (i = 0; i < m->n && why == NULL; i++)
-		why = model_record_problem(m, i);
-	return why;
-}
-
-/* Encode the header of layout l; return its CRC. */
-static uint32_t
-model_header_encode(unsigned char *h, const struct ps_model *m,
-    const struct model_layout *l)
-{
-	uint32_t crc;
-
-	memcpy(h, PS_MODEL_MAGIC, 8);
-	put32(h + 8, l->format);
-	put32(h + 12, m->server_id);
-	put32(h + 16, m->nservers);
-	put32(h + 20, m->ring_version);
-	put64(h + 24, m->iteration);
-	memcpy(h + 32, &m->lambda, 8);
-	put64(h + 40, (uint64_t)m->n);
-	if (l->format == PS_MODEL_FORMAT2) {
-		put32(h + 48, m->optimizer);
-		memcpy(h + 52, &m->epochs, 8);
-	}
-	crc = ps_crc32c(0, h, l->header - 4);
-	put32(h + l->header - 4, crc);
-	return crc;
-}
-
-/* Write the records and the trailer, a CRC-32C extending crc, to fp. */
-static void
-model_records_write(FILE *fp, const struct ps_model *m,
-    const struct model_layout *l, uint32_t crc)
-{
-	unsigned char buf[MODEL_BUF], t[4], *r;
-	size_t i = 0, k, chunk = MODEL_BUF / l->record;
-
-	while (i < m->n) {
-		for (k = 0, r = buf; k < chunk && i < m->n; k++, i++) {
-			put64(r, m->fids[i]);
-			memcpy(r + REC_W, &m->w[i], 4);
-			if (m->z != NULL) {
-				memcpy(r + REC_Z, &m->z[i], 8);
-				memcpy(r + REC_N, &m->nsq[i], 8);
-			}
-			r += l->record;
-		}
-		crc = ps_crc32c(crc, buf, k * l->record);
-		fwrite(buf, l->record, k, fp);
-	}
-	put32(t, crc);
-	fwrite(t, 1, 4, fp);
-}
-
-/*
- * Validate m, then write header, records and trailer atomically.  Format
- * 2's trailer extends the CRC of the header's bytes before its CRC.
- */
-int
-ps_model_write(const char *path, const struct ps_model *m, char *err,
-    size_t errlen)
-{
-	const struct model_layout *l = m->z != NULL ? &model_v2 : &model_v1;
-	unsigned char h[PS_MODEL2_HEADER_SIZE];
-	struct ps_atomic *af;
-	const char *why;
-	uint32_t crc;
-
-	if ((why = model_problem(m)) != NULL)
-		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
-		    "cannot write '%s': %s", path, why);
-	if ((af = ps_atomic_open(path, err, errlen)) == NULL)
-		return PS_MODEL_ESYS;
-	crc = model_header_encode(h, m, l);
-	fwrite(h, 1, l->header, af->fp);
-	model_records_write(af->fp, m, l, l == &model_v2 ? crc : 0);
-	if (ps_atomic_commit(af, err, errlen) != 0)
-		return PS_MODEL_ESYS;
-	return 0;
-}
 
 /* Read the header into h (PS_MODEL2_HEADER_SIZE bytes); its layout in *l. */
 static int
@@ -207,13 +38,13 @@ model_header_read(const char *path, FILE *fp, uint64_t size,
 	if (memcmp(h, PS_MODEL_MAGIC, 8) != 0)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: offset 0: bad magic (not a model file)", path);
-	if (get32(h + 8) == PS_MODEL_FORMAT) {
+	if (model_get32(h + 8) == PS_MODEL_FORMAT) {
 		*l = &model_v1;
 		return 0;
 	}
-	if (get32(h + 8) != PS_MODEL_FORMAT2)
+	if (model_get32(h + 8) != PS_MODEL_FORMAT2)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
-		    "%s: offset 8: unsupported format %u", path, get32(h + 8));
+		    "%s: offset 8: unsupported format %u", path, model_get32(h + 8));
 	*l = &model_v2;
 	if (size < PS_MODEL2_HEADER_SIZE + MODEL_TRAILER)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
@@ -231,7 +62,7 @@ static int
 model_header2_decode(const char *path, const unsigned char *h,
     struct ps_model *m, char *err, size_t errlen)
 {
-	m->optimizer = get32(h + 48);
+	m->optimizer = model_get32(h + 48);
 	memcpy(&m->epochs, h + 52, 8);
 	if (ps_ftrl_name((int)m->optimizer) == NULL)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset 48: "
@@ -251,16 +82,16 @@ model_header_decode(const char *path, const unsigned char *h,
 	size_t hc = l->header - 4;
 	uint64_t n, need;
 
-	if (get32(h + hc) != ps_crc32c(0, h, hc))
+	if (model_get32(h + hc) != ps_crc32c(0, h, hc))
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA,
 		    "%s: offset %zu: header checksum mismatch", path, hc);
 	m->format = l->format;
-	m->server_id = get32(h + 12);
-	m->nservers = get32(h + 16);
-	m->ring_version = get32(h + 20);
-	m->iteration = get64(h + 24);
+	m->server_id = model_get32(h + 12);
+	m->nservers = model_get32(h + 16);
+	m->ring_version = model_get32(h + 20);
+	m->iteration = model_get64(h + 24);
 	memcpy(&m->lambda, h + 32, 8);
-	n = get64(h + 40);
+	n = model_get64(h + 40);
 	if (m->nservers == 0 || m->server_id >= m->nservers)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset 12: "
 		    "server id %u not below server count %u", path,
@@ -314,7 +145,7 @@ model_records_decode(const char *path, const unsigned char *buf, size_t k,
 		unsigned long long off = l->header +
 		    (unsigned long long)i * l->record;
 
-		m->fids[i] = get64(r);
+		m->fids[i] = model_get64(r);
 		memcpy(&m->w[i], r + REC_W, 4);
 		if (m->fids[i] == 0)
 			return ps_errbuf(err, errlen, PS_MODEL_EDATA,
@@ -377,7 +208,7 @@ model_records_read(const char *path, FILE *fp, const struct model_layout *l,
 	if (fread(buf, 1, 4, fp) != 4)
 		return ps_errbuf(err, errlen, PS_MODEL_ESYS,
 		    "cannot read '%s': file shrank", path);
-	if (get32(buf) != crc)
+	if (model_get32(buf) != crc)
 		return ps_errbuf(err, errlen, PS_MODEL_EDATA, "%s: offset "
 		    "%llu: record checksum mismatch", path,
 		    (unsigned long long)m->file_size - 4);
@@ -408,7 +239,7 @@ model_read_stream(const char *path, FILE *fp, struct ps_model *m, char *err,
 		return rc;
 	m->file_size = size;
 	return model_records_read(path, fp, l, l == &model_v2 ?
-	    get32(h + l->header - 4) : 0, m, err, errlen);
+	    model_get32(h + l->header - 4) : 0, m, err, errlen);
 }
 
 /* Open and validate one part file. */

@@ -96,6 +96,24 @@ struct ps_model_set {
  */
 int	ps_model_write(const char *path, const struct ps_model *m, char *err,
 	    size_t errlen);
+/*
+ * A part written record by record, as a server writes its store in key
+ * order with no copy of it.  ps_model_out_open() creates path's temporary
+ * with head's header fields and record count head->n (its arrays unused;
+ * format 2 when state is set, as ps_model_write()'s errors).  Then
+ * ps_model_out_put() exactly head->n records, feature ids ascending from 1
+ * (z and nsq ignored in format 1), and ps_model_out_commit(), which fails
+ * with "cannot write 'path': reason" on the first record that could not
+ * be written or a count that differs, and leaves nothing behind then;
+ * commit and abort free the writer.
+ */
+struct ps_model_out;
+int	ps_model_out_open(struct ps_model_out **out, const char *path,
+	    const struct ps_model *head, int state, char *err, size_t errlen);
+void	ps_model_out_put(struct ps_model_out *o, uint64_t fid, float w,
+	    double z, double nsq);
+int	ps_model_out_commit(struct ps_model_out *o, char *err, size_t errlen);
+void	ps_model_out_abort(struct ps_model_out *o);
 /* Read and validate one part; errors read "path: offset N: reason". */
 int	ps_model_read(const char *path, struct ps_model *m, char *err,
 	    size_t errlen);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# train.bats: end-to-end training against Debian's LIBLINEAR, and the
-# failure cases of a running job (a worker or a server dying, bad input).
+# train.bats: end-to-end training against Debian's LIBLINEAR, a large
+# model part, and the failure cases of a running job (a worker or a
+# server dying, bad input).
 
 load helper
 bats_require_minimum_version 1.5.0
@@ -153,6 +154,25 @@ teardown() {
 	[ -s "$BATS_TEST_TMPDIR/d1" ]
 	cmp "$BATS_TEST_TMPDIR/d1" "$BATS_TEST_TMPDIR/d2"
 	[ "$(final_objective "$BATS_TEST_TMPDIR/m1/progress.tsv")" = "$(final_objective "$BATS_TEST_TMPDIR/m2/progress.tsv")" ]
+}
+
+@test "a server saves more keys than it sorts at a time (65536) whole and by feature id: one server's part is two servers' together" {
+	local d=$BATS_TEST_TMPDIR s nnz
+	"$PSKIT_BUILDDIR/tests/bench/ps-gen-libsvm" -r 100000 -f 250000 -z 10 \
+	    > "$d/train" 2>/dev/null
+	for s in 1 2; do
+		run ps-train -q -t 0 -S 1 -s "$s" -l 0.0001 -m 4 -o "$d/m$s" \
+		    "$d/train"
+		assert_success
+	done
+	run ps-ckpt info "$d/m1"
+	assert_line --regexp '^parts	1$'
+	nnz=$(awk -F '\t' '$1 == "nnz" { print $2 }' <<<"$output")
+	[ "$nnz" -gt 65536 ]
+	run ps-ckpt diff "$d/m1" "$d/m2"
+	assert_success
+	assert_line --regexp '^changed	0$'
+	assert_line "nnz_b	$nnz"
 }
 
 @test "a server refuses keys that its ring gives to another server" {

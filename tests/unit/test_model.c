@@ -1,9 +1,10 @@
 /*
  * test_model.c: unit tests of lib/model: the byte layout, write/read round
- * trips (with the file's size and record CRC), every truncation and bit
- * flip of a small file, crafted files with valid checksums but bad
- * contents, merging parts and directories, speed; the same for format 2
- * (weights and optimiser state), and format 1 read as before.
+ * trips (with the file's size and record CRC), a writer given too few or
+ * too many records, every truncation and bit flip of a small file,
+ * crafted files with valid checksums but bad contents, merging parts and
+ * directories, speed; the same for format 2 (weights and optimiser
+ * state), and format 1 read as before.
  */
 #include "config.h"
 
@@ -261,7 +262,48 @@ test_write_rejects_bad_models(void **state)
 	    sizeof err), PS_MODEL_ESYS);
 	assert_non_null(strstr(err, "/nonexistent/dir/a.psm"));
 	ps_model_release(&m);
-	rmdir(dir);
+	assert_int_equal(rmdir(dir), 0);	/* no temporary left */
+	free(dir);
+}
+
+/* Write m's first put records with a writer whose header says m->n. */
+static int
+write_records(const char *path, const struct ps_model *m, size_t put,
+    char *err, size_t errlen)
+{
+	struct ps_model_out *o;
+	size_t i;
+
+	assert_int_equal(ps_model_out_open(&o, path, m, 0, err, errlen), 0);
+	for (i = 0; i < put; i++)
+		ps_model_out_put(o, m->fids[i % m->n], m->w[i % m->n], 0, 0);
+	return ps_model_out_commit(o, err, errlen);
+}
+
+static void
+test_writer_counts_must_match(void **state)
+{
+	char *dir = test_tmp_dir("test_model"), err[256];
+	const char *path = in_dir(dir, "a.psm");
+	struct ps_model m, back;
+
+	model_fill(&m, 5, 2, 3);
+	assert_int_equal(write_records(path, &m, 4, err, sizeof err),
+	    PS_MODEL_EDATA);
+	assert_non_null(strstr(err, "fewer records"));
+	assert_int_equal(write_records(path, &m, 6, err, sizeof err),
+	    PS_MODEL_EDATA);
+	assert_non_null(strstr(err, "more records"));
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(write_records(path, &m, 5, err, sizeof err), 0);
+	assert_int_equal(ps_model_read(path, &back, err, sizeof err), 0);
+	assert_int_equal(back.n, 5);
+	assert_memory_equal(back.fids, m.fids, 5 * sizeof *m.fids);
+	assert_memory_equal(back.w, m.w, 5 * sizeof *m.w);
+	ps_model_release(&back);
+	ps_model_release(&m);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
 	free(dir);
 }
 
@@ -825,6 +867,7 @@ main(void)
 		cmocka_unit_test(test_layout_is_as_documented),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_write_rejects_bad_models),
+		cmocka_unit_test(test_writer_counts_must_match),
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_every_bit_flip_fails),
 		cmocka_unit_test(test_crafted_contents_fail),
