@@ -3,15 +3,21 @@
  * power of two of buckets at most half full, and deletion by shifting the
  * entries after a freed bucket back, so that no tombstones pile up as
  * values come and go (a weight leaves 0 and returns to it many times in a
- * run).
+ * run).  When the table is about to double, and its new buckets would
+ * cost more than 4 bytes for every slot from the array's end up to the
+ * highest slot set, the array grows to that slot instead and takes every
+ * entry of the table (sparse_dense_pays()).
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/bigarray.h"
 #include "util/sparse.h"
 #include "util/xmalloc.h"
+
+#define SPARSE_DENSE_ROUND	1024	/* array entries: a 4 KiB page */
 
 void
 ps_sparse_init(struct ps_sparse *m)
@@ -24,6 +30,7 @@ ps_sparse_release(struct ps_sparse *m)
 {
 	free(m->slots);
 	free(m->vals);
+	ps_bigarray_free(m->dense, m->ndense, sizeof *m->dense);
 	ps_sparse_init(m);
 }
 
@@ -32,7 +39,9 @@ ps_sparse_clear(struct ps_sparse *m)
 {
 	if (m->slots != NULL)
 		memset(m->slots, 0, (m->mask + 1) * sizeof *m->slots);
-	m->count = 0;
+	ps_bigarray_free(m->dense, m->ndense, sizeof *m->dense);
+	m->dense = NULL;
+	m->ndense = m->top = m->tabcount = m->count = 0;
 }
 
 /* The bucket slot's probe starts at. */
@@ -59,7 +68,9 @@ ps_sparse_get(const struct ps_sparse *m, uint32_t slot)
 {
 	size_t b;
 
-	if (m->count == 0)
+	if (slot < m->ndense)
+		return m->dense[slot];
+	if (m->tabcount == 0)
 		return 0.0f;
 	b = sparse_find(m, slot);
 	return m->slots[b] != 0 ? m->vals[b] : 0.0f;
@@ -109,7 +120,58 @@ sparse_remove(struct ps_sparse *m, size_t b)
 		b = next;
 	}
 	m->slots[b] = 0;
+	m->tabcount--;
 	m->count--;
+}
+
+/*
+ * Would the table, doubled (16 buckets the first time), cost more than
+ * an array for the slots from the array's end to the highest one set?
+ */
+static int
+sparse_dense_pays(const struct ps_sparse *m)
+{
+	size_t buckets = m->slots != NULL ? 2 * (m->mask + 1) : 16;
+
+	return buckets * (sizeof *m->slots + sizeof *m->vals) >=
+	    (m->top - m->ndense) * sizeof *m->dense;
+}
+
+/*
+ * Grow the array past the highest slot set, by half at least (the pages
+ * never written never become resident), and move the table's entries.
+ */
+static void
+sparse_densify(struct ps_sparse *m)
+{
+	size_t b, n = m->ndense + m->ndense / 2;
+
+	n = (n > m->top ? n : m->top) + SPARSE_DENSE_ROUND - 1;
+	n -= n % SPARSE_DENSE_ROUND;
+	m->dense = ps_bigarray_resize(m->dense, m->ndense, n,
+	    sizeof *m->dense);
+	m->ndense = n;
+	for (b = 0; m->slots != NULL && b <= m->mask; b++)
+		if (m->slots[b] != 0)
+			m->dense[m->slots[b] - 1] = m->vals[b];
+	free(m->slots);
+	free(m->vals);
+	m->slots = NULL;
+	m->vals = NULL;
+	m->mask = 0;
+	m->tabcount = 0;
+}
+
+/* Set slot (< ndense) in the array, v's bits being bits. */
+static void
+sparse_set_dense(struct ps_sparse *m, uint32_t slot, float v, uint32_t bits)
+{
+	uint32_t old;
+
+	memcpy(&old, &m->dense[slot], sizeof old);
+	m->count -= old != 0;
+	m->count += bits != 0;
+	m->dense[slot] = v;
 }
 
 void
@@ -121,15 +183,29 @@ ps_sparse_set(struct ps_sparse *m, uint32_t slot, float v)
 
 	memcpy(&bits, &v, sizeof bits);
 	zero = bits == 0;	/* +0 only: -0 is held */
-	if (m->count == 0 && zero)
+	if (!zero && slot >= m->top)
+		m->top = (size_t)slot + 1;
+	if (slot < m->ndense) {
+		sparse_set_dense(m, slot, v, bits);
 		return;
-	if (m->slots == NULL || (!zero && 2 * (m->count + 1) > m->mask + 1))
+	}
+	if (m->tabcount == 0 && zero)
+		return;
+	if (!zero &&
+	    (m->slots == NULL || 2 * (m->tabcount + 1) > m->mask + 1)) {
+		if (sparse_dense_pays(m)) {
+			sparse_densify(m);
+			sparse_set_dense(m, slot, v, bits);
+			return;
+		}
 		sparse_grow(m);
+	}
 	b = sparse_find(m, slot);
 	if (m->slots[b] == 0) {
 		if (zero)
 			return;
 		m->slots[b] = slot + 1;
+		m->tabcount++;
 		m->count++;
 	} else if (zero) {
 		sparse_remove(m, b);

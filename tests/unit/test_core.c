@@ -415,8 +415,10 @@ test_bigarray(void **state)
 }
 
 /*
- * sparse: a random mix of sets, zeros among them, against a dense copy;
- * -0 is held apart from +0, and clearing drops every value.
+ * sparse: a random mix of sets, zeros among them, against a dense copy
+ * (a third of the slots held: they move to the array); -0 is held apart
+ * from +0, a slot far past the array goes to the table, and clearing
+ * drops every value.
  */
 static void
 test_sparse(void **state)
@@ -449,6 +451,8 @@ test_sparse(void **state)
 			assert_int_equal(ps_sparse_count(&m), held);
 		}
 	}
+	assert_non_null(m.dense);
+	assert_true(m.ndense >= N / 10);
 	ps_sparse_set(&m, 7, -0.0f);
 	v = ps_sparse_get(&m, 7);
 	assert_true(v == 0 && signbit(v));
@@ -457,6 +461,10 @@ test_sparse(void **state)
 	assert_true(v == 0 && !signbit(v));
 	ps_sparse_set(&m, UINT32_MAX - 1, 2.5f);
 	assert_true(ps_sparse_get(&m, UINT32_MAX - 1) == 2.5f);
+	assert_true(m.ndense < N * 2);
+	held = ps_sparse_count(&m);
+	ps_sparse_set(&m, UINT32_MAX - 1, -1.5f);
+	assert_int_equal(ps_sparse_count(&m), held);
 	ps_sparse_clear(&m);
 	assert_int_equal(ps_sparse_count(&m), 0);
 	assert_true(ps_sparse_get(&m, UINT32_MAX - 1) == 0);
