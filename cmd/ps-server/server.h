@@ -288,7 +288,8 @@ struct job {
 /*
  * What a key costs a server, with room to spare: store.c's arrays (12
  * bytes, 2 more when workers may rejoin, and the momentum's step result
- * and the weight before a round on the keys where they are not 0), the
+ * and the weight before a round on the keys where they are not 0, or 4
+ * bytes each on every key once many are, util/sparse.h), the
  * key table (4 while the keys fit in 32 bits, else 8, and 4-8 of
  * buckets), two workers' cached key lists (2-4 bytes a key each) and a
  * round's frames; peak RSS over keys held measured 35-38 on 4M and 1M
@@ -428,8 +429,6 @@ void	store_copy_key(struct store *dst, const struct store *src,
 	    uint32_t s);
 void	store_sort_by_mark(const struct store *st, uint32_t *slots,
 	    size_t n);
-int	store_save(const struct store *st, const struct job *job,
-	    uint64_t iteration, const char *path, char *err, size_t errlen);
 void	store_sent_reset(struct store *st, uint32_t nworkers);
 void	store_gsmall_reset(struct store *st, double kkt);
 void	store_sent_forget(struct store *st, uint32_t worker);
@@ -443,6 +442,10 @@ void	store_online_end(struct store *st);
 void	store_online_state(struct store *st, int optimizer, double epochs);
 int	store_room(const struct store *st, const uint64_t *keys, size_t n,
 	    uint64_t max_keys, char *err, size_t errlen);
+
+/* storesave.c */
+int	store_save(const struct store *st, const struct job *job,
+	    uint64_t iteration, const char *path, char *err, size_t errlen);
 
 /* Slot s's momentum streak (prox.h), and setting it. */
 static inline uint8_t

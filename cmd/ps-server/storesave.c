@@ -83,8 +83,10 @@ save_chunk(const struct store *st, const struct save_range *r, size_t b0,
 
 	for (i = 0; i < n && j < k; i++) {
 		key = ps_keytab_key(&st->keys, i);
+		if (key < r->lo)
+			continue;
 		bin = (key - r->lo) >> r->shift;
-		if (key < r->lo || bin < b0 || bin >= b1 || !store_saves(st, i))
+		if (bin < b0 || bin >= b1 || !store_saves(st, i))
 			continue;
 		keys[j] = key;
 		slots[j++] = (uint32_t)i;
