@@ -250,6 +250,8 @@ round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
 			}
 		}
 	}
+	/* Down to the distinct keys before the sums take their 16 bytes each. */
+	slots = xreallocarray(slots, n + 1, sizeof *slots);
 	sum = xcalloc(2 * n + 1, sizeof *sum);
 	for (i = 0; i < ch->job.nworkers; i++) {
 		const struct ps_msg *m = &r->pushes[i];
