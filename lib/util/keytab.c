@@ -1,5 +1,5 @@
 /*
- * keytab.c: linear-probing hash table of feature ids, kept at most 7/8
+ * keytab.c: linear-probing hash table of feature ids, kept at most 15/16
  * full; buckets hold slot indices under a tag of the key's hash, and the
  * keys live once, in bykey32 or, from the first key past 32 bits, in
  * bykey.  All three are arrays of their own pages (bigarray.h), so that
@@ -120,11 +120,11 @@ ps_keytab_find(const struct ps_keytab *t, uint64_t key)
 	return t->buckets[b] != 0 ? (long)keytab_slot(t, t->buckets[b]) : -1;
 }
 
-/* Half as many buckets again, and every slot placed anew. */
+/* A quarter as many buckets again, and every slot placed anew. */
 static void
 keytab_grow(struct ps_keytab *t)
 {
-	size_t n = t->nbuckets + t->nbuckets / 2, i, b;
+	size_t n = t->nbuckets + t->nbuckets / 4, i, b;
 
 	ps_bigarray_free(t->buckets, t->nbuckets, sizeof *t->buckets);
 	t->buckets = ps_bigarray_resize(NULL, 0, n, sizeof *t->buckets);
@@ -188,7 +188,7 @@ ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created)
 		return keytab_slot(t, t->buckets[b]);
 	}
 	keytab_put_key(t, key);
-	if (8 * (t->count + 1) > 7 * t->nbuckets) {
+	if (16 * (t->count + 1) > 15 * t->nbuckets) {
 		t->count++;
 		keytab_grow(t);	/* places the new slot too */
 	} else

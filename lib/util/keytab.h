@@ -21,10 +21,11 @@
  * fit in 32 bits (the table then widens all of them): feature ids are
  * mostly small, so that a key costs 4 bytes there and 4 / load in
  * buckets.  The bucket count is any number, not a power of two (a key's
- * home bucket is its hash scaled to it), grown by half when the table is
- * 7/8 full: a load of 0.58 to 0.875, 4.6 to 6.9 bytes a key, where
- * doubling at 3/4 full spent 5.3 to 10.7.  Read a slot's key with
- * ps_keytab_key().
+ * home bucket is its hash scaled to it), grown by a quarter when the
+ * table is 15/16 full: a load of 0.75 to 0.9375, 4.3 to 5.3 bytes a key
+ * (4.8 on average over sizes), where growing by half at 7/8 full spent
+ * 4.6 to 6.9 (5.6) and doubling at 3/4 full 5.3 to 10.7.  Read a slot's
+ * key with ps_keytab_key().
  */
 struct ps_keytab {
 	uint32_t	*buckets;	/* bucket -> tag | slot + 1, 0 = empty */
