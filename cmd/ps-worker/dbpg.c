@@ -21,10 +21,9 @@
  *  3. One iteration of each pass carries the worker's vote on stopping
  *     (stop.c): s + tau + 1 for the pass that starts at s, the first
  *     whose start sees s finished under rule 1 (or the pass's last
- *     iteration, if that comes sooner).  It
- *     looks at the latest pass that has finished, from s - B to s: the
- *     exact objectives at the pass starts up to its end, and its summed
- *     KKT violation.
+ *     iteration, if that comes sooner).  It looks at the latest pass
+ *     that has finished, from s - B to s: the exact objectives at the
+ *     pass starts up to its end, and its summed KKT violation.
  *     If it converged it votes 1, or 2 if that pass also began with
  *     every feature in the KKT active set; else 0.  The servers send back
  *     the lowest vote of all workers, which every worker holds at the
@@ -54,11 +53,10 @@
  *     pass starts since, and stops within the passes (rule 3), and the
  *     verdicts of the blocks those passes did, and reports those
  *     iterations again (the lines its first run printed come again, the
- *     same).  The servers answer those pushes
- *     without applying them twice; a reply to a round whose weights it
- *     already took says so, and leaves the trust radii alone.  It
- *     abstains from votes until it saw both pass starts one looks at, so
- *     the other workers decide.
+ *     same).  The servers answer those pushes without applying them
+ *     twice; a reply to a round whose weights it already took says so,
+ *     and leaves the trust radii alone.  It abstains from votes until it
+ *     saw both pass starts one looks at, so the other workers decide.
  *  7. Checkpoints (cmd/ps-server/checkpoint.c): worker 0 flags the push of
  *     iteration t when t + 1 is a multiple of --checkpoint-every, when
  *     --checkpoint-secs passed since the last flag, or when a server's
