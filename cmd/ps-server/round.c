@@ -81,6 +81,7 @@
 
 #include "algo/prox.h"
 #include "server.h"
+#include "util/kmerge.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -206,78 +207,6 @@ rounds_ring_changed(struct channel *ch)
 }
 
 /*
- * Sum every worker's push in worker order, leaving out keys already marked
- * t + 1 or more (invariant 7); return the slots summed, their sums in *gu
- * (g and u of slots[k] at 2k and 2k + 1: the round's scratch, not kept per
- * key), and the summed loss and lowest vote.  Each push's keys' slots stay
- * in r->slots, for its reply; its keys are freed once looked up and its
- * values once summed (a round's pushes are held until every worker pulled
- * it): the keys are gone before the sums are made.
- */
-static uint32_t *
-round_sum(struct channel *ch, struct round *r, size_t *nslots, double **gu,
-    double *loss, double *vote)
-{
-	struct store *st = &ch->store;
-	size_t total = 0, n = 0, k;
-	uint32_t i, *slots, *kslot;
-	double *sum;
-
-	for (i = 0; i < ch->job.nworkers; i++)
-		total += r->pushes[i].nkeys;
-	slots = xcalloc(total + 1, sizeof *slots);
-	*loss = 0;
-	*vote = INFINITY;
-	for (i = 0; i < ch->job.nworkers; i++) {
-		const struct ps_msg *m = &r->pushes[i];
-		struct ps_dbpg_push push;
-
-		ps_dbpg_push_decode(m, &push);
-		*loss += push.loss;
-		*vote = fmin(*vote, push.vote);
-		free(r->slots[i]);
-		r->slots[i] = kslot = xcalloc(m->nkeys + 1, sizeof *kslot);
-		r->nslots[i] = m->nkeys;
-		store_slots(st, m->keys, m->nkeys, kslot);
-		free(r->pushes[i].keys);	/* the slots stand for them */
-		r->pushes[i].keys = NULL;
-		for (k = 0; k < m->nkeys; k++) {
-			uint32_t s = kslot[k];
-
-			if (st->mark[s] < r->t + 1) {	/* not applied */
-				st->mark[s] = ROUND_COLLECTING + (uint32_t)n;
-				slots[n++] = s;
-			}
-		}
-	}
-	/* Down to the distinct keys before the sums take their 16 bytes each. */
-	slots = xreallocarray(slots, n + 1, sizeof *slots);
-	sum = xcalloc(2 * n + 1, sizeof *sum);
-	for (i = 0; i < ch->job.nworkers; i++) {
-		const struct ps_msg *m = &r->pushes[i];
-
-		for (k = 0; k < m->nkeys; k++) {
-			uint32_t mark = st->mark[r->slots[i][k]], j;
-
-			if (mark < ROUND_COLLECTING)
-				continue;	/* applied before */
-			j = mark - ROUND_COLLECTING;	/* its place */
-			sum[2 * j] += m->vals[2 * k];
-			sum[2 * j + 1] += m->vals[2 * k + 1];
-		}
-	}
-	for (i = 0; i < ch->job.nworkers; i++) {	/* summed: the round */
-		free(r->pushes[i].vals);	/* keeps their slots alone */
-		r->pushes[i].vals = NULL;
-	}
-	for (k = 0; k < n; k++)
-		st->mark[slots[k]] = store_round_mark(r->t);
-	*nslots = n;
-	*gu = sum;
-	return slots;
-}
-
-/*
  * --trace: the keys round r applied here, and (once every replica holds
  * them, at once without replicas) that the next round may be answered.
  */
@@ -334,49 +263,127 @@ round_step(struct channel *ch, uint32_t s, double g, double u)
 }
 
 /*
- * Apply the proximal step to every key the round touched (invariant 2) and
- * send the result to the replicas (6); -1 if one cannot be reached.
+ * Apply slot s's sums g and u in round r (invariant 2): a newton step
+ * round's step (newton.c), else the proximal step and its KKT verdict.
+ */
+static void
+round_apply_key(struct channel *ch, struct round *r, uint32_t s, double g,
+    double u)
+{
+	struct store *st = &ch->store;
+	uint16_t before = 0;
+
+	if (st->keep_prev)	/* failover/rejoin.c */
+		before = store_keep_prev_slot(st, s);
+	if (ch->job.algorithm == PS_ALG_NEWTON) {
+		store_set(st, s, newton_weight(st->w[s], r->result.step, g, u));
+	} else {
+		r->result.kkt += ps_kkt_violation(st->w[s], g, ch->job.lambda);
+		store_set(st, s, round_step(ch, s, g, u));
+		st->flags[s] = (st->flags[s] & (uint8_t)~STORE_GSMALL) |
+		    (fabsf((float)g) <= ch->job.kkt ? STORE_GSMALL : 0);
+	}
+	if (st->keep_prev)
+		store_set_trust_before(st, s, before);
+}
+
+/*
+ * Worker i's push in r: its loss and vote into *loss and *vote, and its
+ * keys' slots into r->slots[i], which stand for its keys in its reply.
+ */
+static void
+round_push_slots(struct channel *ch, struct round *r, uint32_t i,
+    double *loss, double *vote)
+{
+	const struct ps_msg *m = &r->pushes[i];
+	struct ps_dbpg_push push;
+
+	ps_dbpg_push_decode(m, &push);
+	*loss += push.loss;
+	*vote = fmin(*vote, push.vote);
+	free(r->slots[i]);
+	r->slots[i] = xcalloc(m->nkeys + 1, sizeof *r->slots[i]);
+	r->nslots[i] = m->nkeys;
+	store_slots(&ch->store, m->keys, m->nkeys, r->slots[i]);
+}
+
+/*
+ * Sum the workers' pushes key by key, merging their ascending key lists,
+ * each key's in worker order, and apply each sum as it is made
+ * (round_apply_key()), leaving out keys already marked t + 1 or more (invariant 7);
+ * return the slots applied, in key order, and the summed loss and lowest
+ * vote.  No sum outlives its key.  The pushes' keys and values are freed
+ * once walked (a round's pushes are held until every worker pulled it):
+ * their slots stand for them.
+ */
+static uint32_t *
+round_sum_apply(struct channel *ch, struct round *r, size_t *nslots,
+    double *loss, double *vote)
+{
+	struct store *st = &ch->store;
+	uint32_t i, nw = ch->job.nworkers, *slots;
+	size_t total = 0, n = 0, nwhich, j;
+	struct ps_kmerge merge;
+	uint64_t key;
+
+	*loss = 0;
+	*vote = INFINITY;
+	ps_kmerge_init(&merge, nw);
+	for (i = 0; i < nw; i++) {
+		round_push_slots(ch, r, i, loss, vote);
+		ps_kmerge_list(&merge, i, r->pushes[i].keys,
+		    r->pushes[i].nkeys);
+		total += r->pushes[i].nkeys;
+	}
+	slots = xcalloc(total + 1, sizeof *slots);
+	while ((nwhich = ps_kmerge_next(&merge, &key)) > 0) {
+		uint32_t s = r->slots[merge.which[0]][merge.at[merge.which[0]]];
+		double g = 0, u = 0;
+
+		if (st->mark[s] >= r->t + 1)
+			continue;	/* applied before */
+		for (j = 0; j < nwhich; j++) {
+			const float *v = r->pushes[merge.which[j]].vals +
+			    2 * merge.at[merge.which[j]];
+
+			g += v[0];
+			u += v[1];
+		}
+		st->mark[s] = store_round_mark(r->t);
+		slots[n++] = s;
+		round_apply_key(ch, r, s, g, u);
+	}
+	ps_kmerge_release(&merge);
+	for (i = 0; i < nw; i++) {	/* applied: the round keeps their */
+		free(r->pushes[i].keys);	/* slots alone */
+		free(r->pushes[i].vals);
+		r->pushes[i].keys = NULL;
+		r->pushes[i].vals = NULL;
+	}
+	*nslots = n;
+	return xreallocarray(slots, n + 1, sizeof *slots);
+}
+
+/*
+ * Apply every key the round touched (invariant 2) and send the result to
+ * the replicas (6); -1 if one cannot be reached.
  */
 static int
 round_apply(struct channel *ch, struct round *r)
 {
 	struct store *st = &ch->store;
-	double loss, vote, *gu, step = NAN;
-	size_t n, k;
-	uint32_t *slots = round_sum(ch, r, &n, &gu, &loss, &vote);
-	int acks, newton = ch->job.algorithm == PS_ALG_NEWTON;
+	size_t n;
+	uint32_t *slots;
+	int acks;
 
-	r->result.loss = loss;
-	r->result.vote = vote;
 	r->result.l1_before = st->l1;
 	r->result.nnz_before = (double)st->nnz;
 	r->result.kkt = 0;
 	r->result.radius = NAN;
-	if (newton)	/* its step round (newton.c) */
-		step = newton_step(ch, r, &r->result.kkt);
-	r->result.step = step;
-	for (k = 0; k < n; k++) {
-		uint32_t s = slots[k];
-		uint16_t before = 0;
-
-		if (st->keep_prev)	/* failover/rejoin.c */
-			before = store_keep_prev_slot(st, s);
-		if (newton) {
-			store_set(st, s, newton_weight(st->w[s], step,
-			    gu[2 * k], gu[2 * k + 1]));
-		} else {
-			r->result.kkt += ps_kkt_violation(st->w[s], gu[2 * k],
-			    ch->job.lambda);
-			store_set(st, s, round_step(ch, s, gu[2 * k],
-			    gu[2 * k + 1]));
-			st->flags[s] = (st->flags[s] & (uint8_t)~STORE_GSMALL) |
-			    (fabsf((float)gu[2 * k]) <= ch->job.kkt ?
-			    STORE_GSMALL : 0);
-		}
-		if (st->keep_prev)
-			store_set_trust_before(st, s, before);
-	}
-	free(gu);
+	r->result.step = NAN;
+	if (ch->job.algorithm == PS_ALG_NEWTON)	/* its step round */
+		r->result.step = newton_step(ch, r, &r->result.kkt);
+	slots = round_sum_apply(ch, r, &n, &r->result.loss, &r->result.vote);
 	round_trace_apply(ch, r, slots, n);
 	acks = ch->srv->failover->round_done(ch, r->t, slots, n);
 	if (acks == 0)
@@ -509,9 +516,9 @@ rounds_release_held(struct channel *ch)
 
 /*
  * Push key k of worker id's push in round r: its slot here, or -1.  A
- * push round_sum() summed has its slots alone (no ring change, which
+ * push round_sum_apply() summed has its slots alone (no ring change, which
  * rebuilds the store, drops rounds); one that came again after it
- * (invariant 9) has its keys, and takes the slot round_sum() found when
+ * (invariant 9) has its keys, and takes the slot round_sum_apply() found when
  * that still holds its key, saving the hash lookup.
  */
 static long

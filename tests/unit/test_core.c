@@ -21,6 +21,7 @@
 #include "util/bigarray.h"
 #include "util/keyhash.h"
 #include "util/keytab.h"
+#include "util/kmerge.h"
 #include "util/sparse.h"
 #include "util/radix.h"
 #include "util/xmalloc.h"
@@ -187,6 +188,39 @@ test_keyhash_bijection(void **state)
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 	}
 	assert_true(ps_key_mix(1) != ps_key_mix(2));
+}
+
+/* kmerge walks the union of ascending lists once, lowest key first. */
+static void
+test_kmerge(void **state)
+{
+	static const uint64_t a[] = { 1, 4, 9, 10 }, c[] = { 0, 4, 10, 12 };
+	static const uint64_t want[] = { 0, 1, 4, 9, 10, 12 };
+	static const size_t holders[] = { 1, 1, 2, 1, 2, 1 };
+	struct ps_kmerge m;
+	uint64_t key;
+	size_t n, i = 0, j;
+
+	(void)state;
+	ps_kmerge_init(&m, 3);
+	ps_kmerge_list(&m, 0, a, 4);
+	ps_kmerge_list(&m, 1, NULL, 0);	/* an empty list */
+	ps_kmerge_list(&m, 2, c, 4);
+	while ((n = ps_kmerge_next(&m, &key)) > 0) {
+		assert_true(i < 6);
+		assert_true(key == want[i]);
+		assert_int_equal(n, holders[i]);
+		for (j = 0; j < n; j++) {
+			const uint64_t *l = m.which[j] == 0 ? a : c;
+
+			assert_true(j == 0 || m.which[j] > m.which[j - 1]);
+			assert_true(l[m.at[m.which[j]]] == key);
+		}
+		i++;
+	}
+	assert_int_equal(i, 6);
+	assert_int_equal(ps_kmerge_next(&m, &key), 0);	/* stays at the end */
+	ps_kmerge_release(&m);
 }
 
 static void
@@ -484,6 +518,7 @@ main(void)
 		cmocka_unit_test(test_prox_trust_pack),
 		cmocka_unit_test(test_prox_momentum),
 		cmocka_unit_test(test_keyhash_bijection),
+		cmocka_unit_test(test_kmerge),
 		cmocka_unit_test(test_keytab),
 		cmocka_unit_test(test_keytab_widen),
 		cmocka_unit_test(test_keytab_insert_many),

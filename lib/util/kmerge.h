@@ -1,0 +1,37 @@
+/*
+ * kmerge.h: a walk over the union of a few strictly ascending key lists,
+ * one distinct key at a time, telling which lists hold it and where: how
+ * a server sums the pushes of a round (every push's keys ascend, wire.h)
+ * without a map from key to place.
+ */
+#ifndef PS_KMERGE_H
+#define PS_KMERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ps_kmerge {
+	const uint64_t	**keys;		/* [nlists]: ascending; NULL: empty */
+	size_t		 *len;		/* [nlists] */
+	size_t		 *at;		/* [nlists]: the current key's index in
+					   each list that holds it, else the
+					   next key's */
+	uint32_t	 *which;	/* [nwhich]: the lists that hold the
+					   current key, in ascending order */
+	size_t		  nwhich;
+	size_t		  nlists;
+};
+
+/* Set m up for nlists lists, each empty until ps_kmerge_list(). */
+void	ps_kmerge_init(struct ps_kmerge *m, size_t nlists);
+void	ps_kmerge_release(struct ps_kmerge *m);
+/* List i is keys[0..len), strictly ascending. */
+void	ps_kmerge_list(struct ps_kmerge *m, size_t i, const uint64_t *keys,
+	    size_t len);
+/*
+ * Step to the next distinct key, the lowest not yet walked, into *key:
+ * the number of lists that hold it (m->which, m->at), 0 at the end.
+ */
+size_t	ps_kmerge_next(struct ps_kmerge *m, uint64_t *key);
+
+#endif
