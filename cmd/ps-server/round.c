@@ -516,10 +516,10 @@ rounds_release_held(struct channel *ch)
 
 /*
  * Push key k of worker id's push in round r: its slot here, or -1.  A
- * push round_sum_apply() summed has its slots alone (no ring change, which
- * rebuilds the store, drops rounds); one that came again after it
- * (invariant 9) has its keys, and takes the slot round_sum_apply() found when
- * that still holds its key, saving the hash lookup.
+ * push round_sum_apply() summed has its slots alone (no ring change,
+ * which rebuilds the store, drops rounds); one that came again after it
+ * (invariant 9) has its keys, and takes the slot round_sum_apply() found
+ * when that still holds its key, saving the hash lookup.
  */
 static long
 round_key_slot(const struct channel *ch, const struct round *r, uint32_t id,
