@@ -310,11 +310,11 @@ round_push_slots(struct channel *ch, struct round *r, uint32_t i,
 /*
  * Sum the workers' pushes key by key, merging their ascending key lists,
  * each key's in worker order, and apply each sum as it is made
- * (round_apply_key()), leaving out keys already marked t + 1 or more (invariant 7);
- * return the slots applied, in key order, and the summed loss and lowest
- * vote.  No sum outlives its key.  The pushes' keys and values are freed
- * once walked (a round's pushes are held until every worker pulled it):
- * their slots stand for them.
+ * (round_apply_key()), leaving out keys already marked t + 1 or more
+ * (invariant 7); return the slots applied, in key order, and the summed
+ * loss and lowest vote.  No sum outlives its key.  The pushes' keys and
+ * values are freed once walked (a round's pushes are held until every
+ * worker pulled it): their slots stand for them.
  */
 static uint32_t *
 round_sum_apply(struct channel *ch, struct round *r, size_t *nslots,
