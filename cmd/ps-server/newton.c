@@ -40,6 +40,7 @@
 
 #include "algo/newton.h"
 #include "server.h"
+#include "util/kmerge.h"
 #include "util/xmalloc.h"
 
 int
@@ -49,49 +50,56 @@ newton_sums_round(const struct channel *ch, uint64_t t)
 }
 
 /*
+ * r->pos[i][k]: the place of the k-th key of worker i's push among the
+ * distinct keys of round r's pushes, in key order (a merge of their
+ * ascending key lists); return how many there are.
+ */
+static size_t
+newton_places(struct round *r, uint32_t nw)
+{
+	struct ps_kmerge merge;
+	size_t n = 0, nwhich, j;
+	uint64_t key;
+	uint32_t i;
+
+	r->pos = xcalloc(nw, sizeof *r->pos);
+	ps_kmerge_init(&merge, nw);
+	for (i = 0; i < nw; i++) {
+		r->pos[i] = xcalloc(r->pushes[i].nkeys + 1, sizeof *r->pos[i]);
+		ps_kmerge_list(&merge, i, r->pushes[i].keys,
+		    r->pushes[i].nkeys);
+	}
+	for (; (nwhich = ps_kmerge_next(&merge, &key)) > 0; n++)
+		for (j = 0; j < nwhich; j++)
+			r->pos[merge.which[j]][merge.at[merge.which[j]]] =
+			    (uint32_t)n;
+	ps_kmerge_release(&merge);
+	return n;
+}
+
+/*
  * Every worker pushed sums round r: add their values up, key by key, in
  * worker order, into r->sums (2 per key), r->pos[i][k] saying where the
- * k-th key of worker i's push went.  The store's marks serve as the map
- * while it is built, and are put back.
+ * k-th key of worker i's push went.
  */
 void
 newton_gather(struct channel *ch, struct round *r)
 {
-	struct store *st = &ch->store;
-	uint32_t i, nw = ch->job.nworkers, *slots, *saved, s;
-	size_t total = 0, n = 0, k;
+	uint32_t i, nw = ch->job.nworkers;
+	size_t n, k;
 	struct ps_newton_grad_push push;
 
-	for (i = 0; i < nw; i++)
-		total += r->pushes[i].nkeys;
-	slots = xcalloc(total + 1, sizeof *slots);
-	saved = xcalloc(total + 1, sizeof *saved);
-	r->pos = xcalloc(nw, sizeof *r->pos);
 	r->result.loss = 0;
 	r->result.vote = INFINITY;
 	r->result.radius = NAN;
 	for (i = 0; i < nw; i++) {
-		const struct ps_msg *m = &r->pushes[i];
-
-		ps_newton_grad_push_decode(m, &push);
+		ps_newton_grad_push_decode(&r->pushes[i], &push);
 		r->result.loss += push.base.loss;
 		r->result.vote = fmin(r->result.vote, push.base.vote);
 		if (isnan(r->result.radius))	/* the first known */
 			r->result.radius = push.radius;
-		r->pos[i] = xcalloc(m->nkeys + 1, sizeof *r->pos[i]);
-		store_slots(st, m->keys, m->nkeys, r->pos[i]);
-		for (k = 0; k < m->nkeys; k++) {
-			s = r->pos[i][k];
-			if (st->mark[s] < ROUND_COLLECTING) {
-				saved[n] = st->mark[s];
-				st->mark[s] = ROUND_COLLECTING + (uint32_t)n;
-				slots[n++] = s;
-			}
-			r->pos[i][k] = st->mark[s] - ROUND_COLLECTING;
-		}
 	}
-	for (k = 0; k < n; k++)
-		st->mark[slots[k]] = saved[k];
+	n = newton_places(r, nw);
 	r->sums = xcalloc(2 * n + 1, sizeof *r->sums);
 	for (i = 0; i < nw; i++) {
 		const struct ps_msg *m = &r->pushes[i];
@@ -101,8 +109,6 @@ newton_gather(struct channel *ch, struct round *r)
 			r->sums[2 * r->pos[i][k] + 1] += m->vals[2 * k + 1];
 		}
 	}
-	free(slots);
-	free(saved);
 	r->result.l1_before = r->result.l1_after = ch->store.l1;
 	r->result.nnz_before = r->result.nnz_after = (double)ch->store.nnz;
 	r->result.kkt = NAN;

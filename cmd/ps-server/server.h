@@ -194,13 +194,6 @@ struct round {
 	TAILQ_ENTRY(round)	 entry;
 };
 
-/*
- * While a round's keys are gathered (round.c, newton.c), a slot's mark is
- * ROUND_COLLECTING plus its place in the round's sums: above every round's
- * mark (t + 1 <= 2^31 - 1, PS_ROUND_MAX), and a round sums fewer than
- * 2^31 keys (a channel holds at most SERVER_KEYS_MAX).
- */
-#define ROUND_COLLECTING	(UINT32_C(1) << 31)
 TAILQ_HEAD(round_list, round);
 
 /* onlineack.c: an sgd push applied here not yet held by every replica. */
