@@ -340,7 +340,7 @@ round_sum_apply(struct channel *ch, struct round *r, size_t *nslots,
 		uint32_t s = r->slots[merge.which[0]][merge.at[merge.which[0]]];
 		double g = 0, u = 0;
 
-		if (st->mark[s] >= r->t + 1)
+		if (store_mark(st, s) >= r->t + 1)
 			continue;	/* applied before */
 		for (j = 0; j < nwhich; j++) {
 			const float *v = r->pushes[merge.which[j]].vals +
@@ -349,7 +349,7 @@ round_sum_apply(struct channel *ch, struct round *r, size_t *nslots,
 			g += v[0];
 			u += v[1];
 		}
-		st->mark[s] = store_round_mark(r->t);
+		store_set_mark(st, s, store_round_mark(r->t));
 		slots[n++] = s;
 		round_apply_key(ch, r, s, g, u);
 	}
@@ -441,7 +441,7 @@ round_reply_weight_before(struct channel *ch, uint32_t slot, uint64_t r,
 {
 	const struct store *st = &ch->store;
 
-	if (!st->keep_prev || st->mark[slot] <= r) {
+	if (!st->keep_prev || store_mark(st, slot) <= r) {
 		*trust = ps_trust_unpack(st->trust[slot]);
 		return round_reply_weight(ch, slot, 0);
 	}
@@ -734,7 +734,7 @@ round_settled(struct channel *ch, struct round *r, uint32_t id)
 		return 0;	/* a sums round always sums again (newton.c) */
 	for (k = 0; k < m->nkeys; k++)
 		if ((s = ps_keytab_find(&st->keys, m->keys[k])) < 0 ||
-		    st->mark[s] < r->t + 1)
+		    store_mark(st, (size_t)s) < r->t + 1)
 			return 0;
 	if (r->has_result)
 		return 1;

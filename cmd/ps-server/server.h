@@ -38,6 +38,7 @@
 #include "util/clock.h"
 #include "util/keytab.h"
 #include "util/sparse.h"
+#include "util/stamp16.h"
 #include "util/trace.h"
 #include "wire/auth.h"
 #include "wire/conn.h"
@@ -117,8 +118,8 @@ struct store {
 	struct ps_keytab	 keys;
 	float			*w;		/* weight */
 	uint16_t		*trust;		/* trust radius (ps_trust_pack()) */
-	uint32_t		*mark;		/* last round (t + 1) that touched
-						   the slot (store_round_mark()) */
+	struct ps_stamp16	 mark;		/* last round (t + 1) that touched
+						   the slot (store_mark()) */
 	uint8_t			*flags;		/* STORE_GSMALL: the gradient sum of
 						   the slot's last round was within
 						   the KKT threshold (round.c, 3), as
@@ -420,6 +421,7 @@ float	store_get(const struct store *st, uint64_t key);
 void	store_set(struct store *st, uint32_t slot, float w);
 void	store_copy_key(struct store *dst, const struct store *src,
 	    uint32_t s);
+void	store_set_mark(struct store *st, uint32_t s, uint64_t mark);
 void	store_sort_by_mark(const struct store *st, uint32_t *slots,
 	    size_t n);
 void	store_sent_reset(struct store *st, uint32_t nworkers);
@@ -457,16 +459,28 @@ store_set_streak(struct store *st, uint32_t s, uint8_t streak)
  * A slot's mark for round t, and back: t <= PS_ROUND_MAX, or UINT64_MAX
  * for none (how a copy of a key that no round touched is stamped).
  */
-static inline uint32_t
+static inline uint64_t
 store_round_mark(uint64_t t)
 {
-	return t == UINT64_MAX ? 0 : (uint32_t)(t + 1);
+	return t == UINT64_MAX ? 0 : t + 1;
 }
 
 static inline uint64_t
-store_mark_round(uint32_t mark)
+store_mark_round(uint64_t mark)
 {
-	return mark == 0 ? UINT64_MAX : (uint64_t)mark - 1;
+	return mark == 0 ? UINT64_MAX : mark - 1;
+}
+
+/*
+ * Slot s's mark: the last round that touched it plus one, or 0 for none
+ * (stamp16.h: also for a round more than PS_STAMP16_KEEP before the
+ * store's newest mark, which every round in progress, replayed or kept
+ * (ROUND_HISTORY) is after).
+ */
+static inline uint64_t
+store_mark(const struct store *st, size_t s)
+{
+	return ps_stamp16_get(&st->mark, s);
 }
 
 /* startmodel.c */

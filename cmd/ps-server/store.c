@@ -28,6 +28,7 @@ store_init(struct store *st)
 	ps_sparse_init(&st->xprox);
 	ps_sparse_init(&st->wprev);
 	ps_sparse_init(&st->trustprev);
+	ps_stamp16_init(&st->mark, NULL);
 }
 
 void
@@ -36,7 +37,7 @@ store_release(struct store *st)
 	ps_keytab_release(&st->keys);
 	ps_bigarray_free(st->w, st->cap, sizeof *st->w);
 	ps_bigarray_free(st->trust, st->cap, sizeof *st->trust);
-	ps_bigarray_free(st->mark, st->cap, sizeof *st->mark);
+	ps_bigarray_free(st->mark.v, st->cap, sizeof *st->mark.v);
 	ps_bigarray_free(st->flags, st->cap, sizeof *st->flags);
 	ps_sparse_release(&st->xprox);
 	ps_sparse_release(&st->wprev);
@@ -64,7 +65,8 @@ store_grow(struct store *st, size_t n)
 	st->w = ps_bigarray_resize(st->w, st->cap, cap, sizeof *st->w);
 	st->trust = ps_bigarray_resize(st->trust, st->cap, cap,
 	    sizeof *st->trust);
-	st->mark = ps_bigarray_resize(st->mark, st->cap, cap, sizeof *st->mark);
+	st->mark.v = ps_bigarray_resize(st->mark.v, st->cap, cap,
+	    sizeof *st->mark.v);
 	st->flags = ps_bigarray_resize(st->flags, st->cap, cap,
 	    sizeof *st->flags);
 	if (st->nsent > 0)
@@ -90,7 +92,7 @@ store_new_slot(struct store *st, uint32_t s)
 		store_grow(st, s);
 	st->w[s] = 0;
 	st->trust[s] = ps_trust_pack(PS_TRUST_INIT);
-	st->mark[s] = 0;
+	st->mark.v[s] = 0;	/* none */
 	st->flags[s] = STORE_GSMALL | STORE_GSMALL_PREV;	/* streak 0 */
 	for (k = 0; k < st->nsent; k++)
 		st->sent[(size_t)s * st->nsent + k] = 0;
@@ -249,7 +251,7 @@ store_copy_key(struct store *dst, const struct store *src, uint32_t s)
 	store_set(dst, d, src->w[s]);
 	dst->trust[d] = src->trust[s];
 	dst->flags[d] = src->flags[s];
-	dst->mark[d] = src->mark[s];
+	store_set_mark(dst, d, store_mark(src, s));
 	if (dst->keep_prev)	/* dst's state before, as it was */
 		store_set_trust_before(dst, d, before);
 	ps_sparse_set(&dst->xprox, d, ps_sparse_get(&src->xprox, s));
@@ -340,11 +342,19 @@ store_online_state(struct store *st, int optimizer, double epochs)
 	st->epochs = epochs;
 }
 
+/* Set slot s's round mark (store_mark()). */
+void
+store_set_mark(struct store *st, uint32_t s, uint64_t mark)
+{
+	ps_stamp16_set(&st->mark, s, mark, ps_keytab_count(&st->keys));
+}
+
 static int
 store_mark_cmp(const void *a, const void *b, void *arg)
 {
-	const uint32_t *mark = arg;
-	uint32_t x = mark[*(const uint32_t *)a], y = mark[*(const uint32_t *)b];
+	const struct store *st = arg;
+	uint64_t x = store_mark(st, *(const uint32_t *)a);
+	uint64_t y = store_mark(st, *(const uint32_t *)b);
 
 	return (x > y) - (x < y);
 }
@@ -353,7 +363,7 @@ store_mark_cmp(const void *a, const void *b, void *arg)
 void
 store_sort_by_mark(const struct store *st, uint32_t *slots, size_t n)
 {
-	qsort_r(slots, n, sizeof *slots, store_mark_cmp, (void *)st->mark);
+	qsort_r(slots, n, sizeof *slots, store_mark_cmp, (void *)st);
 }
 
 /*

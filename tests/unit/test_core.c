@@ -22,6 +22,7 @@
 #include "util/keyhash.h"
 #include "util/keytab.h"
 #include "util/kmerge.h"
+#include "util/stamp16.h"
 #include "util/sparse.h"
 #include "util/radix.h"
 #include "util/xmalloc.h"
@@ -221,6 +222,39 @@ test_kmerge(void **state)
 	assert_int_equal(i, 6);
 	assert_int_equal(ps_kmerge_next(&m, &key), 0);	/* stays at the end */
 	ps_kmerge_release(&m);
+}
+
+/* stamp16 reads back every stamp within PS_STAMP16_KEEP of the newest. */
+static void
+test_stamp16(void **state)
+{
+	uint16_t v[4] = { 0 };
+	struct ps_stamp16 s;
+
+	(void)state;
+	ps_stamp16_init(&s, v);
+	ps_stamp16_set(&s, 0, 1, 4);
+	ps_stamp16_set(&s, 1, 40000, 4);
+	ps_stamp16_set(&s, 2, 65535, 4);	/* the last to fit the base */
+	assert_true(ps_stamp16_get(&s, 0) == 1 && s.base == 1);
+	assert_true(ps_stamp16_get(&s, 2) == 65535);
+	assert_true(ps_stamp16_get(&s, 3) == 0);	/* none */
+	ps_stamp16_set(&s, 2, 70000, 4);	/* moves the base */
+	assert_true(ps_stamp16_get(&s, 0) == 0);	/* too old: none */
+	assert_true(ps_stamp16_get(&s, 1) == 40000);
+	assert_true(ps_stamp16_get(&s, 2) == 70000);
+	ps_stamp16_set(&s, 3, 5, 4);		/* too old to hold */
+	assert_true(ps_stamp16_get(&s, 3) == 0);
+	ps_stamp16_set(&s, 0, 70000 - PS_STAMP16_KEEP, 4);
+	assert_true(ps_stamp16_get(&s, 0) == 70000 - PS_STAMP16_KEEP);
+	ps_stamp16_set(&s, 3, 200000, 4);
+	assert_true(ps_stamp16_get(&s, 0) == 0 && ps_stamp16_get(&s, 1) == 0);
+	assert_true(ps_stamp16_get(&s, 2) == 0);
+	assert_true(ps_stamp16_get(&s, 3) == 200000);
+	ps_stamp16_set(&s, 1, 200000 - PS_STAMP16_KEEP, 4);
+	assert_true(ps_stamp16_get(&s, 1) == 200000 - PS_STAMP16_KEEP);
+	ps_stamp16_set(&s, 1, 0, 4);
+	assert_true(ps_stamp16_get(&s, 1) == 0);
 }
 
 static void
@@ -519,6 +553,7 @@ main(void)
 		cmocka_unit_test(test_prox_momentum),
 		cmocka_unit_test(test_keyhash_bijection),
 		cmocka_unit_test(test_kmerge),
+		cmocka_unit_test(test_stamp16),
 		cmocka_unit_test(test_keytab),
 		cmocka_unit_test(test_keytab_widen),
 		cmocka_unit_test(test_keytab_insert_many),

@@ -41,10 +41,10 @@ handoff_to(struct channel *ch, const struct store *st, size_t q,
 	store_sort_by_mark(st, slots, n);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && j - i < HANDOFF_CHUNK &&
-		    st->mark[slots[j]] == st->mark[slots[i]]; j++)
+		    store_mark(st, slots[j]) == store_mark(st, slots[i]); j++)
 			continue;
 		frames = replica_send_store(ch, st, q,
-		    store_mark_round(st->mark[slots[i]]),
+		    store_mark_round(store_mark(st, slots[i])),
 		    PS_REPLICATE_HANDOFF, slots + i, j - i);
 		if (frames < 0) {
 			log_warnx("channel %u: cannot hand %zu keys over to %s",
@@ -142,12 +142,13 @@ handoff_apply(struct channel *ch, const struct ps_msg *m,
 		}
 		have = ps_keytab_find(&st->keys, m->keys[k]);
 		if (!rep->online && have >= 0 &&
-		    st->mark[have] >= store_round_mark(m->timestamp))
+		    store_mark(st, (size_t)have) >=
+		    store_round_mark(m->timestamp))
 			continue;
 		s = store_slot(st, m->keys[k]);
 		replica_set_key(st, s, m, k, rep->online);
 		if (!rep->online)
-			st->mark[s] = store_round_mark(m->timestamp);
+			store_set_mark(st, s, store_round_mark(m->timestamp));
 		took[n] = m->keys[k];
 		slots[n++] = s;
 	}

@@ -366,20 +366,22 @@ replica_copy(struct channel *ch, uint64_t t, const uint32_t *slots, size_t n)
 void
 replica_resync(struct channel *ch)
 {
-	const uint32_t *mark = ch->store.mark;
-	size_t n = ps_keytab_count(&ch->store.keys), i, j;
+	const struct store *st = &ch->store;
+	size_t n = ps_keytab_count(&st->keys), i, j;
 	uint32_t *slots = xcalloc(n + 1, sizeof *slots);
 	struct ps_replicate rep = { .kind = PS_REPLICATE_RESYNC,
-	    .online = ch->store.z != NULL ? ch->store.optimizer : 0 };
+	    .online = st->z != NULL ? st->optimizer : 0 };
 
 	for (i = 0; i < n; i++)
 		slots[i] = (uint32_t)i;
-	store_sort_by_mark(&ch->store, slots, n);
+	store_sort_by_mark(st, slots, n);
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && mark[slots[j]] == mark[slots[i]]; j++)
+		for (j = i + 1; j < n &&
+		    store_mark(st, slots[j]) == store_mark(st, slots[i]); j++)
 			continue;
-		if (replica_send_slots(ch, store_mark_round(mark[slots[i]]),
-		    &rep, slots + i, j - i) < 0) {
+		if (replica_send_slots(ch,
+		    store_mark_round(store_mark(st, slots[i])), &rep,
+		    slots + i, j - i) < 0) {
 			log_warnx("channel %u: a replica cannot be reached; "
 			    "its copies are not restored", ch->id);
 			break;
@@ -507,7 +509,8 @@ replica_store(struct server *srv, struct channel *ch, const struct ps_msg *m,
 	for (k = 0; k < m->nkeys; k++) {
 		replica_set_key(st, slots[k], m, k, rep->online);
 		if (!rep->online)
-			st->mark[slots[k]] = store_round_mark(m->timestamp);
+			store_set_mark(st, slots[k],
+			    store_round_mark(m->timestamp));
 	}
 	free(slots);
 	if (!rep->online)

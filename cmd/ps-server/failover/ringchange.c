@@ -9,7 +9,9 @@
  * segment.  Keys whose new primary is another live server are also sent
  * to it (handoff.c).
  *
- * When a key is in both stores, the copy whose round mark is later wins.
+ * When a key is in both stores, the copy whose round mark is later wins
+ * (two marks too old to keep, store_mark(), tie, and the serving copy
+ * stays: a copy followed every round since, so both hold the same).
  * An sgd job's keys keep their optimiser state (z, n), and its servers
  * first tell each other how far each worker's pushes they applied
  * (replica.c, invariant 7).
@@ -59,7 +61,8 @@ ringchange_sort(const struct server *srv, const struct store *from,
 		default: continue;
 		}
 		have = ps_keytab_find(&to->keys, key);
-		if (have >= 0 && to->mark[have] >= from->mark[i])
+		if (have >= 0 &&
+		    store_mark(to, (size_t)have) >= store_mark(from, i))
 			continue;
 		store_copy_key(to, from, (uint32_t)i);
 		moved[to == serve]++;
