@@ -64,7 +64,9 @@ kill_worker() {
 		sleep 0.1	# just started again
 	done
 	[ -n "$pid" ] || { echo "no worker $2 running" >&2;
-		ps -o pid,ppid,args --ppid "$tp" >&2; return 1; }
+		ps -o pid,ppid,args --ppid "$tp" >&2
+		tail -n 3 "$tsv" >&2
+		cat "$BATS_TEST_TMPDIR/$1.out.err" >&2; return 1; }
 	echo "kill -9 worker $2 (pid $pid) at line $3"
 	kill -9 "$pid"
 }
