@@ -59,7 +59,6 @@ newton_places(struct round *r, uint32_t nw)
 {
 	struct ps_kmerge merge;
 	size_t n = 0, nwhich, j;
-	uint64_t key;
 	uint32_t i;
 
 	r->pos = xcalloc(nw, sizeof *r->pos);
@@ -69,7 +68,7 @@ newton_places(struct round *r, uint32_t nw)
 		ps_kmerge_list(&merge, i, r->pushes[i].keys,
 		    r->pushes[i].nkeys);
 	}
-	for (; (nwhich = ps_kmerge_next(&merge, &key)) > 0; n++)
+	for (; (nwhich = ps_kmerge_next(&merge)) > 0; n++)
 		for (j = 0; j < nwhich; j++)
 			r->pos[merge.which[j]][merge.at[merge.which[j]]] =
 			    (uint32_t)n;

@@ -100,8 +100,8 @@ usage(int status)
 }
 
 /*
- * A round's scratch (its sums, its pushes' slots and values: megabytes at
- * a time on a big job) is freed when the round ends.  glibc raises its
+ * A round's scratch (its pushes' keys, slots and values: megabytes at a
+ * time on a big job) is freed when the round ends.  glibc raises its
  * mmap threshold to the size of the first such block freed and serves
  * later ones from the heap, which keeps them resident; fixed thresholds
  * give each back at once.  A gen-4m server peaked 6% lower with them

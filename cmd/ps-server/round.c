@@ -324,7 +324,6 @@ round_sum_apply(struct channel *ch, struct round *r, size_t *nslots,
 	uint32_t i, nw = ch->job.nworkers, *slots;
 	size_t total = 0, n = 0, nwhich, j;
 	struct ps_kmerge merge;
-	uint64_t key;
 
 	*loss = 0;
 	*vote = INFINITY;
@@ -336,7 +335,7 @@ round_sum_apply(struct channel *ch, struct round *r, size_t *nslots,
 		total += r->pushes[i].nkeys;
 	}
 	slots = xcalloc(total + 1, sizeof *slots);
-	while ((nwhich = ps_kmerge_next(&merge, &key)) > 0) {
+	while ((nwhich = ps_kmerge_next(&merge)) > 0) {
 		uint32_t s = r->slots[merge.which[0]][merge.at[merge.which[0]]];
 		double g = 0, u = 0;
 

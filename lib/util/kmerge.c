@@ -45,7 +45,7 @@ ps_kmerge_list(struct ps_kmerge *m, size_t i, const uint64_t *keys,
 }
 
 size_t
-ps_kmerge_next(struct ps_kmerge *m, uint64_t *key)
+ps_kmerge_next(struct ps_kmerge *m)
 {
 	uint64_t low = UINT64_MAX;
 	size_t i, j;
@@ -68,6 +68,5 @@ ps_kmerge_next(struct ps_kmerge *m, uint64_t *key)
 		if (k == low)
 			m->which[m->nwhich++] = (uint32_t)i;
 	}
-	*key = low;
 	return m->nwhich;
 }

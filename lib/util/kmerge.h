@@ -29,9 +29,9 @@ void	ps_kmerge_release(struct ps_kmerge *m);
 void	ps_kmerge_list(struct ps_kmerge *m, size_t i, const uint64_t *keys,
 	    size_t len);
 /*
- * Step to the next distinct key, the lowest not yet walked, into *key:
- * the number of lists that hold it (m->which, m->at), 0 at the end.
+ * Step to the next distinct key, the lowest not yet walked: the number of
+ * lists that hold it (m->which, m->at), 0 at the end.
  */
-size_t	ps_kmerge_next(struct ps_kmerge *m, uint64_t *key);
+size_t	ps_kmerge_next(struct ps_kmerge *m);
 
 #endif
