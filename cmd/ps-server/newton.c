@@ -162,13 +162,15 @@ newton_sums_reply(const struct channel *ch, const struct round *r,
 }
 
 /*
- * Step round r: the step the workers' parts choose, and their summed KKT
- * violation at w in *kkt.
+ * Step round r: the step the workers' parts choose, their summed KKT
+ * violation at w in *kkt and F at the step, as their trials sum it, in
+ * *fstep (F at w when the step is 0).
  */
 double
-newton_step(const struct channel *ch, const struct round *r, double *kkt)
+newton_step(const struct channel *ch, const struct round *r, double *kkt,
+    double *fstep)
 {
-	double f0 = 0, pred = 0, trial[PS_NEWTON_TRIALS] = { 0 };
+	double f0 = 0, pred = 0, trial[PS_NEWTON_TRIALS] = { 0 }, step, s;
 	struct ps_newton_push push;
 	uint32_t i;
 	size_t k;
@@ -182,7 +184,12 @@ newton_step(const struct channel *ch, const struct round *r, double *kkt)
 		for (k = 0; k < PS_NEWTON_TRIALS; k++)
 			trial[k] += push.trial[k];
 	}
-	return ps_newton_step(f0, pred, trial, PS_NEWTON_TRIALS);
+	step = ps_newton_step(f0, pred, trial, PS_NEWTON_TRIALS);
+	*fstep = f0;
+	for (k = 0, s = 1; k < PS_NEWTON_TRIALS; k++, s /= 2)
+		if (s == step)
+			*fstep = trial[k];
+	return step;
 }
 
 /* A key's weight after the step: dbar is its summed d over its holders. */

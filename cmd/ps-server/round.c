@@ -371,6 +371,7 @@ static int
 round_apply(struct channel *ch, struct round *r)
 {
 	struct store *st = &ch->store;
+	double fstep = NAN;
 	size_t n;
 	uint32_t *slots;
 	int acks;
@@ -381,8 +382,10 @@ round_apply(struct channel *ch, struct round *r)
 	r->result.radius = NAN;
 	r->result.step = NAN;
 	if (ch->job.algorithm == PS_ALG_NEWTON)	/* its step round */
-		r->result.step = newton_step(ch, r, &r->result.kkt);
+		r->result.step = newton_step(ch, r, &r->result.kkt, &fstep);
 	slots = round_sum_apply(ch, r, &n, &r->result.loss, &r->result.vote);
+	if (ch->job.algorithm == PS_ALG_NEWTON)	/* (msg_round.h) */
+		r->result.loss = fstep;
 	round_trace_apply(ch, r, slots, n);
 	acks = ch->srv->failover->round_done(ch, r->t, slots, n);
 	if (acks == 0)

@@ -577,7 +577,7 @@ int	newton_stale(const struct channel *ch, const struct round *r);
 void	newton_sums_reply(const struct channel *ch, const struct round *r,
 	    uint32_t id, struct ps_msg *reply);
 double	newton_step(const struct channel *ch, const struct round *r,
-	    double *kkt);
+	    double *kkt, double *fstep);
 float	newton_weight(float w, double step, double dsum, double holders);
 float	round_reply_weight_before(struct channel *ch, uint32_t slot,
 	    uint64_t r, float *trust);

@@ -318,7 +318,6 @@ struct newton {
 	double		 loss;		/* the rows' loss at w */
 	double		 f, nnz;	/* F(w) and non-zero weights */
 	double		 fprev;		/* F at the iteration before */
-	double		 chgprev;	/* its relative change of F */
 	double		 kktref;	/* the largest violation seen */
 	double		 radius;	/* trust radius (newton.h); NAN: not
 					   known yet (came back) */

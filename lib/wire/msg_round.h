@@ -102,7 +102,9 @@ struct ps_newton_push {
  * their KKT violation before the step (prox.h), the stopping measure.
  */
 struct ps_round_result {
-	double	 loss;		/* NAN: the worker takes another server's */
+	double	 loss;		/* NAN: the worker takes another server's;
+				   a newton step round's: F at the step
+				   taken, as the workers' trials sum it */
 	double	 l1_before;
 	double	 nnz_before;
 	double	 l1_after;
