@@ -26,6 +26,7 @@
 
 #define SERVE_TICK_MS	20	/* how often timeouts are checked */
 #define SERVE_ZK_SESSION_MS	2000	/* default ZooKeeper session timeout */
+#define SERVE_STOP_S	10	/* a shutdown's limit: then SIGALRM ends it */
 
 /* serve's options beyond what struct coord keeps. */
 struct serve_opts {
@@ -57,13 +58,26 @@ serve_tick_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/*
+ * Leave the loop and shut down; should that take SERVE_STOP_S (a ZooKeeper
+ * that does not answer the session's close), SIGALRM's default action
+ * ends the process, so that whoever stopped it need not stand guard.
+ */
+static void
+serve_stop(struct coord *co)
+{
+	(void)signal(SIGALRM, SIG_DFL);
+	(void)alarm(SERVE_STOP_S);
+	event_base_loopbreak(co->base);
+}
+
 static void
 serve_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct coord *co = arg;
 
 	log_info("signal %d: shutting down", (int)sig);
-	event_base_loopbreak(co->base);
+	serve_stop(co);
 }
 
 static void	serve_listen(struct coord *co);
@@ -250,7 +264,7 @@ serve_orphaned_cb(void *arg)
 
 	log_warnx("the launcher is gone (standard input closed): shutting "
 	    "down");
-	event_base_loopbreak(co->base);
+	serve_stop(co);
 }
 
 /* Serve the loaded ring: listen, and check timeouts. */

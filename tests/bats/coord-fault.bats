@@ -160,10 +160,10 @@ same_auc() {
 
 @test "a coordinator stopped for longer than its timeout, then woken, declares nobody dead" {
 	# Stopped 0.2 s after the workers start, woken 1 s later: twice
-	# its timeout, and well before the job ends: a9a to 2000 iterations
-	# (no stop rule) is about 3 s of work, where the default job may be
-	# done by then.
-	local long=(-A dbpg -e 0 -m 2000)
+	# its timeout, and well before the job ends: a9a to 5000 iterations
+	# (no stop rule) is about 3 s of work (2000 took 1.25 s, and ended
+	# before the wake), where the default job may be done by then.
+	local long=(-A dbpg -e 0 -m 5000)
 	ps-train -q --tsv --no-auth -o "$BATS_TEST_TMPDIR/ref.model" \
 	    "${long[@]}" "$A9A" 2>&1 >/dev/null 3>&- |
 	    awk -F'\t' '$1 == "objective" { print $2 }' >"$BATS_TEST_TMPDIR/ref"
