@@ -252,3 +252,23 @@ none_alive() {
 	refute_output --partial removed
 	[ "$(ls "$tmp")" = "${kept##*/}" ] && [ -f "$kept/worker-0.tsv" ]
 }
+
+@test "a job directory used again (-j) gives the new job's model alone: no part, progress line or summary of the last" {
+	local job=$BATS_TEST_TMPDIR/job
+	run ps-train -q -s 3 -m 4 -j "$job" -o "$BATS_TEST_TMPDIR/m3" "$SAMPLE"
+	assert_success
+	run ps-train -q --tsv -s 2 -m 3 -j "$job" -o "$BATS_TEST_TMPDIR/m2" "$SAMPLE"
+	assert_success
+	assert_line --regexp '^iterations	4$'	# 0 to 3
+	[ "$(ls "$BATS_TEST_TMPDIR/m2")" = "$(printf 'part-0.psm\npart-1.psm\nprogress.tsv\nring')" ]
+	run ps-ckpt info "$BATS_TEST_TMPDIR/m2"
+	assert_success
+	assert_line --regexp '^servers	2$'
+	# A header and iterations 0 to 3, once each.
+	[ "$(cut -f1 "$BATS_TEST_TMPDIR/m2/progress.tsv" | tr '\n' ' ')" = "iter 0 1 2 3 " ]
+	[ "$(grep -c '^iter' "$job/worker-0.tsv")" -eq 1 ]
+	run ps-train -q -j "$job" -I "$job/model" -o "$BATS_TEST_TMPDIR/m4" "$SAMPLE"
+	[ "$status" -eq 64 ]
+	assert_output --partial "is in the job directory's model/"
+	[ ! -e "$BATS_TEST_TMPDIR/m4" ]
+}
