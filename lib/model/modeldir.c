@@ -145,7 +145,11 @@ modeldir_write(int fd, const char *buf, size_t n)
 	return 0;
 }
 
-/* Copy the file from to the new file to, synced; 0 or -1 with errno. */
+/*
+ * Copy the file from to the new file to, its writeback begun: the caller
+ * syncs it (modeldir_sync()) once every file is copied, so that their
+ * writes go to the disk together; 0 or -1 with errno.
+ */
 static int
 modeldir_copy(const char *from, const char *to)
 {
@@ -163,14 +167,30 @@ modeldir_copy(const char *from, const char *to)
 	}
 	while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0)
 		rc = n < 0 ? -1 : modeldir_write(out, buf, (size_t)n);
+	/* A hint: modeldir_sync() waits and sees any failure. */
 	if (rc == 0)
-		rc = fsync(out);
+		(void)sync_file_range(out, 0, 0, SYNC_FILE_RANGE_WRITE);
 	e = errno;
 	if (close(out) != 0 && rc == 0) {
 		e = errno;
 		rc = -1;
 	}
 	close(in);
+	errno = e;
+	return rc;
+}
+
+/* fsync the file at path; 0 or -1 with errno. */
+static int
+modeldir_sync(const char *path)
+{
+	int fd, rc, e;
+
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return -1;
+	rc = fsync(fd);
+	e = errno;
+	close(fd);
 	errno = e;
 	return rc;
 }
@@ -196,28 +216,40 @@ modeldir_remove(const char *dir)
 	rmdir(dir);
 }
 
-/* Copy src's model files into the new directory stage; 0 or -1, errno. */
+/*
+ * Copy src's model files into the new directory stage, then sync each
+ * and the directory; 0 or -1, errno.
+ */
 static int
 modeldir_fill(const char *src, const char *stage)
 {
 	struct dirent *e;
-	char *from, *to;
+	char **copied = NULL;
+	size_t n = 0, k;
 	DIR *d;
 	int rc = 0, saved = 0;
 
 	if (mkdir(stage, 0777) != 0 || (d = opendir(src)) == NULL)
 		return -1;
 	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char *from;
+
 		if (!ps_modeldir_is_model_file(e->d_name))
 			continue;
+		copied = xreallocarray(copied, n + 1, sizeof *copied);
 		from = xasprintf("%s/%s", src, e->d_name);
-		to = xasprintf("%s/%s", stage, e->d_name);
-		rc = modeldir_copy(from, to);
+		copied[n] = xasprintf("%s/%s", stage, e->d_name);
+		rc = modeldir_copy(from, copied[n++]);
 		saved = errno;
 		free(from);
-		free(to);
 	}
 	closedir(d);
+	for (k = 0; k < n; k++) {
+		if (rc == 0 && (rc = modeldir_sync(copied[k])) != 0)
+			saved = errno;
+		free(copied[k]);
+	}
+	free(copied);
 	if (rc == 0 && ps_atomic_sync_dir(stage) != 0)
 		return -1;
 	errno = saved;
