@@ -4,8 +4,10 @@
 # with the median wall time of each, the ratio B/A, and each side's final
 # objective (equal at tau 0 when the change leaves the answer alone).
 #
-#   tests/bench/ab.sh [-n rounds] [-c secs] A-BUILDDIR B-BUILDDIR DATA [ps-train option...]
+#   tests/bench/ab.sh [-p] [-n rounds] [-c secs] A-BUILDDIR B-BUILDDIR DATA [ps-train option...]
 #
+# ps-train runs with -q, unless -p: then it shows its progress (to a
+# file), as a user's run and vs-liblinear.sh's do.
 # -c pauses secs before each run, so that each starts cold: a VM's guest
 # hands memory that stayed free a while back to the host (free page
 # reporting), and a process that touches it first pays for that
@@ -20,12 +22,13 @@ prog=ab.sh
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-rounds=5 cold=0
-usage_line="usage: $prog [-n rounds] [-c secs] A-BUILDDIR B-BUILDDIR DATA [ps-train option...]"
-while getopts c:n: opt; do
+rounds=5 cold=0 quiet=-q
+usage_line="usage: $prog [-p] [-n rounds] [-c secs] A-BUILDDIR B-BUILDDIR DATA [ps-train option...]"
+while getopts c:n:p opt; do
 	case $opt in
 	c) cold=$OPTARG ;;
 	n) rounds=$OPTARG ;;
+	p) quiet= ;;
 	*) echo "$usage_line" >&2; exit 64 ;;
 	esac
 done
@@ -43,7 +46,7 @@ one() {
 	shift 2
 	[ "$cold" = 0 ] || sleep "$cold"
 	PATH="$dir:$dir/../scripts:$PATH" bench_run "$tmp/run" \
-	    ps-train -q -o "$tmp/model" "$@" "$data" ||
+	    ps-train $quiet -o "$tmp/model" "$@" "$data" ||
 		bench_die "$side: ps-train failed: $(tail -1 "$tmp/run.err")"
 	cat "$tmp/run.secs" >>"$tmp/$side.secs"
 	awk -F'\t' '$1 == "objective" { print $2 }' "$tmp/run.err" >>"$tmp/$side.obj"
