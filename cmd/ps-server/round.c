@@ -288,23 +288,41 @@ round_apply_key(struct channel *ch, struct round *r, uint32_t s, double g,
 }
 
 /*
- * Worker i's push in r: its loss and vote into *loss and *vote, and its
- * keys' slots into r->slots[i], which stand for its keys in its reply.
+ * Hold worker i's push in r by its keys' slots (r->slots[i], which then
+ * stand for its keys), inserting the absent keys, and free its keys: 4
+ * bytes a key in place of 8 while the round waits for the other pushes.
  */
 static void
-round_push_slots(struct channel *ch, struct round *r, uint32_t i,
-    double *loss, double *vote)
+round_push_hold(struct channel *ch, struct round *r, uint32_t i)
 {
-	const struct ps_msg *m = &r->pushes[i];
-	struct ps_dbpg_push push;
+	struct ps_msg *m = &r->pushes[i];
 
-	ps_dbpg_push_decode(m, &push);
-	*loss += push.loss;
-	*vote = fmin(*vote, push.vote);
 	free(r->slots[i]);
 	r->slots[i] = xcalloc(m->nkeys + 1, sizeof *r->slots[i]);
 	r->nslots[i] = m->nkeys;
 	store_slots(&ch->store, m->keys, m->nkeys, r->slots[i]);
+	free(m->keys);
+	m->keys = NULL;
+}
+
+/*
+ * Worker i's push in r, into the merge of the round's pushes (list i),
+ * held by its slots if it was not yet; its loss and vote into *loss and
+ * *vote.
+ */
+static void
+round_push_merge(struct channel *ch, struct round *r, uint32_t i,
+    struct ps_kmerge *merge, double *loss, double *vote)
+{
+	struct ps_dbpg_push push;
+
+	ps_dbpg_push_decode(&r->pushes[i], &push);
+	*loss += push.loss;
+	*vote = fmin(*vote, push.vote);
+	if (r->pushes[i].keys != NULL)
+		round_push_hold(ch, r, i);
+	ps_kmerge_slots(merge, i, r->slots[i], r->nslots[i],
+	    &ch->store.keys);
 }
 
 /*
@@ -312,9 +330,10 @@ round_push_slots(struct channel *ch, struct round *r, uint32_t i,
  * each key's in worker order, and apply each sum as it is made
  * (round_apply_key()), leaving out keys already marked t + 1 or more
  * (invariant 7); return the slots applied, in key order, and the summed
- * loss and lowest vote.  No sum outlives its key.  The pushes' keys and
- * values are freed once walked (a round's pushes are held until every
- * worker pulled it): their slots stand for them.
+ * loss and lowest vote.  No sum outlives its key.  The pushes' values
+ * are freed once walked (a round's pushes are held until every worker
+ * pulled it), their keys when they were held (round_push_hold()): their
+ * slots stand for them.
  */
 static uint32_t *
 round_sum_apply(struct channel *ch, struct round *r, size_t *nslots,
@@ -329,9 +348,7 @@ round_sum_apply(struct channel *ch, struct round *r, size_t *nslots,
 	*vote = INFINITY;
 	ps_kmerge_init(&merge, nw);
 	for (i = 0; i < nw; i++) {
-		round_push_slots(ch, r, i, loss, vote);
-		ps_kmerge_list(&merge, i, r->pushes[i].keys,
-		    r->pushes[i].nkeys);
+		round_push_merge(ch, r, i, &merge, loss, vote);
 		total += r->pushes[i].nkeys;
 	}
 	slots = xcalloc(total + 1, sizeof *slots);
@@ -354,9 +371,7 @@ round_sum_apply(struct channel *ch, struct round *r, size_t *nslots,
 	}
 	ps_kmerge_release(&merge);
 	for (i = 0; i < nw; i++) {	/* applied: the round keeps their */
-		free(r->pushes[i].keys);	/* slots alone */
-		free(r->pushes[i].vals);
-		r->pushes[i].keys = NULL;
+		free(r->pushes[i].vals);	/* slots alone */
 		r->pushes[i].vals = NULL;
 	}
 	*nslots = n;
@@ -773,12 +788,24 @@ round_complete(struct channel *ch, struct round *r)
 		round_answer_waiting(ch, r);
 }
 
-/* Do two pushes name the same keys? */
+/* Does m name the keys of worker id's push held in r (by keys or slots)? */
 static int
-round_same_keys(const struct ps_msg *a, const struct ps_msg *b)
+round_same_keys(const struct channel *ch, const struct round *r,
+    uint32_t id, const struct ps_msg *m)
 {
-	return a->nkeys == b->nkeys && (a->nkeys == 0 ||
-	    memcmp(a->keys, b->keys, a->nkeys * sizeof *a->keys) == 0);
+	const struct ps_msg *a = &r->pushes[id];
+	size_t k;
+
+	if (a->nkeys != m->nkeys)
+		return 0;
+	if (a->keys != NULL)
+		return a->nkeys == 0 ||
+		    memcmp(a->keys, m->keys, a->nkeys * sizeof *a->keys) == 0;
+	for (k = 0; k < m->nkeys; k++)
+		if (ps_keytab_key(&ch->store.keys, r->slots[id][k]) !=
+		    m->keys[k])
+			return 0;
+	return 1;
 }
 
 /*
@@ -813,7 +840,7 @@ round_push_sums_again(struct channel *ch, struct peer *p,
 		    "dropped", t);
 	else if (r->pushes[p->worker_id].type == 0)
 		return 0;	/* the first push did not come here */
-	else if (!round_same_keys(&r->pushes[p->worker_id], m))
+	else if (!round_same_keys(ch, r, p->worker_id, m))
 		peer_fail(p, "pushed newton round %llu again with other keys",
 		    t);
 	return 1;
@@ -839,7 +866,7 @@ round_push_again(struct channel *ch, struct peer *p, struct ps_msg *m)
 	if ((r = round_get(ch, m->timestamp, 0)) != NULL) {
 		if (r->pushes[id].type == 0)
 			return 0;	/* its resend was due: as usual */
-		if (!r->done && round_same_keys(&r->pushes[id], m))
+		if (!r->done && round_same_keys(ch, r, id, m))
 			return 1;
 		log_info("worker %u pushed round %llu again with %u keys, "
 		    "%u before; %s", id, (unsigned long long)r->t, m->nkeys,
@@ -913,6 +940,8 @@ round_push(struct channel *ch, struct peer *p, struct ps_msg *m)
 		r->settled[p->worker_id] = 1;
 		srv->stats.replays_settled++;
 	}
+	if (ch->job.algorithm != PS_ALG_NEWTON)	/* newton.c reads keys */
+		round_push_hold(ch, r, p->worker_id);
 	if (++r->npushes == ch->job.nworkers)
 		round_complete(ch, r);
 }

@@ -164,9 +164,12 @@ struct round {
 	uint64_t		 t;
 	uint32_t		 npushes, npulls;
 	struct ps_msg		*pushes;	/* [nworkers], by worker id */
-	uint32_t		**slots;	/* [nworkers]: each push's keys' slots
-						   as summed, NULL before (replies
-						   check them: a push may change) */
+	uint32_t		**slots;	/* [nworkers]: each push's keys' slots,
+						   from when it is held (a dbpg
+						   round's on arrival, its keys then
+						   freed) or summed, NULL before
+						   (replies check them: a push may
+						   change) */
 	uint32_t		*nslots;	/* [nworkers]: keys in slots[w] */
 	uint8_t			*resend;	/* [nworkers]: push dropped for an
 						   unknown key list, resend due */

@@ -15,6 +15,8 @@ void
 ps_kmerge_init(struct ps_kmerge *m, size_t nlists)
 {
 	m->keys = xcalloc(nlists + 1, sizeof *m->keys);
+	m->slots = xcalloc(nlists + 1, sizeof *m->slots);
+	m->kt = NULL;
 	m->len = xcalloc(nlists + 1, sizeof *m->len);
 	m->at = xcalloc(nlists + 1, sizeof *m->at);
 	m->which = xcalloc(nlists + 1, sizeof *m->which);
@@ -26,10 +28,13 @@ void
 ps_kmerge_release(struct ps_kmerge *m)
 {
 	free(m->keys);
+	free(m->slots);
 	free(m->len);
 	free(m->at);
 	free(m->which);
 	m->keys = NULL;
+	m->slots = NULL;
+	m->kt = NULL;
 	m->len = m->at = NULL;
 	m->which = NULL;
 	m->nlists = m->nwhich = 0;
@@ -40,7 +45,19 @@ ps_kmerge_list(struct ps_kmerge *m, size_t i, const uint64_t *keys,
     size_t len)
 {
 	m->keys[i] = keys;
+	m->slots[i] = NULL;
 	m->len[i] = keys != NULL ? len : 0;
+	m->at[i] = 0;
+}
+
+void
+ps_kmerge_slots(struct ps_kmerge *m, size_t i, const uint32_t *slots,
+    size_t len, const struct ps_keytab *kt)
+{
+	m->keys[i] = NULL;
+	m->slots[i] = slots;
+	m->kt = kt;
+	m->len[i] = slots != NULL ? len : 0;
 	m->at[i] = 0;
 }
 
@@ -59,7 +76,8 @@ ps_kmerge_next(struct ps_kmerge *m)
 
 		if (m->at[i] >= m->len[i])
 			continue;
-		k = m->keys[i][m->at[i]];
+		k = m->keys[i] != NULL ? m->keys[i][m->at[i]] :
+		    ps_keytab_key(m->kt, m->slots[i][m->at[i]]);
 		if (!any || k < low) {
 			low = k;
 			any = 1;
