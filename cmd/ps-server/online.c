@@ -310,7 +310,7 @@ online_apply(struct channel *ch, struct peer *p, const struct ps_msg *m,
 			continue;
 		s = store_slot(st, m->keys[k]);
 		store_set(st, s, (float)ps_ftrl_update(&opt, &st->z[s],
-		    &st->n[s], st->w[s], m->vals[k]));
+		    &st->n[s], store_w(st, s), m->vals[k]));
 		slots[(*n)++] = s;
 	}
 	return slots;

@@ -236,27 +236,27 @@ round_trace_answerable(struct channel *ch, const struct round *r)
 }
 
 /*
- * Slot s's new weight: the proximal step from its aggregated gradient g and
- * curvature u, extrapolated by momentum, and the trust radius of the step
- * the workers will take (prox.h, invariants 1-4).
+ * Slot s's new weight from its weight w: the proximal step from its
+ * aggregated gradient g and curvature u, extrapolated by momentum, and the
+ * trust radius of the step the workers will take (prox.h, invariants 1-4).
  */
 static float
-round_step(struct channel *ch, uint32_t s, double g, double u)
+round_step(struct channel *ch, uint32_t s, float w, double g, double u)
 {
 	struct store *st = &ch->store;
-	float trust = ps_trust_unpack(st->trust[s]), next = trust, x, w;
+	float trust = ps_trust_unpack(st->trust[s]), next = trust, x, m;
 
-	x = ps_prox_step(st->w[s], g, u, ch->job.lambda, &next);
+	x = ps_prox_step(w, g, u, ch->job.lambda, &next);
 	if (ch->srv->momentum != 0) {
 		uint8_t streak = store_streak(st, s);
 
-		w = ps_prox_momentum(x, ps_sparse_get(&st->xprox, s), g,
+		m = ps_prox_momentum(x, ps_sparse_get(&st->xprox, s), g,
 		    &streak, ch->srv->momentum);
 		store_set_streak(st, s, streak);
 		ps_sparse_set(&st->xprox, s, x);
-		if (w != x)
-			next = ps_trust_next(st->w[s], w, trust);
-		x = w;
+		if (m != x)
+			next = ps_trust_next(w, m, trust);
+		x = m;
 	}
 	st->trust[s] = ps_trust_pack(next);
 	return x;
@@ -271,15 +271,16 @@ round_apply_key(struct channel *ch, struct round *r, uint32_t s, double g,
     double u)
 {
 	struct store *st = &ch->store;
+	float w = store_w(st, s);
 	uint16_t before = 0;
 
 	if (st->keep_prev)	/* failover/rejoin.c */
 		before = store_keep_prev_slot(st, s);
 	if (ch->job.algorithm == PS_ALG_NEWTON) {
-		store_set(st, s, newton_weight(st->w[s], r->result.step, g, u));
+		store_set(st, s, newton_weight(w, r->result.step, g, u));
 	} else {
-		r->result.kkt += ps_kkt_violation(st->w[s], g, ch->job.lambda);
-		store_set(st, s, round_step(ch, s, g, u));
+		r->result.kkt += ps_kkt_violation(w, g, ch->job.lambda);
+		store_set(st, s, round_step(ch, s, w, g, u));
 		st->flags[s] = (st->flags[s] & (uint8_t)~STORE_GSMALL) |
 		    (fabsf((float)g) <= ch->job.kkt ? STORE_GSMALL : 0);
 	}
@@ -438,7 +439,7 @@ float
 round_reply_weight(struct channel *ch, uint32_t slot, int count)
 {
 	const struct store *st = &ch->store;
-	float w = round_kkt_weight(ch, st->w[slot],
+	float w = round_kkt_weight(ch, store_w(st, slot),
 	    st->flags[slot] & STORE_GSMALL);
 
 	if (w == 0 && signbit(w))

@@ -116,7 +116,9 @@ TAILQ_HEAD(peer_list, peer);
 /* store.c: the server's keys and per-key state, in slot order. */
 struct store {
 	struct ps_keytab	 keys;
-	float			*w;		/* weight */
+	struct ps_sparse	 w;		/* weight (store_w()), held where it
+						   is not +0: an l1 model's weights
+						   are 0 on most keys */
 	uint16_t		*trust;		/* trust radius (ps_trust_pack()) */
 	struct ps_stamp16	 mark;		/* last round (t + 1) that touched
 						   the slot (store_mark()) */
@@ -444,6 +446,13 @@ int	store_room(const struct store *st, const uint64_t *keys, size_t n,
 /* storesave.c */
 int	store_save(const struct store *st, const struct job *job,
 	    uint64_t iteration, const char *path, char *err, size_t errlen);
+
+/* Slot s's weight (store_set() sets it). */
+static inline float
+store_w(const struct store *st, uint32_t s)
+{
+	return ps_sparse_get(&st->w, s);
+}
 
 /* Slot s's momentum streak (prox.h), and setting it. */
 static inline uint8_t

@@ -33,7 +33,7 @@ struct save_range {
 static int
 store_saves(const struct store *st, size_t s)
 {
-	return st->w[s] != 0 ||
+	return store_w(st, s) != 0 ||
 	    (st->z != NULL && (st->z[s] != 0 || st->n[s] != 0));
 }
 
@@ -94,7 +94,7 @@ save_chunk(const struct store *st, const struct save_range *r, size_t b0,
 	ps_radix_sort(keys, slots, j);
 	for (i = 0; i < j; i++) {
 		s = slots[i];
-		ps_model_out_put(o, keys[i], st->w[s],
+		ps_model_out_put(o, keys[i], store_w(st, s),
 		    st->z != NULL ? st->z[s] : 0, st->z != NULL ? st->n[s] : 0);
 	}
 	free(keys);

@@ -182,7 +182,7 @@ replica_frame(struct channel *ch, const struct store *st,
 		uint32_t s = sorted[k];
 		float *v = m.vals + (size_t)REPLICA_WIDTH * k;
 
-		v[0] = st->w[s];
+		v[0] = store_w(st, s);
 		v[1] = rep->online ? (float)st->z[s] :
 		    ps_trust_unpack(st->trust[s]);
 		v[2] = rep->online ? (float)st->n[s] :
