@@ -19,7 +19,7 @@ struct ps_kmerge {
 					   or given by slots */
 	const uint32_t	**slots;	/* [nlists]: slots of kt whose keys
 					   ascend, where keys[i] is NULL */
-	const struct ps_keytab *kt;
+	const struct ps_keytab *kt;	/* the table of the slot lists */
 	size_t		 *len;		/* [nlists] */
 	size_t		 *at;		/* [nlists]: the current key's index in
 					   each list that holds it, else the

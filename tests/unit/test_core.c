@@ -222,6 +222,47 @@ test_kmerge(void **state)
 	ps_kmerge_release(&m);
 }
 
+/*
+ * A list given as slots of a key table merges by the slots' keys, whatever
+ * order the slots were made in, beside a list given as keys.
+ */
+static void
+test_kmerge_slots(void **state)
+{
+	static const uint64_t ins[] = { 10, 4, 12, 1 }, a[] = { 4, 9, 10 };
+	static const uint64_t want[] = { 1, 4, 9, 10, 12 };
+	static const size_t holders[] = { 1, 2, 1, 2, 1 };
+	struct ps_keytab kt;
+	struct ps_kmerge m;
+	uint32_t slots[4];
+	size_t n, i = 0, k;
+	int created;
+
+	(void)state;
+	ps_keytab_init(&kt);
+	for (k = 0; k < 4; k++)		/* slots 0..3 hold 10, 4, 12, 1 */
+		(void)ps_keytab_insert(&kt, ins[k], &created);
+	slots[0] = 3, slots[1] = 1, slots[2] = 0, slots[3] = 2;
+	ps_kmerge_init(&m, 2);
+	ps_kmerge_slots(&m, 0, slots, 4, &kt);
+	ps_kmerge_list(&m, 1, a, 3);
+	while ((n = ps_kmerge_next(&m)) > 0) {
+		uint32_t w = m.which[0];
+		uint64_t key = w == 0 ? ps_keytab_key(&kt, slots[m.at[0]]) :
+		    a[m.at[1]];
+
+		assert_true(i < 5);
+		assert_int_equal(n, holders[i]);
+		assert_true(key == want[i]);
+		if (n == 2)
+			assert_true(a[m.at[1]] == want[i]);
+		i++;
+	}
+	assert_int_equal(i, 5);
+	ps_kmerge_release(&m);
+	ps_keytab_release(&kt);
+}
+
 /* stamp16 reads back every stamp within PS_STAMP16_KEEP of the newest. */
 static void
 test_stamp16(void **state)
@@ -551,6 +592,7 @@ main(void)
 		cmocka_unit_test(test_prox_momentum),
 		cmocka_unit_test(test_keyhash_bijection),
 		cmocka_unit_test(test_kmerge),
+		cmocka_unit_test(test_kmerge_slots),
 		cmocka_unit_test(test_stamp16),
 		cmocka_unit_test(test_keytab),
 		cmocka_unit_test(test_keytab_widen),
