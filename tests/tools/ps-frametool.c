@@ -157,16 +157,16 @@ ft_garbage(struct ft_frame *fr)
 	fr->len = fr->send_len = FT_GARBAGE;
 }
 
-/* Parse "a,b,c" into at most FT_SCRIPT_MAX doubles; their count. */
+/* Parse "a,b,c" into at most max doubles; their count. */
 static size_t
-ft_list(const char *s, double *out)
+ft_list(const char *s, double *out, size_t max)
 {
 	size_t n = 0;
 	char *end;
 
 	if (strcmp(s, "-") == 0)
 		return 0;
-	while (*s != '\0' && n < FT_SCRIPT_MAX) {
+	while (*s != '\0' && n < max) {
 		out[n++] = strtod(s, &end);
 		if (end == s || (*end != ',' && *end != '\0')) {
 			fprintf(stderr, "ps-frametool: bad list '%s'\n", s);
@@ -263,13 +263,13 @@ ft_script_line(char *line, struct evbuffer *eb)
 		else if (strncmp(word, "rv=", 3) == 0)
 			m.ring_version = (uint32_t)strtoul(word + 3, NULL, 10);
 		else if (strncmp(word, "aux=", 4) == 0)
-			m.naux = (uint16_t)ft_list(word + 4, m.aux);
+			m.naux = (uint16_t)ft_list(word + 4, m.aux, PS_MSG_AUX_MAX);
 		else if (strncmp(word, "keys=-", 6) == 0)
 			m.nkeys = (uint32_t)strtoul(word + 6, NULL, 10);
 		else if (strncmp(word, "keys=", 5) == 0)
-			nk = ft_list(word + 5, keys);
+			nk = ft_list(word + 5, keys, FT_SCRIPT_MAX);
 		else if (strncmp(word, "vals=", 5) == 0)
-			nv = ft_list(word + 5, vals);
+			nv = ft_list(word + 5, vals, FT_SCRIPT_MAX);
 		else if (strncmp(word, "size=", 5) == 0)
 			size = strtoul(word + 5, NULL, 10);
 		else if (strcmp(word, "sig=keys") == 0)
