@@ -9,7 +9,7 @@
  *  1  direction: each worker pushes (d_j, 1), its direction; the reply
  *     carries (sum of d_j, holders of j), whose ratio is dbar_j;
  *  2  step: each worker pushes (d_j, 1) again and the parts of F at
- *     w + 2^-k dbar (msg_round.h); the server adds the parts up in worker
+ *     w + 4 2^-k dbar (msg_round.h); the server adds the parts up in worker
  *     order, takes the step ps_newton_step() picks (every server adds the
  *     same parts in the same order, so all take the same one) and sets
  *     w_j <- w_j + step dbar_j, as a dbpg round applies its proximal step:
@@ -186,7 +186,8 @@ newton_step(const struct channel *ch, const struct round *r, double *kkt,
 	}
 	step = ps_newton_step(f0, pred, trial, PS_NEWTON_TRIALS);
 	*fstep = f0;
-	for (k = 0, s = 1; k < PS_NEWTON_TRIALS; k++, s /= 2)
+	for (k = 0, s = PS_NEWTON_STEP_MAX; k < PS_NEWTON_TRIALS;
+	    k++, s /= 2)
 		if (s == step)
 			*fstep = trial[k];
 	return step;

@@ -80,7 +80,8 @@ ps_newton_release(struct ps_newton *nt)
  * a row instead of a log1p.
  */
 #define NEWTON_FLUSH	1e150
-/* Rows this far out have their trials' losses taken exactly. */
+/* Rows this far out (|z| + PS_NEWTON_STEP_MAX |dz|) have their trials'
+   losses taken exactly. */
 #define TRIAL_Z		300
 
 /* *prod times factor, moved into *loss as a log once past NEWTON_FLUSH. */
@@ -263,7 +264,7 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
 }
 
 /*
- * A row's factors exp(-2^-m dz) come from the smallest step's by squaring
+ * A row's factors exp(-s_m dz) come from the smallest step's by squaring
  * (a multiplication, where a square root from the largest step's waited
  * on the one before, 20 cycles each), and an exp again every this many
  * steps: each squaring doubles the relative error, 2^9 ulps at most.
@@ -272,18 +273,20 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
  */
 #define TRIAL_SQUARINGS	9
 
-/* 2^-m, exactly, for m < PS_NEWTON_TRIALS_MAX (ldexp is a libm call). */
+/* s_m = PS_NEWTON_STEP_MAX 2^-m (4 2^-m), exactly, for m <
+   PS_NEWTON_TRIALS_MAX (ldexp is a libm call); s_TRIAL_ONE is 1. */
+#define TRIAL_ONE	2
 static double
-trial_pow2(size_t m)
+trial_step(size_t m)
 {
-	uint64_t bits = (uint64_t)(1023 - m) << 52;
+	uint64_t bits = (uint64_t)(1023 + 2 - m) << 52;
 	double p;
 
 	memcpy(&p, &bits, sizeof p);
 	return p;
 }
 
-/* One row's factors 1 + e exp(-2^-m dz) into prod[m], m < n. */
+/* One row's factors 1 + e exp(-s_m dz) into prod[m], m < n. */
 static void
 trial_row(double e, double dz, size_t n, double *prod, double *loss)
 {
@@ -292,7 +295,7 @@ trial_row(double e, double dz, size_t n, double *prod, double *loss)
 
 	for (m = n; m-- > 0; left--) {
 		if (left == 0) {
-			u = ps_fastexp(-dz * trial_pow2(m));
+			u = ps_fastexp(-dz * trial_step(m));
 			left = TRIAL_SQUARINGS + 1;
 		} else {
 			u *= u;
@@ -320,8 +323,8 @@ ps_newton_trials(struct ps_newton *nt, const double *margin,
 		for (k = ds->rowptr[i]; k < ds->rowptr[i + 1]; k++)
 			xd += ds->val[k] * dbar[ds->col[k]];
 		dz = y * xd;
-		if (!(fabs(z) + fabs(dz) <= TRIAL_Z)) {	/* far out: exactly */
-			double step = 1;
+		if (!(fabs(z) + PS_NEWTON_STEP_MAX * fabs(dz) <= TRIAL_Z)) {
+			double step = PS_NEWTON_STEP_MAX;	/* exactly */
 
 			loss0 += ps_logistic_loss(z);
 			for (m = 0; m < n; m++, step /= 2)
@@ -340,18 +343,39 @@ ps_newton_trials(struct ps_newton *nt, const double *margin,
 /* Armijo: the decrease a step must give, as a part of the predicted. */
 #define NEWTON_ARMIJO	0.01
 
+/*
+ * A step past 1 is taken only when it decreases F by this much more than
+ * step 1 does.  Taking the lowest passing F among 4, 2 and 1 each time,
+ * bench-newton (2 shards) needed 14 iterations instead of 10 to 1e-4 of
+ * F* on a9a: steps of 2 that gained a little in the tail zig-zagged
+ * across its one-hot groups' valleys.  With this, as many or fewer on
+ * every set (tests/bench/README, forty-fourth session).
+ */
+#define NEWTON_LONG_GAIN	1.25
+
+/* Armijo: trial m decreases F from f0 by 1% of its step times -pred. */
+static int
+step_passes(double f0, double pred, const double *trial, size_t m)
+{
+	return trial[m] - f0 <= NEWTON_ARMIJO * trial_step(m) * pred;
+}
+
 double
 ps_newton_step(double f0, double pred, const double *trial, size_t n)
 {
-	double step = 1;
-	size_t m;
+	size_t m, best = TRIAL_ONE;
 
-	if (!(pred < 0))
+	if (!(pred < 0) || n <= TRIAL_ONE)
 		return 0;	/* no descent predicted (or a part missing) */
-	for (m = 0; m < n; m++, step /= 2)
-		if (trial[m] - f0 <= NEWTON_ARMIJO * step * pred)
-			return step;
-	return 0;
+	for (m = TRIAL_ONE; m < n && !step_passes(f0, pred, trial, m); m++)
+		;
+	if (m != TRIAL_ONE)
+		return m < n ? trial_step(m) : 0;
+	for (m = 0; m < TRIAL_ONE; m++)
+		if (step_passes(f0, pred, trial, m) && trial[m] < trial[best] &&
+		    f0 - trial[m] >= NEWTON_LONG_GAIN * (f0 - trial[TRIAL_ONE]))
+			best = m;
+	return trial_step(best);
 }
 
 double
@@ -359,7 +383,7 @@ ps_newton_radius(double radius, double step)
 {
 	if (step < 0.25)
 		return radius / 4;
-	if (step == 1)
+	if (step >= 1)
 		return radius * 4;
 	return radius;
 }

@@ -19,10 +19,11 @@
  *     directly on a small active set (newton_direct.c), else by S
  *     coordinate-descent sweeps;
  *  3. the servers average the workers' directions into d;
- *  4. every worker computes its rows' loss at w + beta d for beta = 1,
- *     1/2, 1/4, ..., the servers sum them and take the first beta that
- *     decreases F enough (Armijo), as LIBLINEAR's newGLMNET does, and
- *     narrow the radius after a short step, widen it after a whole one.
+ *  4. every worker computes its rows' loss at w + beta d for beta = 4,
+ *     2, 1, 1/2, ..., the servers sum them and take the step that
+ *     decreases F enough (Armijo), as LIBLINEAR's newGLMNET does (which
+ *     stops at 1; ps_newton_step says which), and narrow the radius after
+ *     a short step, widen it after a whole one or longer.
  * Three round trips an iteration.  Run in one process on a9a with 2
  * simulated workers (tests/bench/bench-newton) it needs 5 iterations to
  * 1e-3 of F* solving directly, 8 of 20 sweeps, where the default dbpg job
@@ -101,23 +102,38 @@ int	ps_newton_direct(struct ps_newton *nt, const float *w, const double *GH,
  */
 #define PS_NEWTON_POLISH	1
 /*
- * Step 4: the rows' loss at margins m + 2^-k X dbar, k = 0 .. n - 1 (n at
- * most PS_NEWTON_TRIALS_MAX), for the averaged direction dbar (per local
- * feature), into loss[k]; returns the loss at m, summed the same way.
+ * Step 4's trial steps: the k-th is PS_NEWTON_STEP_MAX 2^-k.  Steps past
+ * 1 are for the first iterations from w = 0, where a row's curvature
+ * falls as its margin grows and the model's minimiser falls short:
+ * bench-newton (2 shards) reached 1e-3 of F* in 5 iterations instead of
+ * 8 on w8a, 6 instead of 7 on dense200, 8 instead of 9 on mushrooms, as
+ * many on a9a, spamassassin and news20.half.unit (tests/bench/README,
+ * forty-fourth session).
+ */
+#define PS_NEWTON_STEP_MAX	4.0
+/*
+ * Step 4: the rows' loss at margins m + PS_NEWTON_STEP_MAX 2^-k X dbar,
+ * k = 0 .. n - 1 (n at most PS_NEWTON_TRIALS_MAX), for the averaged
+ * direction dbar (per local feature), into loss[k]; returns the loss at
+ * m, summed the same way.
  */
 #define PS_NEWTON_TRIALS_MAX	32
 double	ps_newton_trials(struct ps_newton *nt, const double *margin,
 	    const double *dbar, size_t n, double *loss);
 /*
- * Step 4's choice: the first step 2^-m, m < n, whose objective trial[m]
- * is below f0 by at least 1% of step times the predicted decrease
- * -pred; 0 when none is, or when pred is not negative (NAN included).
+ * Step 4's choice among the trial steps s_k = PS_NEWTON_STEP_MAX 2^-k,
+ * k < n, whose objectives are trial[k]: those below f0 by at least 1% of
+ * s_k times the predicted decrease -pred (Armijo) pass.  The first that
+ * passes from 1 down; if that is 1, the step of lowest objective among
+ * 1 and the passing longer ones that decrease F by at least a quarter
+ * more than 1 does.  0 when none passes, or when pred is not negative
+ * (NAN included).
  */
 double	ps_newton_step(double f0, double pred, const double *trial, size_t n);
 /*
- * The trust radius after a step: quartered below 1/4, quadrupled at 1
- * (the first steps of a dense set are held by the radius: doubled, the
- * default dense200 job took 10 iterations, quadrupled 9).
+ * The trust radius after a step: quartered below 1/4, quadrupled at 1 or
+ * more (the first steps of a dense set are held by the radius: doubled,
+ * the default dense200 job took 10 iterations, quadrupled 9).
  */
 double	ps_newton_radius(double radius, double step);
 

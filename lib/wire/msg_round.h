@@ -26,7 +26,7 @@
  *                 3  kkt     the worker's part of the KKT violation at w
  *                 4  pred    its part of the model's predicted decrease
  *                 5  f0      its part of F(w)
- *              6-15  trial   its part of F(w + 2^-k dbar), k = 0 .. 9
+ *              6-17  trial   its part of F(w + 4 2^-k dbar), k = 0 .. 11
  *                            (cmd/ps-worker/newton.c says how the parts
  *                            are cut; the servers add them up)
  *   PULL        aux  field   (the round's pull: NOKEYS, no CURRENT)
@@ -68,7 +68,7 @@
 
 /* Scalars each message carries at most (for the receivers' rules). */
 #define PS_DBPG_PUSH_NAUX	3
-#define PS_NEWTON_TRIALS	10
+#define PS_NEWTON_TRIALS	12
 #define PS_NEWTON_PUSH_NAUX	(6 + PS_NEWTON_TRIALS)
 #define PS_ROUND_PULL_NAUX	1
 #define PS_RESUME_PULL_NAUX	2
@@ -92,7 +92,7 @@ struct ps_newton_push {
 	double	 kkt;		/* part of the KKT violation at w */
 	double	 pred;		/* part of the predicted decrease */
 	double	 f0;		/* part of F(w) */
-	double	 trial[PS_NEWTON_TRIALS];	/* parts of F(w + 2^-k d) */
+	double	 trial[PS_NEWTON_TRIALS];	/* parts of F(w + 4 2^-k d) */
 };
 
 /*

@@ -74,7 +74,7 @@
 #define PS_FRAME_LZ4_MIN	256	/* smaller payloads are never compressed */
 
 #define PS_MSG_WIDTH_MAX	8
-#define PS_MSG_AUX_MAX		16
+#define PS_MSG_AUX_MAX		18	/* a newton step push: 6 + PS_NEWTON_TRIALS */
 
 #define PS_MSG_F_LZ4		0x01	/* payload is one LZ4 block */
 #define PS_MSG_F_NOKEYS		0x02	/* keys omitted: those of my request */

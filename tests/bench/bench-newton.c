@@ -155,7 +155,8 @@ sim_l1(const struct sim *sm, const double *w, const double *dbar,
 static double
 sim_step(struct sim *sm, const double *w, const double *G, const double *dbar)
 {
-	double tl[SIM_TRIALS] = { 0 }, part[SIM_TRIALS], pred = 0, step = 1;
+	double tl[SIM_TRIALS] = { 0 }, part[SIM_TRIALS], pred = 0;
+	double step = PS_NEWTON_STEP_MAX;
 	double f0 = sim_l1(sm, w, dbar, 0);
 	size_t k, j, m;
 

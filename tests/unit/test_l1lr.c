@@ -426,7 +426,7 @@ test_newton_direct(void **state)
 }
 
 /*
- * ps_newton_trials: the losses at w + 2^-k d as ps_logistic_loss sums
+ * ps_newton_trials: the losses at w + 4 2^-k d as ps_logistic_loss sums
  * them row by row, to 1e-12, with rows far out (|margin| past 300)
  * among them; and the loss at w.
  */
@@ -455,7 +455,7 @@ test_newton_trials(void **state)
 			for (k = ds.rowptr[i]; k < ds.rowptr[i + 1]; k++)
 				xd += ds.val[k] * d[ds.col[k]];
 			want += ps_logistic_loss(ds.y[i] * (margin[i] +
-			    ldexp(xd, -(int)m)));
+			    ldexp(xd, 2 - (int)m)));
 			if (m == 0)
 				want0 += ps_logistic_loss(ds.y[i] * margin[i]);
 		}
@@ -464,6 +464,34 @@ test_newton_trials(void **state)
 	assert_true(fabs(l0 - want0) <= 1e-12 * want0);
 	ps_newton_release(&nt);
 	free_data(&ds);
+}
+
+/*
+ * ps_newton_step over trials at 4, 2, 1, 1/2, 1/4 (f0 10, pred -4, so a
+ * step s passes at or below 10 - 0.04 s): step 1 when it passes, or the
+ * lower of 4 and 2 where that passes and decreases F a quarter more than
+ * 1 does; else the first passing below 1; 0 when none passes or pred is
+ * not negative.
+ */
+static void
+test_newton_step(void **state)
+{
+	double two_gains[] = { 9.9, 7, 8, 9, 9.5 };	/* 3 against 2 */
+	double two_gains_little[] = { 9.9, 7.6, 8, 9, 9.5 };
+	double four_lowest[] = { 6, 7, 8, 9, 9.5 };
+	double four_fails[] = { 9.85, 9.8, 9.9, 9.95, 9.96 };
+	double short_ones[] = { 11, 10.5, 10, 9.9, 9 };
+	double none[] = { 10, 10, 10, 10, 10 };
+
+	assert_true(ps_newton_step(10, -4, two_gains, 5) == 2);
+	assert_true(ps_newton_step(10, -4, two_gains_little, 5) == 1);
+	assert_true(ps_newton_step(10, -4, four_lowest, 5) == 4);
+	assert_true(ps_newton_step(10, -4, four_fails, 5) == 2);
+	assert_true(ps_newton_step(10, -4, short_ones, 5) == 0.5);
+	assert_true(ps_newton_step(10, -4, none, 5) == 0);
+	assert_true(ps_newton_step(10, 0, two_gains, 5) == 0);
+	assert_true(ps_newton_step(10, NAN, two_gains, 5) == 0);
+	assert_true(ps_newton_radius(1, 2) == 4 && ps_newton_radius(1, 0.5) == 1);
 }
 
 /*
@@ -508,6 +536,7 @@ main(void)
 		cmocka_unit_test(test_newton_optimum),
 		cmocka_unit_test(test_newton_direct),
 		cmocka_unit_test(test_newton_trials),
+		cmocka_unit_test(test_newton_step),
 		cmocka_unit_test(test_fastexp),
 	};
 

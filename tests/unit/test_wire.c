@@ -354,7 +354,7 @@ test_encode_rejects(void **state)
 	assert_int_equal(ps_msg_encode(&m, eb, 1, NULL, err, sizeof err), -1);
 	assert_string_equal(err, "unknown message type 99");
 	m.type = PS_MSG_PUSH;
-	m.naux = 17;
+	m.naux = PS_MSG_AUX_MAX + 1;
 	assert_int_equal(ps_msg_encode(&m, eb, 1, NULL, err, sizeof err), -1);
 	m.naux = 0;
 	m.bloblen = PS_FRAME_MAX_PAYLOAD;
@@ -443,9 +443,9 @@ test_reject_header_fields(void **state)
 	expect_reject(&f, "width 9 too large");
 	free(f.buf);
 	f = good_frame(0);
-	f.buf[32] = 17;
+	f.buf[32] = PS_MSG_AUX_MAX + 1;
 	reseal(&f);
-	expect_reject(&f, "naux 17 too large");
+	expect_reject(&f, "naux 19 too large");
 	free(f.buf);
 	f = good_frame(0);
 	f.buf[6] = 0x80;
