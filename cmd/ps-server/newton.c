@@ -170,7 +170,7 @@ double
 newton_step(const struct channel *ch, const struct round *r, double *kkt,
     double *fstep)
 {
-	double f0 = 0, pred = 0, trial[PS_NEWTON_TRIALS] = { 0 }, step, s;
+	double f0 = 0, pred = 0, trial[PS_NEWTON_TRIALS] = { 0 }, step;
 	struct ps_newton_push push;
 	uint32_t i;
 	size_t k;
@@ -186,9 +186,8 @@ newton_step(const struct channel *ch, const struct round *r, double *kkt,
 	}
 	step = ps_newton_step(f0, pred, trial, PS_NEWTON_TRIALS);
 	*fstep = f0;
-	for (k = 0, s = PS_NEWTON_STEP_MAX; k < PS_NEWTON_TRIALS;
-	    k++, s /= 2)
-		if (s == step)
+	for (k = 0; k < PS_NEWTON_TRIALS; k++)
+		if (ps_newton_trial_step(k) == step)
 			*fstep = trial[k];
 	return step;
 }

@@ -12,12 +12,13 @@
  *     give d; the push is (d_j, 1), the answer (sum of d_j, holders of j),
  *     whose ratio is the averaged direction dbar_j;
  *  2  step: the push is (d_j, 1) again, with this worker's parts of F at w
- *     and at w + 4 2^-k dbar, k = 0 .. 11, of the model's predicted decrease
- *     and of the KKT violation; each part of a feature's l1 term is
- *     divided by its holders, so that the servers' sums over the workers
- *     are F's.  The servers take the step ps_newton_step picks and
- *     answer the new weights and the step; the trust radius follows it
- *     (ps_newton_radius), the same on every worker.
+ *     and at w + 4 2^-k dbar, k = 0 .. 11 (ps_newton_trial_step), of the
+ *     model's predicted decrease and of the KKT violation; each part of
+ *     a feature's l1 term is divided by its holders, so that the servers'
+ *     sums over the workers are F's.  The servers take the step
+ *     ps_newton_step picks and answer the new weights and the step; the
+ *     trust radius follows it (ps_newton_radius), the same on every
+ *     worker.
  * The step round prints the iteration's line, and its answer carries F at
  * the step taken (the servers' sum of the trials).  A worker votes to
  * stop in the next gradient round (the servers answer the lowest vote)
@@ -270,7 +271,7 @@ static void
 newton_parts(struct worker *w, struct ps_newton_push *p)
 {
 	struct newton *nw = &w->newton;
-	double loss[PS_NEWTON_TRIALS], lambda = w->conf.lambda, l1 = 0, step;
+	double loss[PS_NEWTON_TRIALS], lambda = w->conf.lambda, l1 = 0;
 	double loss0;
 	size_t j, k;
 
@@ -288,9 +289,9 @@ newton_parts(struct worker *w, struct ps_newton_push *p)
 		p->pred += (nw->gh[2 * j] * d +
 		    lambda * (fabs(wj + d) - fabs(wj))) / c;
 		p->kkt += ps_kkt_violation(nw->w[j], nw->gh[2 * j], lambda) / c;
-		for (k = 0, step = PS_NEWTON_STEP_MAX;
-		    k < PS_NEWTON_TRIALS; k++, step /= 2)
-			p->trial[k] += lambda * fabs(wj + step * d) / c;
+		for (k = 0; k < PS_NEWTON_TRIALS; k++)
+			p->trial[k] += lambda *
+			    fabs(wj + ps_newton_trial_step(k) * d) / c;
 	}
 	p->f0 = loss0 + lambda * l1;	/* summed as the trials are */
 }

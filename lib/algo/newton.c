@@ -273,13 +273,17 @@ ps_newton_model(const struct ps_newton *nt, const float *w, const double *GH,
  */
 #define TRIAL_SQUARINGS	9
 
-/* s_m = PS_NEWTON_STEP_MAX 2^-m (4 2^-m), exactly, for m <
-   PS_NEWTON_TRIALS_MAX (ldexp is a libm call); s_TRIAL_ONE is 1. */
+/* The trial whose step is 1. */
 #define TRIAL_ONE	2
-static double
-trial_step(size_t m)
+_Static_assert((int)PS_NEWTON_STEP_MAX == 1 << TRIAL_ONE,
+    "trial TRIAL_ONE's step is 1");
+
+/* PS_NEWTON_STEP_MAX 2^-m, exactly, for m < PS_NEWTON_TRIALS_MAX (ldexp
+   is a libm call). */
+double
+ps_newton_trial_step(size_t m)
 {
-	uint64_t bits = (uint64_t)(1023 + 2 - m) << 52;
+	uint64_t bits = (uint64_t)(1023 + TRIAL_ONE - m) << 52;
 	double p;
 
 	memcpy(&p, &bits, sizeof p);
@@ -295,7 +299,7 @@ trial_row(double e, double dz, size_t n, double *prod, double *loss)
 
 	for (m = n; m-- > 0; left--) {
 		if (left == 0) {
-			u = ps_fastexp(-dz * trial_step(m));
+			u = ps_fastexp(-dz * ps_newton_trial_step(m));
 			left = TRIAL_SQUARINGS + 1;
 		} else {
 			u *= u;
@@ -324,11 +328,10 @@ ps_newton_trials(struct ps_newton *nt, const double *margin,
 			xd += ds->val[k] * dbar[ds->col[k]];
 		dz = y * xd;
 		if (!(fabs(z) + PS_NEWTON_STEP_MAX * fabs(dz) <= TRIAL_Z)) {
-			double step = PS_NEWTON_STEP_MAX;	/* exactly */
-
-			loss0 += ps_logistic_loss(z);
-			for (m = 0; m < n; m++, step /= 2)
-				loss[m] += ps_logistic_loss(z + step * dz);
+			loss0 += ps_logistic_loss(z);	/* exactly */
+			for (m = 0; m < n; m++)
+				loss[m] += ps_logistic_loss(z +
+				    ps_newton_trial_step(m) * dz);
 			continue;
 		}
 		e = ps_fastexp(-z);
@@ -357,7 +360,7 @@ ps_newton_trials(struct ps_newton *nt, const double *margin,
 static int
 step_passes(double f0, double pred, const double *trial, size_t m)
 {
-	return trial[m] - f0 <= NEWTON_ARMIJO * trial_step(m) * pred;
+	return trial[m] - f0 <= NEWTON_ARMIJO * ps_newton_trial_step(m) * pred;
 }
 
 double
@@ -370,12 +373,12 @@ ps_newton_step(double f0, double pred, const double *trial, size_t n)
 	for (m = TRIAL_ONE; m < n && !step_passes(f0, pred, trial, m); m++)
 		;
 	if (m != TRIAL_ONE)
-		return m < n ? trial_step(m) : 0;
+		return m < n ? ps_newton_trial_step(m) : 0;
 	for (m = 0; m < TRIAL_ONE; m++)
 		if (step_passes(f0, pred, trial, m) && trial[m] < trial[best] &&
 		    f0 - trial[m] >= NEWTON_LONG_GAIN * (f0 - trial[TRIAL_ONE]))
 			best = m;
-	return trial_step(best);
+	return ps_newton_trial_step(best);
 }
 
 double

@@ -111,6 +111,8 @@ int	ps_newton_direct(struct ps_newton *nt, const float *w, const double *GH,
  * forty-fourth session).
  */
 #define PS_NEWTON_STEP_MAX	4.0
+/* The k-th trial step, PS_NEWTON_STEP_MAX 2^-k (k < PS_NEWTON_TRIALS_MAX). */
+double	ps_newton_trial_step(size_t k);
 /*
  * Step 4: the rows' loss at margins m + PS_NEWTON_STEP_MAX 2^-k X dbar,
  * k = 0 .. n - 1 (n at most PS_NEWTON_TRIALS_MAX), for the averaged

@@ -156,7 +156,6 @@ static double
 sim_step(struct sim *sm, const double *w, const double *G, const double *dbar)
 {
 	double tl[SIM_TRIALS] = { 0 }, part[SIM_TRIALS], pred = 0;
-	double step = PS_NEWTON_STEP_MAX;
 	double f0 = sim_l1(sm, w, dbar, 0);
 	size_t k, j, m;
 
@@ -173,8 +172,8 @@ sim_step(struct sim *sm, const double *w, const double *G, const double *dbar)
 	for (j = 0; j < sm->nfeat; j++)
 		pred += G[2 * j] * dbar[j];
 	pred += sim_l1(sm, w, dbar, 1) - sim_l1(sm, w, dbar, 0);
-	for (m = 0; m < SIM_TRIALS; m++, step /= 2)
-		tl[m] += sim_l1(sm, w, dbar, step);
+	for (m = 0; m < SIM_TRIALS; m++)
+		tl[m] += sim_l1(sm, w, dbar, ps_newton_trial_step(m));
 	return ps_newton_step(f0, pred, tl, SIM_TRIALS);
 }
 
