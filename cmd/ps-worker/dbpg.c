@@ -25,9 +25,10 @@
  *     that has finished, from s - B to s: the exact objectives at the
  *     pass starts up to its end, and its summed KKT violation.
  *     If it converged it votes 1, or 2 if that pass also began with
- *     every feature in the KKT active set; else 0.  The servers send back
- *     the lowest vote of all workers, which every worker holds at the
- *     start of the voting iteration's t + tau + 1, so every worker decides
+ *     every feature in the KKT active set; else 0, or 1 when it is near
+ *     (stop.c).  The servers send back the lowest vote of all workers,
+ *     which every worker holds at the start of the voting iteration's
+ *     t + tau + 1, so every worker decides
  *     alike, even if a ring change gave the workers slightly different
  *     objectives: 2 stops there, within the pass, or at the next pass
  *     start if that comes first; 1 resets the active set at the next pass
