@@ -28,13 +28,13 @@
  *     every feature in the KKT active set; else 0, or 1 when it is near
  *     (stop.c).  The servers send back the lowest vote of all workers,
  *     which every worker holds at the start of the voting iteration's
- *     t + tau + 1, so every worker decides
- *     alike, even if a ring change gave the workers slightly different
- *     objectives: 2 stops there, within the pass, or at the next pass
- *     start if that comes first; 1 resets the active set at the next pass
- *     start, so that the answer is checked against every feature.  (With
- *     the vote on the last iteration, a verdict of 2 ran the rest of its
- *     pass: 6 of the 8 iterations of a pass of the generated 4M set.)
+ *     t + tau + 1, so every worker decides alike, even if a ring change
+ *     gave the workers slightly different objectives: 2 stops there,
+ *     within the pass, or at the next pass start if that comes first; 1
+ *     resets the active set at the next pass start, so that the answer
+ *     is checked against every feature.  (With the vote on the last
+ *     iteration, a verdict of 2 ran the rest of its pass: 6 of the 8
+ *     iterations of a pass of the generated 4M set.)
  *     After the last iteration has finished, a final round with no keys
  *     reports the exact objective of the final weights.
  *  4. KKT active set (l1lr.h): a feature whose weight stayed 0 with a global

@@ -228,11 +228,11 @@ stop_near(const struct worker *w, uint64_t p)
 
 /*
  * This worker's vote, as the voting iteration of a pass starts (dbpg.c
- * rule 3): 0 go on, 1 converged but reset the active set first, 2 stop;
- * VOTE_ABSTAIN until it saw a whole pass (rule 6).  It looks at pass p,
- * the latest finished; when p converged but did not begin with every
- * feature active and pass p + 1 did (a reset already under way), it
- * waits for p + 1's verdict rather than resetting again.
+ * rule 3): 0 go on, 1 reset the active set first (converged, or near:
+ * stop_near), 2 stop; VOTE_ABSTAIN until it saw a whole pass (rule 6).
+ * It looks at pass p, the latest finished; when p converged but did not
+ * begin with every feature active and pass p + 1 did (a reset already
+ * under way), it waits for p + 1's verdict rather than resetting again.
  */
 uint32_t
 stop_vote(const struct worker *w)
