@@ -120,11 +120,11 @@ ps_keytab_find(const struct ps_keytab *t, uint64_t key)
 	return t->buckets[b] != 0 ? (long)keytab_slot(t, t->buckets[b]) : -1;
 }
 
-/* A quarter as many buckets again, and every slot placed anew. */
+/* n buckets, and every slot placed anew. */
 static void
-keytab_grow(struct ps_keytab *t)
+keytab_rebuild(struct ps_keytab *t, size_t n)
 {
-	size_t n = t->nbuckets + t->nbuckets / 4, i, b;
+	size_t i, b;
 
 	ps_bigarray_free(t->buckets, t->nbuckets, sizeof *t->buckets);
 	t->buckets = ps_bigarray_resize(NULL, 0, n, sizeof *t->buckets);
@@ -139,6 +139,31 @@ keytab_grow(struct ps_keytab *t)
 				b = 0;
 		t->buckets[b] = keytab_tag(t, h) | (uint32_t)(i + 1);
 	}
+}
+
+/* A quarter as many buckets again. */
+static void
+keytab_grow(struct ps_keytab *t)
+{
+	keytab_rebuild(t, t->nbuckets + t->nbuckets / 4);
+}
+
+/*
+ * Room for n keys more at most 15/16 full, in one rebuild: as many
+ * buckets as a table grown a quarter at a time would have after them
+ * (a load of 3/4), not the ~4 rebuilds that growth costs every key.
+ */
+static void
+keytab_reserve(struct ps_keytab *t, size_t n)
+{
+	size_t want = t->count + n;
+
+	if (16 * want <= 15 * t->nbuckets)
+		return;
+	if (want + want / 3 > t->nbuckets + t->nbuckets / 4)
+		keytab_rebuild(t, want + want / 3);
+	else
+		keytab_grow(t);
 }
 
 /* The first key past 32 bits: every key moves to 8 bytes. */
@@ -207,24 +232,56 @@ keytab_prefetch_key(const struct ps_keytab *t, size_t s)
 		__builtin_prefetch(&t->bykey32[s]);
 }
 
-void
-ps_keytab_insert_many(struct ps_keytab *t, const uint64_t *keys, size_t n,
+/* slots[k] = the slot of keys[k], or UINT32_MAX when absent; how many are. */
+static size_t
+keytab_find_many(const struct ps_keytab *t, const uint64_t *keys, size_t n,
     uint32_t *slots)
 {
-	size_t k;
-	int created;
+	size_t k, absent = 0;
 
 	for (k = 0; k < n; k++) {
+		uint64_t h;
+		size_t b;
+
 		if (k + KEYTAB_AHEAD_BUCKET < n)
 			__builtin_prefetch(&t->buckets[keytab_home(t,
 			    ps_key_mix(keys[k + KEYTAB_AHEAD_BUCKET]))]);
 		if (k + KEYTAB_AHEAD_KEY < n) {
-			uint64_t h = ps_key_mix(keys[k + KEYTAB_AHEAD_KEY]);
-			uint32_t v = t->buckets[keytab_home(t, h)];
+			uint32_t v;
 
+			h = ps_key_mix(keys[k + KEYTAB_AHEAD_KEY]);
+			v = t->buckets[keytab_home(t, h)];
 			if (v != 0 && keytab_tag_matches(t, v, h))
 				keytab_prefetch_key(t, keytab_slot(t, v));
 		}
-		slots[k] = ps_keytab_insert(t, keys[k], &created);
+		h = ps_key_mix(keys[k]);
+		b = keytab_bucket(t, keys[k], h);
+		if (t->buckets[b] != 0)
+			slots[k] = keytab_slot(t, t->buckets[b]);
+		else {
+			slots[k] = UINT32_MAX;
+			absent++;
+		}
 	}
+	return absent;
+}
+
+/*
+ * Two sweeps: look every key up, then make room for the absent ones at
+ * once and insert them (a server's first push of a block brings
+ * thousands of new keys).
+ */
+void
+ps_keytab_insert_many(struct ps_keytab *t, const uint64_t *keys, size_t n,
+    uint32_t *slots)
+{
+	size_t k, absent = keytab_find_many(t, keys, n, slots);
+	int created;
+
+	if (absent == 0)
+		return;
+	keytab_reserve(t, absent);
+	for (k = 0; k < n; k++)
+		if (slots[k] == UINT32_MAX)
+			slots[k] = ps_keytab_insert(t, keys[k], &created);
 }

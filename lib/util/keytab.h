@@ -45,9 +45,10 @@ long	ps_keytab_find(const struct ps_keytab *t, uint64_t key);
 uint32_t ps_keytab_insert(struct ps_keytab *t, uint64_t key, int *created);
 /*
  * slots[k] = the slot of keys[k], inserting the absent ones in order (new
- * slots are those from the count before the call).  The same as a loop of
- * ps_keytab_insert(), but it asks the memory for the buckets and keys of
- * the lookups a few keys ahead, so that their cache misses overlap: a
+ * slots are those from the count before the call).  The same slots as a
+ * loop of ps_keytab_insert(), but it asks the memory for the buckets and
+ * keys of the lookups a few keys ahead, so that their cache misses
+ * overlap, and it makes room for all the absent keys in one rebuild: a
  * server looks up every key of every push and replica this way.
  */
 void	ps_keytab_insert_many(struct ps_keytab *t, const uint64_t *keys,

@@ -392,6 +392,38 @@ test_keytab_insert_many(void **state)
 	ps_keytab_release(&u);
 }
 
+/*
+ * A list of new keys into an empty table rebuilds it once, to a load of
+ * 3/4 (what growth a quarter at a time reaches after a rebuild), not
+ * more: the buckets a key costs stay as keytab.h says.
+ */
+static void
+test_keytab_insert_many_reserves(void **state)
+{
+	enum { N = 100000 };
+	struct ps_keytab t;
+	uint64_t *keys = xcalloc(N, sizeof *keys);
+	uint32_t *slots = xcalloc(N, sizeof *slots);
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < N; k++)
+		keys[k] = k * 2654435761u;
+	ps_keytab_init(&t);
+	ps_keytab_insert_many(&t, keys, N, slots);
+	assert_int_equal(ps_keytab_count(&t), N);
+	assert_int_equal(t.nbuckets, N + N / 3);
+	for (k = 0; k < N; k++) {
+		assert_int_equal(slots[k], k);
+		assert_int_equal(ps_keytab_find(&t, keys[k]), (long)k);
+	}
+	ps_keytab_insert_many(&t, keys, N, slots);	/* all there: no growth */
+	assert_int_equal(t.nbuckets, N + N / 3);
+	ps_keytab_release(&t);
+	free(keys);
+	free(slots);
+}
+
 static void
 test_auc(void **state)
 {
@@ -597,6 +629,7 @@ main(void)
 		cmocka_unit_test(test_keytab),
 		cmocka_unit_test(test_keytab_widen),
 		cmocka_unit_test(test_keytab_insert_many),
+		cmocka_unit_test(test_keytab_insert_many_reserves),
 		cmocka_unit_test(test_auc),
 		cmocka_unit_test(test_logistic),
 		cmocka_unit_test(test_radix_sort),
