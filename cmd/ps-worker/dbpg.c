@@ -39,7 +39,10 @@
  *     reports the exact objective of the final weights.
  *  4. KKT active set (l1lr.h): a feature whose weight stayed 0 with a global
  *     gradient sum |G| <= kkt * lambda is no longer pushed; the set is reset
- *     every PASSES_PER_RESET passes and before stopping.  The servers
+ *     every PASSES_PER_RESET passes, unless the pass before began with
+ *     every feature active already (an early check pass, rule 3: on
+ *     gen-10m that saved two of the check's full-width iterations,
+ *     tests/bench/README), and before stopping.  The servers
  *     decide (they send such a weight as -0), so every worker keeps the
  *     same set.
  *  5. Filters (filters.c) act on what iteration t pushes and pulls; a push
@@ -50,8 +53,11 @@
  *     verdicts.  Its first run may not have reported the rounds from
  *     q = r - 1 - tau on (at most tau + 1 were in flight), so it runs the
  *     iterations again from the voting one of the pass before q's (from 0
- *     in the first pass): it learns the agreed votes that decide the
- *     pass starts since, and stops within the passes (rule 3), and the
+ *     in the first pass), or of the pass two before when q's pass is a
+ *     periodic reset's (rule 4 looks at whether the pass before began
+ *     full, which the vote of the one before that decided): it learns
+ *     the agreed votes that decide the pass starts since, and stops
+ *     within the passes (rule 3), and the
  *     verdicts of the blocks those passes did, and reports those
  *     iterations again (the lines its first run printed come again, the
  *     same).  The servers answer those pushes without applying them
@@ -211,7 +217,9 @@ dbpg_pass_start(struct worker *w, uint64_t t)
 
 	if (agreed == 2)
 		return 1;
-	if (p == 0 || agreed == 1 || p % PASSES_PER_RESET == 0) {
+	if (p == 0 || agreed == 1 ||
+	    (p % PASSES_PER_RESET == 0 && !(p - 1 < w->dbpg.passcap &&
+	    w->dbpg.fullpass[p - 1]))) {
 		size_t back = ps_l1lr_activate_all(&w->dbpg.lr);
 
 		if (back > 0)
@@ -707,7 +715,9 @@ dbpg_resume(struct worker *w, uint64_t r)
 	struct dbpg *db = &w->dbpg;
 	uint64_t b = w->dbpg.plan.nblocks, tau = w->conf.tau;
 	uint64_t q = r > tau + 1 ? r - 1 - tau : 0;
-	uint64_t t0 = q >= b ? (q / b - 1) * b + dbpg_vote_place(w) : 0;
+	uint64_t back = q / b % PASSES_PER_RESET == 0 ? 2 : 1;
+	uint64_t t0 = q / b >= back ?
+	    (q / b - back) * b + dbpg_vote_place(w) : 0;
 
 	resume_weights(w, r);
 	db->t_next = db->t_done = db->t_printed = db->t_resumed = t0;
