@@ -214,12 +214,13 @@ dbpg_pass_start(struct worker *w, uint64_t t)
 {
 	uint64_t p = t / w->dbpg.plan.nblocks;
 	uint32_t agreed = p > 0 ? dbpg_agreed(w, p - 1) : 0;
+	int after_full = p > 0 && p - 1 < w->dbpg.passcap &&
+	    w->dbpg.fullpass[p - 1];
 
 	if (agreed == 2)
 		return 1;
 	if (p == 0 || agreed == 1 ||
-	    (p % PASSES_PER_RESET == 0 && !(p - 1 < w->dbpg.passcap &&
-	    w->dbpg.fullpass[p - 1]))) {
+	    (p % PASSES_PER_RESET == 0 && !after_full)) {
 		size_t back = ps_l1lr_activate_all(&w->dbpg.lr);
 
 		if (back > 0)

@@ -156,14 +156,11 @@ keytab_grow(struct ps_keytab *t)
 static void
 keytab_reserve(struct ps_keytab *t, size_t n)
 {
-	size_t want = t->count + n;
+	size_t want = t->count + n, fit = want + want / 3;
+	size_t quarter = t->nbuckets + t->nbuckets / 4;
 
-	if (16 * want <= 15 * t->nbuckets)
-		return;
-	if (want + want / 3 > t->nbuckets + t->nbuckets / 4)
-		keytab_rebuild(t, want + want / 3);
-	else
-		keytab_grow(t);
+	if (16 * want > 15 * t->nbuckets)
+		keytab_rebuild(t, fit > quarter ? fit : quarter);
 }
 
 /* The first key past 32 bits: every key moves to 8 bytes. */
@@ -240,28 +237,21 @@ keytab_find_many(const struct ps_keytab *t, const uint64_t *keys, size_t n,
 	size_t k, absent = 0;
 
 	for (k = 0; k < n; k++) {
-		uint64_t h;
-		size_t b;
+		long s;
 
 		if (k + KEYTAB_AHEAD_BUCKET < n)
 			__builtin_prefetch(&t->buckets[keytab_home(t,
 			    ps_key_mix(keys[k + KEYTAB_AHEAD_BUCKET]))]);
 		if (k + KEYTAB_AHEAD_KEY < n) {
-			uint32_t v;
+			uint64_t h = ps_key_mix(keys[k + KEYTAB_AHEAD_KEY]);
+			uint32_t v = t->buckets[keytab_home(t, h)];
 
-			h = ps_key_mix(keys[k + KEYTAB_AHEAD_KEY]);
-			v = t->buckets[keytab_home(t, h)];
 			if (v != 0 && keytab_tag_matches(t, v, h))
 				keytab_prefetch_key(t, keytab_slot(t, v));
 		}
-		h = ps_key_mix(keys[k]);
-		b = keytab_bucket(t, keys[k], h);
-		if (t->buckets[b] != 0)
-			slots[k] = keytab_slot(t, t->buckets[b]);
-		else {
-			slots[k] = UINT32_MAX;
-			absent++;
-		}
+		s = ps_keytab_find(t, keys[k]);
+		slots[k] = s >= 0 ? (uint32_t)s : UINT32_MAX;
+		absent += s < 0;
 	}
 	return absent;
 }
