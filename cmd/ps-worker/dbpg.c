@@ -520,8 +520,8 @@ dbpg_reply(struct worker *w, struct link *l, struct ps_msg *m)
 		return;
 	if (it->block != UINT32_MAX) {
 		dbpg_settle_slack(w, it);
-		ps_l1lr_apply(&w->dbpg.lr, it->block, it->wnew, it->slack);
-		ps_l1lr_kkt(&w->dbpg.lr, it->block, it->drop);
+		ps_l1lr_apply(&w->dbpg.lr, it->block, it->wnew, it->slack,
+		    it->drop);
 		stop_add_kkt(w, it->t, it->kkt);
 	}
 	dbpg_record(w, it->t, it->loss + w->conf.lambda * it->l1);
@@ -745,9 +745,11 @@ dbpg_max_block(const struct plan *pl)
 
 /*
  * Once the shard and the ring are in: its features in blocks, and the
- * loss over them.  The pass barrier bounds any delay by the blocks of a
- * pass, so tau is at most that.  newton takes the plan (its keys and
- * their owners) and keeps its own view of the rows (newton.c).
+ * loss over them; the shard's entries, which the blocks hold again, then
+ * lend their memory to the blocks' live copies.  The pass barrier bounds
+ * any delay by the blocks of a pass, so tau is at most that.  newton
+ * takes the plan (its keys and their owners) and keeps its own view of
+ * the rows (newton.c).
  */
 void
 dbpg_prepare(struct worker *w)
@@ -762,6 +764,7 @@ dbpg_prepare(struct worker *w)
 		return;
 	ps_l1lr_init(&db->lr, &w->ds, w->conf.beta, db->plan.nblocks,
 	    db->plan.boff, db->plan.feats);
+	ps_l1lr_take_room(&db->lr, &w->ds);
 }
 
 /*

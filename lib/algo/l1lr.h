@@ -117,17 +117,33 @@ struct ps_l1lr {
 	 */
 	double		*bg, *bu;
 	float		*bd;
+	/*
+	 * With ps_l1lr_take_room(): the shard's entry arrays, in which block
+	 * b's live copy has the room of its entries from the sum of the
+	 * entries of the blocks before it; else NULL (each copy allocates).
+	 */
+	uint32_t	*room_pos;
+	float		*room_val;
 };
 
 /*
  * Build the per-block views of the shard: block b holds the local features
  * feats[boff[b]] .. feats[boff[b+1] - 1] (each feature in one block; the
  * caller keeps feats alive).  All weights 0, trust radii PS_TRUST_INIT.
+ * The blocks copy the shard's entries: lr reads its counts, labels and
+ * row offsets later, never its entries (col, val): see
+ * ps_l1lr_take_room().
  */
 void	ps_l1lr_init(struct ps_l1lr *lr, const struct ps_dataset *ds,
 	    double beta, uint32_t nblocks, const size_t *boff,
 	    const uint32_t *feats);
 void	ps_l1lr_release(struct ps_l1lr *lr);
+/*
+ * Take ds's entry arrays (col, val: NULL then), which lr no longer reads,
+ * as the room of the blocks' live copies (l1lr_live.c): their memory is
+ * resident already, and a copy then costs no fresh pages.
+ */
+void	ps_l1lr_take_room(struct ps_l1lr *lr, struct ps_dataset *ds);
 /* Count block b's active features as pending (once; apply releases). */
 void	ps_l1lr_reserve(struct ps_l1lr *lr, uint32_t b);
 /*
@@ -144,20 +160,15 @@ void	ps_l1lr_block_grad(struct ps_l1lr *lr, uint32_t b, float *gu);
  * left weights out of replies): the trust radii then assume a step that
  * much larger, so that they still bound the servers' radii; slack[p] < 0
  * says the servers left the weight and its radius alone (not pushed).
- * Returns how many weights changed.
+ * Then the active features with drop[p] set (NULL: none; the servers'
+ * KKT verdict) leave the active set.  Returns how many weights changed.
  */
 size_t	ps_l1lr_apply(struct ps_l1lr *lr, uint32_t b, const float *wnew,
-	    const float *slack);
-/*
- * After ps_l1lr_apply(): drop from the active set block b's features that
- * were active and have drop[p] set (the servers' KKT verdict).  Returns
- * how many left.
- */
-size_t	ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const uint8_t *drop);
+	    const float *slack, const uint8_t *drop);
 /* Put every feature back in the active set; returns how many came back. */
 size_t	ps_l1lr_activate_all(struct ps_l1lr *lr);
 /*
- * The active flags changed other than by ps_l1lr_kkt(), with no block
+ * The active flags changed other than by ps_l1lr_apply(), with no block
  * reserved: the sweeps go over every entry again.
  */
 void	ps_l1lr_live_reset(struct ps_l1lr *lr);

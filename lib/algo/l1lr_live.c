@@ -10,16 +10,26 @@
  * features, whole.  Late in a run most features are out, and on most sets
  * most entries with them (spamassassin keeps about 4% of its entries,
  * news20 a quarter; the generated sets 60-90%, their frequent features
- * staying in).  So once the active features' entries are at most half of
- * those the sweeps go over, they are copied, in order, into the block's
- * live rows, and the sweeps go over those; the copy is made again, in
- * place, at each further halving, and the sweeps go back to every entry
- * when the set is reset.  What the sweeps compute for active features is
- * bit for bit the same.  The copy is made only here, right after the
- * block's apply (or with no block reserved), so a block reserved beside
- * others takes its pending sums out over the very entries it put them in
- * with.  The per-feature work of an iteration (the worker's choice of
- * what to push, the weights it takes) goes over the active list alone.
+ * staying in).  So once the features out of the set hold an eighth of
+ * the entries the sweeps go over (LIVE_SHRINK), the others' entries are
+ * copied, in order, into the block's live rows, and the sweeps go over
+ * those; the copy is made again, in place, each time another eighth went,
+ * and the sweeps go back to every entry when the set is reset.  Apply's
+ * sweep, which reads every entry anyway, makes the copy as it goes
+ * (l1lr.c), right after the servers' verdict dropped the features, so a
+ * block reserved beside others takes its pending sums out over the very
+ * entries it put them in with.  What the sweeps compute for active
+ * features is bit for bit the same.  The per-feature work of an
+ * iteration (the worker's choice of what to push, the weights it takes)
+ * goes over the active list alone.
+ *
+ * Why an eighth: a pass sweeps each entry three times (radius sums,
+ * gradient, apply), a copy costs little more than the apply sweep it
+ * rides on, and until a reset there are passes to win it back.  On
+ * gen-10m, whose blocks keep 75-85% of their entries, copying at a half
+ * never copied; at an eighth the job took 0.96-0.97 of the time (at a
+ * sixteenth 0.99: more copies), the same objective (tests/bench/README,
+ * forty-seventh session).
  */
 #include "config.h"
 
@@ -27,7 +37,11 @@
 #include <string.h>
 
 #include "algo/l1lr.h"
+#include "algo/l1lr_live.h"
 #include "util/xmalloc.h"
+
+/* Copy once the features out of the set hold 1/LIVE_SHRINK of the entries. */
+#define LIVE_SHRINK	8
 
 /* Room for rows rows and ent entries in bl's live copy, kept if there. */
 static void
@@ -52,19 +66,34 @@ live_reserve(struct ps_l1lr_block *bl, size_t rows, uint64_t ent)
 }
 
 /*
- * Copy the entries of bl's active features from what the sweeps go over
- * into live: in place when that is live already (nothing is written
- * past what was read), else into room for exactly those.
+ * Drop the features with drop[p] set from block bl's active set (apply
+ * released the block).  Returns 1 when the sweeps should go over the
+ * entries of the features left alone from now on: lr->bu then holds a
+ * byte by slot, 1 for each of those (0 for the others), and live has
+ * room for them; else 0.
  */
-static void
-live_copy(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
+int
+l1lr_live_drop(struct ps_l1lr *lr, struct ps_l1lr_block *bl,
+    const uint8_t *drop)
 {
-	const struct ps_l1lr_rows *src = bl->shrunk ? &bl->live : &bl->all;
-	struct ps_l1lr_rows *dst = &bl->live;
-	float *keep = lr->bd;		/* scratch: by slot, 1 if active */
-	size_t p, r, nr = 0, n = src->nrows;
-	uint64_t k, lo, hi, at = 0, need = 0;
+	const struct ps_l1lr_rows *v = bl->shrunk ? &bl->live : &bl->all;
+	uint8_t *keep = (uint8_t *)lr->bu;	/* a byte a slot fits there */
+	uint64_t swept = v->rowptr[v->nrows], need = 0;
+	size_t i, n = 0, p, dropped;
 
+	for (i = 0; i < bl->nact; i++) {
+		p = bl->act[i];
+		if (drop[p]) {
+			lr->active[bl->feats[p]] = 0;
+			bl->nactive_ent -= lr->nent[bl->feats[p]];
+		} else {
+			bl->act[n++] = (uint32_t)p;
+		}
+	}
+	dropped = bl->nact - n;
+	bl->nact = n;
+	if (dropped == 0 || bl->nactive_ent > swept - swept / LIVE_SHRINK)
+		return 0;
 	for (p = 0; p < bl->nfeat; p++) {
 		uint32_t j = bl->feats[p];
 
@@ -73,52 +102,40 @@ live_copy(struct ps_l1lr *lr, struct ps_l1lr_block *bl)
 	}
 	bl->nactive_ent = need;
 	if (!bl->shrunk)
-		live_reserve(bl, need < n ? need : n, need);
-	for (r = 0, lo = src->rowptr[0]; r < n; r++, lo = hi) {
-		uint64_t start = at;
-		uint32_t row = src->rows[r];
+		live_reserve(bl, need < v->nrows ? need : v->nrows, need);
+	return 1;
+}
 
-		hi = src->rowptr[r + 1];
-		for (k = lo; k < hi; k++)
-			if (keep[src->pos[k]] != 0) {
-				dst->pos[at] = src->pos[k];
-				dst->val[at++] = src->val[k];
-			}
-		if (at > start) {
-			dst->rows[nr] = row;
-			dst->rowptr[nr++] = start;
-		}
-	}
-	dst->rowptr[nr] = at;
-	dst->nrows = nr;
+/* Apply's sweep copied the kept entries into live: the sweeps go there. */
+void
+l1lr_live_copied(struct ps_l1lr_block *bl)
+{
 	memcpy(bl->swept, bl->act, bl->nact * sizeof *bl->act);
 	bl->nswept = bl->nact;
 	bl->shrunk = 1;
 }
 
-size_t
-ps_l1lr_kkt(struct ps_l1lr *lr, uint32_t b, const uint8_t *drop)
+void
+ps_l1lr_take_room(struct ps_l1lr *lr, struct ps_dataset *ds)
 {
-	struct ps_l1lr_block *bl = &lr->blocks[b];
-	const struct ps_l1lr_rows *v = bl->shrunk ? &bl->live : &bl->all;
-	size_t i, n = 0, dropped;
+	uint64_t at = 0;
+	uint32_t b;
 
-	for (i = 0; i < bl->nact; i++) {
-		uint32_t p = bl->act[i], j = bl->feats[p];
+	lr->room_pos = ds->col;
+	lr->room_val = ds->val;
+	ds->col = NULL;
+	ds->val = NULL;
+	for (b = 0; b < lr->nblocks; b++) {
+		struct ps_l1lr_block *bl = &lr->blocks[b];
+		uint64_t n = bl->all.rowptr[bl->all.nrows];
 
-		if (drop[p]) {
-			lr->active[j] = 0;
-			bl->nactive_ent -= lr->nent[j];
-		} else {
-			bl->act[n++] = p;
-		}
+		free(bl->live.pos);
+		free(bl->live.val);
+		bl->live.pos = lr->room_pos + at;
+		bl->live.val = lr->room_val + at;
+		bl->live_entcap = n + 1;	/* no copy holds more than n */
+		at += n;
 	}
-	dropped = bl->nact - n;
-	bl->nact = n;
-	if (dropped > 0 && bl->reserved == PS_L1LR_RESERVED_NOT &&
-	    bl->nactive_ent <= v->rowptr[v->nrows] / 2)
-		live_copy(lr, bl);
-	return dropped;
 }
 
 void

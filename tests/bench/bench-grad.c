@@ -45,7 +45,7 @@ block_pass(struct ps_l1lr *lr, size_t nb, float *gu, float *wn)
 			wn[p] = ps_prox_step(lr->w[bl->feats[p]], gu[2 * p],
 			    gu[2 * p + 1], 1.0, &delta);
 		}
-		ps_l1lr_apply(lr, (uint32_t)b, wn, NULL);
+		ps_l1lr_apply(lr, (uint32_t)b, wn, NULL, NULL);
 	}
 }
 
@@ -106,7 +106,7 @@ main(int argc, char **argv)
 		t0 = ps_clock_now();
 		ps_l1lr_block_grad(&one, 0, gu);
 		memcpy(wn, one.w, ds.nfeat * sizeof *wn);
-		ps_l1lr_apply(&one, 0, wn, NULL);
+		ps_l1lr_apply(&one, 0, wn, NULL, NULL);
 		t[1][r] = ps_clock_now() - t0;
 		t0 = ps_clock_now();
 		block_pass(&lr, nb, gu, wn);

@@ -3,7 +3,8 @@
  * random data set: the block gradient against finite differences, the
  * curvature bound as a true majoriser inside the trust region, margin
  * and loss bookkeeping after an update, reservations in either order,
- * sweeps over the live entries alone the same as over all of them;
+ * sweeps over the live entries alone the same as over all of them, and
+ * a restart's margins from the blocks once the shard's entries are gone;
  * and the proximal Newton method's gradient, Hessian diagonal and sweeps
  * (newton.h), which must reach the optimum's KKT conditions; and the
  * inline exp of the sweeps (fastexp.h) within 1 ulp of libm's.
@@ -107,7 +108,7 @@ test_gradient(void **state)
 	}
 	ps_l1lr_init(&lr, &ds, 1, 1, boff, feats);
 	ps_l1lr_block_grad(&lr, 0, gu);		/* features pending */
-	ps_l1lr_apply(&lr, 0, wnew, NULL);
+	ps_l1lr_apply(&lr, 0, wnew, NULL, NULL);
 	for (j = 0; j < NROWS; j++)
 		assert_true(lr.pendk[j] == 0 && fabs(lr.pendr[j]) < 1e-12);
 	assert_true(fabs(lr.loss - loss_at(&ds, w)) < 1e-9);
@@ -195,17 +196,17 @@ test_reserve_order(void **state)
 	ps_l1lr_block_grad(&solo, 1, gs);
 	ps_l1lr_block_grad(&both, 1, gb);
 	assert_memory_equal(gs, gb, 8 * sizeof *gs);
-	ps_l1lr_apply(&solo, 0, wnew, NULL);
-	ps_l1lr_apply(&both, 0, wnew, NULL);
-	ps_l1lr_apply(&solo, 1, wnew + 4, NULL);
-	ps_l1lr_apply(&both, 1, wnew + 4, NULL);
+	ps_l1lr_apply(&solo, 0, wnew, NULL, NULL);
+	ps_l1lr_apply(&both, 0, wnew, NULL, NULL);
+	ps_l1lr_apply(&solo, 1, wnew + 4, NULL, NULL);
+	ps_l1lr_apply(&both, 1, wnew + 4, NULL, NULL);
 	for (j = 0; j < NROWS; j++) {
 		assert_true(solo.pendk[j] == 0 && fabs(solo.pendr[j]) < 1e-12);
 		assert_true(solo.margin[j] == both.margin[j]);
 	}
 	/* Block 2, alone again: the pending sums stay untouched. */
 	ps_l1lr_block_grad(&solo, 2, gs);
-	ps_l1lr_apply(&solo, 2, wnew + 8, NULL);
+	ps_l1lr_apply(&solo, 2, wnew + 8, NULL, NULL);
 	for (j = 0; j < NROWS; j++)
 		assert_true(solo.pendk[j] == 0 && solo.pendr[j] == both.pendr[j]);
 	assert_true(solo.nreserved == 0 && both.nreserved == 0);
@@ -222,17 +223,80 @@ test_reserve_order(void **state)
  * (ps_l1lr_live_reset()), bit for bit, with the blocks reserved alone
  * and side by side.
  */
+/*
+ * A restart (a worker that resumes) rebuilds the margins from the blocks'
+ * entries alone, the shard's having lent their memory to the live copies
+ * (ps_l1lr_take_room()), which then hold what the sweeps need.
+ */
+static void
+test_restart_margins(void **state)
+{
+	struct ps_dataset ds, copy;
+	struct ps_l1lr lr;
+	uint32_t feats[NFEAT];
+	uint8_t drop[NFEAT];
+	float gu[2 * NFEAT], wnew[NFEAT];
+	double margin[NROWS], loss;
+	size_t j, i, boff[3] = { 0, 7, NFEAT };
+
+	make_data(&ds, 5);
+	make_data(&copy, 5);
+	for (j = 0; j < NFEAT; j++) {
+		feats[j] = (uint32_t)j;
+		drop[j] = j % 3 == 0;	/* a third of each block's entries */
+		wnew[j] = drop[j] ? 0 : (float)(0.1 * ((int)j - 5));
+	}
+	ps_l1lr_init(&lr, &copy, 1, 2, boff, feats);
+	ps_l1lr_take_room(&lr, &copy);
+	assert_null(copy.col);
+	for (j = 0; j < 2; j++) {
+		ps_l1lr_block_grad(&lr, (uint32_t)j, gu);
+		ps_l1lr_apply(&lr, (uint32_t)j, wnew + boff[j], NULL,
+		    drop + boff[j]);
+	}
+	assert_true(lr.blocks[0].shrunk && lr.blocks[1].shrunk);
+	loss = lr.loss;
+	ps_l1lr_restart(&lr);
+	ps_l1lr_margins(&ds, lr.w, margin);
+	for (i = 0; i < NROWS; i++)
+		assert_true(fabs(lr.margin[i] - margin[i]) <= 1e-12);
+	assert_true(fabs(lr.loss - loss) <= 1e-9 * loss);
+	ps_l1lr_release(&lr);
+	free_data(&ds);
+	free(copy.fids);
+	free(copy.y);
+	free(copy.rowptr);
+}
+
+/* Entries the sweeps of block b go over, and of its features to drop. */
+static void
+live_counts(const struct ps_l1lr *lr, uint32_t b, const uint8_t *drop,
+    uint64_t *swept, uint64_t *dropped)
+{
+	const struct ps_l1lr_block *bl = &lr->blocks[b];
+	const struct ps_l1lr_rows *v = bl->shrunk ? &bl->live : &bl->all;
+	size_t i;
+
+	*swept = v->rowptr[v->nrows];
+	*dropped = 0;
+	for (i = 0; i < bl->nact; i++)
+		if (drop[bl->act[i]])
+			*dropped += lr->nent[bl->feats[bl->act[i]]];
+}
+
 static void
 test_live_entries(void **state)
 {
 	/* Features kept, by round, of block 0 (9) and block 1 (3). */
-	static const size_t keep[3][2] = { { 3, 1 }, { 2, 1 }, { 1, 1 } };
+	static const size_t keep[4][2] = { { 8, 3 }, { 3, 1 }, { 2, 1 },
+	    { 1, 1 } };
 	struct ps_dataset ds;
 	struct ps_l1lr live, all;
 	uint32_t feats[NFEAT];
 	uint8_t drop[NFEAT];
 	float gl[2 * NFEAT], ga[2 * NFEAT], wnew[NFEAT];
-	size_t j, b, round, boff[3] = { 0, 9, NFEAT };
+	size_t j, b, round, copies = 0, boff[3] = { 0, 9, NFEAT };
+	uint64_t swept, dropped;
 
 	make_data(&ds, 4);
 	for (j = 0; j < NFEAT; j++) {
@@ -241,11 +305,11 @@ test_live_entries(void **state)
 	}
 	ps_l1lr_init(&live, &ds, 1, 2, boff, feats);
 	ps_l1lr_init(&all, &ds, 1, 2, boff, feats);
-	for (round = 0; round < 3; round++) {
-		for (b = 0; b < 2; b++) {	/* round 1: side by side */
-			if (round == 1)
+	for (round = 0; round < 4; round++) {
+		for (b = 0; b < 2; b++) {	/* round 2: side by side */
+			if (round == 2)
 				ps_l1lr_reserve(&live, 1 - (uint32_t)b);
-			if (round == 1)
+			if (round == 2)
 				ps_l1lr_reserve(&all, 1 - (uint32_t)b);
 			ps_l1lr_block_grad(&live, (uint32_t)b, gl);
 			ps_l1lr_block_grad(&all, (uint32_t)b, ga);
@@ -255,28 +319,40 @@ test_live_entries(void **state)
 					    ga + 2 * j, 2 * sizeof *gl);
 		}
 		for (b = 0; b < 2; b++) {
+			const struct ps_l1lr_block *bl = &live.blocks[b];
+			size_t before = bl->nswept;
+
 			for (j = boff[b]; j < boff[b + 1]; j++) {
 				wnew[j] *= 0.5f;
 				drop[j] = j - boff[b] >= keep[round][b];
 			}
-			ps_l1lr_apply(&live, (uint32_t)b, wnew + boff[b], NULL);
-			ps_l1lr_apply(&all, (uint32_t)b, wnew + boff[b], NULL);
-			ps_l1lr_kkt(&live, (uint32_t)b, drop + boff[b]);
-			ps_l1lr_kkt(&all, (uint32_t)b, drop + boff[b]);
+			live_counts(&live, (uint32_t)b, drop + boff[b], &swept,
+			    &dropped);
+			ps_l1lr_apply(&live, (uint32_t)b, wnew + boff[b], NULL,
+			    drop + boff[b]);
+			ps_l1lr_apply(&all, (uint32_t)b, wnew + boff[b], NULL,
+			    drop + boff[b]);
 			ps_l1lr_live_reset(&all);
-			assert_true(live.blocks[b].shrunk &&
-			    !all.blocks[b].shrunk);
+			/* A copy once an eighth of the entries went. */
+			if (dropped > 0 && dropped >= swept / 8) {
+				assert_true(bl->shrunk &&
+				    bl->nswept == bl->nact);
+				copies++;
+			} else {
+				assert_true(bl->nswept == before);
+			}
+			assert_true(!all.blocks[b].shrunk);
 		}
-		if (round == 1)		/* block 0 kept the copy of round 0 */
-			assert_true(live.blocks[0].nswept == 3 &&
-			    live.blocks[0].nact == 2);
 		assert_memory_equal(live.margin, all.margin,
 		    NROWS * sizeof *live.margin);
 		assert_memory_equal(live.pendr, all.pendr,
 		    NROWS * sizeof *live.pendr);
 		assert_true(live.loss == all.loss);
 	}
-	for (b = 0; b < 2; b++) {	/* copied again, in place */
+	/* Round 0 left block 0's copy unmade, rounds 1-3 made it (from all,
+	 * then twice in place) and block 1's once. */
+	assert_true(live.blocks[0].nswept == 1 && copies == 4);
+	for (b = 0; b < 2; b++) {
 		const struct ps_l1lr_block *bl = &live.blocks[b];
 
 		assert_true(bl->live.rowptr[bl->live.nrows] ==
@@ -532,6 +608,7 @@ main(void)
 		cmocka_unit_test(test_majoriser),
 		cmocka_unit_test(test_reserve_order),
 		cmocka_unit_test(test_live_entries),
+		cmocka_unit_test(test_restart_margins),
 		cmocka_unit_test(test_newton_grad),
 		cmocka_unit_test(test_newton_optimum),
 		cmocka_unit_test(test_newton_direct),
