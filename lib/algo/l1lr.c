@@ -12,12 +12,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "algo/fastexp.h"
 #include "algo/l1lr.h"
 #include "algo/l1lr_live.h"
 #include "algo/logistic.h"
 #include "algo/prox.h"
+#include "util/log.h"
 #include "util/radix.h"
 #include "util/xmalloc.h"
 
@@ -79,7 +81,8 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 	struct l1lr_where *where = xcalloc(ds->nfeat + 1, sizeof *where);
 	uint32_t *last = xcalloc(nb, sizeof *last), **rows, **pos;
 	uint32_t *count = xcalloc(ds->nfeat + 1, sizeof *count);	/* lr's */
-	uint64_t *nent = xcalloc(nb, sizeof *nent), **rowptr, *at, k;
+	uint64_t *nent = xcalloc(nb, sizeof *nent), *at, k;
+	uint32_t **rowptr;
 	size_t *nrows = xcalloc(nb, sizeof *nrows);
 	float **val;
 
@@ -120,6 +123,10 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 	for (b = 0; b < nb; b++) {
 		struct ps_l1lr_block *bl = &lr->blocks[b];
 
+		if (nent[b] > UINT32_MAX - 1)	/* rowptr's 32 bits */
+			fatalx(EX_DATAERR, "block %zu of the shard holds %llu "
+			    "non-zeros, more than 2^32 - 2: use more blocks "
+			    "(-b)", b, (unsigned long long)nent[b]);
 		/* Filled whole below (xmalloc: no zeros to write first). */
 		rows[b] = xmalloc((nrows[b] + 1) * sizeof **rows);
 		rowptr[b] = xmalloc((nrows[b] + 1) * sizeof **rowptr);
@@ -146,13 +153,13 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 			if (last[b] != i + 1) {
 				last[b] = (uint32_t)(i + 1);
 				rows[b][nrows[b]] = (uint32_t)i;
-				rowptr[b][nrows[b]++] = at[b];
+				rowptr[b][nrows[b]++] = (uint32_t)at[b];
 			}
 			pos[b][at[b]] = w.pos;
 			val[b][at[b]++] = ds->val[k];
 		}
 	for (b = 0; b < nb; b++)
-		rowptr[b][nrows[b]] = at[b];
+		rowptr[b][nrows[b]] = (uint32_t)at[b];
 	free(where);
 	free(last);
 	free(nent);
@@ -616,7 +623,7 @@ l1lr_apply_rows_copy(struct ps_l1lr *lr, const struct ps_l1lr_rows *src,
 		}
 		if (at > start) {
 			dst->rows[nr] = i;
-			dst->rowptr[nr++] = start;
+			dst->rowptr[nr++] = (uint32_t)start;
 		}
 		if (!solo && cnt != 0) {
 			lr->pendr[i] -= rsum;
@@ -625,7 +632,7 @@ l1lr_apply_rows_copy(struct ps_l1lr *lr, const struct ps_l1lr_rows *src,
 		if (dm != 0 && (solo || cnt != 0))
 			l1lr_row_move(lr, i, dm, delta);
 	}
-	dst->rowptr[nr] = at;
+	dst->rowptr[nr] = (uint32_t)at;
 	dst->nrows = nr;
 }
 

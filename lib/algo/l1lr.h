@@ -40,7 +40,8 @@
 struct ps_l1lr_rows {
 	size_t		 nrows;
 	uint32_t	*rows;		/* [nrows] row indices, ascending */
-	uint64_t	*rowptr;	/* [nrows + 1] into pos and val */
+	uint32_t	*rowptr;	/* [nrows + 1] into pos and val (a
+					   block's entries fit: ps_l1lr_init) */
 	uint32_t	*pos;		/* scratch slot of each entry's feature */
 	float		*val;		/* value of each entry */
 };
