@@ -123,9 +123,9 @@ l1lr_blocks(struct ps_l1lr *lr, const size_t *boff, const uint32_t *feats)
 	for (b = 0; b < nb; b++) {
 		struct ps_l1lr_block *bl = &lr->blocks[b];
 
-		if (nent[b] > UINT32_MAX - 1)	/* rowptr's 32 bits */
+		if (nent[b] > UINT32_MAX)	/* rowptr's 32 bits */
 			fatalx(EX_DATAERR, "block %zu of the shard holds %llu "
-			    "non-zeros, more than 2^32 - 2: use more blocks "
+			    "non-zeros, more than 2^32 - 1: use more blocks "
 			    "(-b)", b, (unsigned long long)nent[b]);
 		/* Filled whole below (xmalloc: no zeros to write first). */
 		rows[b] = xmalloc((nrows[b] + 1) * sizeof **rows);
